@@ -1,0 +1,282 @@
+/**
+ * The one LanguageClient of this window, and its lifecycle (start, stop, restart).
+ *
+ * One client per window because vscode-languageclient registers every server command (such as
+ * `lecode.memory`) as a VS Code command: a second client would fail with "command already
+ * exists". The server handles every workspace folder itself.
+ *
+ * The server is the command in `lecode.server.command`, spoken to over stdio; its stderr (its log)
+ * goes to the "lecode" output channel. Settings under `lecode.memory` reach the server as
+ * `initializationOptions` and `workspace/didChangeConfiguration` (`{lecode: {memory: {...}}}`),
+ * with only the keys the user set, so that config.toml keeps the others.
+ */
+import type * as stream from "node:stream";
+import * as readline from "node:readline";
+import * as vscode from "vscode";
+import {
+  CloseAction,
+  DidChangeConfigurationNotification,
+  ErrorAction,
+  type ErrorHandler,
+  LanguageClient,
+  type LanguageClientOptions,
+  RevealOutputChannelOn,
+  type ServerOptions,
+} from "vscode-languageclient/node";
+import { errorMessage } from "./errors";
+import { type Logger, logServerLine } from "./logger";
+import type { MemoryDidChangeParams } from "./protocol";
+import { Notifications } from "./protocol";
+import type { RequestSender } from "./requests";
+import { type ConfigurationLike, SECTION, SERVER_SECTIONS, serverCommand, settingsForServer } from "./settings";
+
+export const CLIENT_ID = "lecode";
+export const CLIENT_NAME = "lecode";
+
+/**
+ * A LanguageClient that never pops up notifications of its own (its connection errors carry
+ * stacks); it still logs them. The extension tells the user what failed, in a sentence.
+ */
+class QuietLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown): void {
+    super.error(message, data, false);
+  }
+}
+
+/** What the extension needs of a LanguageClient (a seam: tests pass a fake). */
+export interface ClientLike {
+  start(): Promise<void>;
+  dispose(timeout?: number): Promise<void>;
+  sendRequest(method: string, params: unknown): Promise<unknown>;
+  sendNotification(method: string, params: unknown): Promise<void>;
+  // The shape of the library's GenericNotificationHandler.
+  onNotification(method: string, handler: (...params: any[]) => void): vscode.Disposable;
+  createDefaultErrorHandler(maxRestartCount?: number): ErrorHandler;
+}
+
+export type ClientFactory = (serverOptions: ServerOptions, clientOptions: LanguageClientOptions) => ClientLike;
+
+export const createLanguageClient: ClientFactory = (serverOptions, clientOptions) =>
+  new QuietLanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+
+/** The server command as a stdio executable. No `--stdio` is added: it runs exactly as configured. */
+export function serverOptions(command: readonly string[]): ServerOptions {
+  return { command: command[0], args: command.slice(1) };
+}
+
+export interface ClientHooks {
+  /** The LanguageClient being configured (for sending from middleware). */
+  client(): ClientLike | undefined;
+  /** The `lecode` configuration, read when settings are sent. */
+  configuration(): ConfigurationLike;
+  /** After the server was told about a change of workspace folders. */
+  foldersChanged(): void;
+  /** The server stopped and will not be restarted. */
+  gaveUp(message: string): void;
+}
+
+export function clientOptions(
+  output: vscode.LogOutputChannel,
+  logger: Logger,
+  hooks: ClientHooks,
+): LanguageClientOptions {
+  const lines = (input: stream.Readable, log: (line: string) => void): void => {
+    readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on("line", log);
+  };
+  // The library's default handler (restart up to 4 times in 3 minutes), made once per client
+  // because it counts the restarts; the extension reports the final stop itself.
+  let base: ErrorHandler | undefined;
+  const defaults = (): ErrorHandler | undefined => (base ??= hooks.client()?.createDefaultErrorHandler());
+  const errorHandler: ErrorHandler = {
+    error: (error, message, count) =>
+      defaults()?.error(error, message, count) ?? { action: ErrorAction.Shutdown, handled: true },
+    closed: async () => {
+      const result = (await defaults()?.closed()) ?? { action: CloseAction.DoNotRestart };
+      if (result.action === CloseAction.DoNotRestart) {
+        hooks.gaveUp(
+          'lecode-ls stopped and was not restarted; the "lecode" output shows why. Run "lecode: Restart Server" to try again.',
+        );
+      }
+      return { action: result.action, handled: true };
+    },
+  };
+  return {
+    // The server needs no documents: memory files are read through custom requests.
+    documentSelector: [],
+    outputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    stdioOptions: {
+      stdout: (input) => lines(input, (line) => logger.info(line)),
+      stderr: (input) => lines(input, (line) => logServerLine(logger, line)),
+    },
+    initializationOptions: settingsForServer(hooks.configuration()),
+    // The library watches these sections; the middleware below decides what is sent.
+    synchronize: { configurationSection: SERVER_SECTIONS.map((section) => `${SECTION}.${section}`) },
+    errorHandler,
+    middleware: {
+      workspace: {
+        didChangeConfiguration: async () => {
+          await hooks.client()?.sendNotification(DidChangeConfigurationNotification.method, {
+            settings: { [SECTION]: settingsForServer(hooks.configuration()) },
+          });
+        },
+        didChangeWorkspaceFolders: async (event, next) => {
+          await next(event);
+          hooks.foldersChanged();
+        },
+      },
+    },
+  };
+}
+
+export type ServerState =
+  | { state: "stopped" }
+  | { state: "starting" }
+  | { state: "running" }
+  | { state: "failed"; message: string };
+
+/** The window's connection to lecode-ls: a RequestSender that outlives restarts. */
+export class ServerClient implements RequestSender, vscode.Disposable {
+  private client: ClientLike | undefined;
+  private current: ServerState = { state: "stopped" };
+  /** Starts and stops run one at a time, in order. */
+  private queue: Promise<void> = Promise.resolve();
+  private readonly stateChanged = new vscode.EventEmitter<ServerState>();
+  private readonly memoryChanged = new vscode.EventEmitter<MemoryDidChangeParams>();
+  private readonly foldersChanged = new vscode.EventEmitter<void>();
+  /** Fires on every change of state; `running` means requests can be sent. */
+  readonly onDidChangeState = this.stateChanged.event;
+  /** The server's `lecode/memory/didChange` notification. */
+  readonly onMemoryDidChange = this.memoryChanged.event;
+  /** The server has been told about added or removed workspace folders. */
+  readonly onDidChangeFolders = this.foldersChanged.event;
+
+  constructor(
+    private readonly output: vscode.LogOutputChannel,
+    private readonly logger: Logger,
+    private readonly configuration: () => ConfigurationLike,
+    private readonly showError: (message: string) => unknown,
+    private readonly factory: ClientFactory = createLanguageClient,
+  ) {}
+
+  get state(): ServerState {
+    return this.current;
+  }
+
+  /** A sentence while the server is not running, for views that have nothing to show. */
+  get notRunning(): string | undefined {
+    switch (this.current.state) {
+      case "running":
+        return undefined;
+      case "starting":
+        return "Starting lecode-ls…";
+      case "failed":
+        return this.current.message;
+      case "stopped":
+        return "lecode-ls is not running";
+    }
+  }
+
+  start(): Promise<void> {
+    return this.enqueue(() => this.doStart());
+  }
+
+  stop(): Promise<void> {
+    return this.enqueue(() => this.doStop());
+  }
+
+  restart(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.doStop();
+      await this.doStart();
+    });
+  }
+
+  async sendRequest(method: string, params: unknown): Promise<unknown> {
+    if (this.client === undefined || this.current.state !== "running") {
+      throw new Error(this.notRunning ?? "lecode-ls is not running");
+    }
+    return this.client.sendRequest(method, params);
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    this.stateChanged.dispose();
+    this.memoryChanged.dispose();
+    this.foldersChanged.dispose();
+  }
+
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(step);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private setState(state: ServerState): void {
+    this.current = state;
+    this.stateChanged.fire(state);
+  }
+
+  private async doStart(): Promise<void> {
+    if (this.client !== undefined) {
+      return;
+    }
+    const command = serverCommand(this.configuration());
+    if ("error" in command) {
+      this.fail(command.error);
+      return;
+    }
+    const hooks: ClientHooks = {
+      client: () => (this.client === client ? client : undefined),
+      configuration: this.configuration,
+      foldersChanged: () => this.foldersChanged.fire(),
+      gaveUp: (message) => {
+        if (this.client === client) {
+          this.client = undefined;
+          void client.dispose().catch(() => undefined);
+          this.fail(message);
+        }
+      },
+    };
+    let client: ClientLike | undefined;
+    this.setState({ state: "starting" });
+    this.logger.info(`starting lecode-ls: ${JSON.stringify(command.command)}`);
+    try {
+      client = this.factory(serverOptions(command.command), clientOptions(this.output, this.logger, hooks));
+      this.client = client;
+      client.onNotification(Notifications.memoryDidChange, (params: MemoryDidChangeParams) =>
+        this.memoryChanged.fire(params),
+      );
+      await client.start();
+    } catch (error) {
+      this.client = undefined;
+      await client?.dispose().catch(() => undefined);
+      this.fail(
+        `lecode-ls did not start (${errorMessage(error)}). Check the setting lecode.server.command, then run "lecode: Restart Server".`,
+      );
+      return;
+    }
+    if (this.client === client) {
+      this.setState({ state: "running" });
+    }
+  }
+
+  private async doStop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) {
+      try {
+        await client.dispose();
+      } catch (error) {
+        this.logger.warn(`stopping lecode-ls: ${errorMessage(error)}`);
+      }
+    }
+    this.setState({ state: "stopped" });
+  }
+
+  private fail(message: string): void {
+    this.logger.error(message);
+    this.setState({ state: "failed", message });
+    void this.showError(message);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The seam between the extension's logic and the language server: an object that sends custom
+ * requests. In VS Code it is the LanguageClient (through `ServerClient`); in tests a fake that
+ * records each call. `request` types params and result by method name from protocol.ts.
+ */
+import {
+  Requests,
+  type AgentsReadParams,
+  type AgentsReadResult,
+  type MemoryEditParams,
+  type MemoryEditResult,
+  type MemoryListParams,
+  type MemoryListResult,
+  type MemoryReadParams,
+  type MemoryReadResult,
+  type MemorySearchParams,
+  type MemorySearchResult,
+  type MemoryWriteParams,
+  type MemoryWriteResult,
+  type PingParams,
+  type PingResult,
+  type ProjectInfoParams,
+  type ProjectInfoResult,
+} from "./protocol";
+
+export interface RequestTypes {
+  [Requests.ping]: [PingParams, PingResult];
+  [Requests.projectInfo]: [ProjectInfoParams, ProjectInfoResult];
+  [Requests.memoryList]: [MemoryListParams, MemoryListResult];
+  [Requests.memoryRead]: [MemoryReadParams, MemoryReadResult];
+  [Requests.memoryWrite]: [MemoryWriteParams, MemoryWriteResult];
+  [Requests.memoryEdit]: [MemoryEditParams, MemoryEditResult];
+  [Requests.memorySearch]: [MemorySearchParams, MemorySearchResult];
+  [Requests.agentsRead]: [AgentsReadParams, AgentsReadResult];
+}
+
+export type Method = keyof RequestTypes;
+
+/** Anything that can send a JSON-RPC request to lecode-ls. */
+export interface RequestSender {
+  sendRequest(method: string, params: unknown): Promise<unknown>;
+}
+
+export function request<M extends Method>(
+  sender: RequestSender,
+  method: M,
+  params: RequestTypes[M][0],
+): Promise<RequestTypes[M][1]> {
+  return sender.sendRequest(method, params) as Promise<RequestTypes[M][1]>;
+}

@@ -1,0 +1,83 @@
+/**
+ * The few VS Code API functions the extension calls, behind one module so that logic modules can
+ * be tested with these functions replaced (`vi.mock("../src/common/vscodeapi")`).
+ * Classes (Uri, EventEmitter, TreeItem, ...) are used from `vscode` directly.
+ */
+import * as vscode from "vscode";
+
+export function showErrorMessage(message: string): Thenable<string | undefined> {
+  return vscode.window.showErrorMessage(message);
+}
+
+export function showInformationMessage(message: string): Thenable<string | undefined> {
+  return vscode.window.showInformationMessage(message);
+}
+
+export function showInputBox(options: vscode.InputBoxOptions): Thenable<string | undefined> {
+  return vscode.window.showInputBox(options);
+}
+
+export function showQuickPick<T extends vscode.QuickPickItem>(
+  items: readonly T[],
+  options: vscode.QuickPickOptions,
+): Thenable<T | undefined> {
+  return vscode.window.showQuickPick(items, options);
+}
+
+export function createLogOutputChannel(name: string): vscode.LogOutputChannel {
+  return vscode.window.createOutputChannel(name, { log: true });
+}
+
+export function createTreeView<T>(
+  id: string,
+  options: vscode.TreeViewOptions<T>,
+): vscode.TreeView<T> {
+  return vscode.window.createTreeView(id, options);
+}
+
+export async function openDocument(uri: vscode.Uri, line?: number): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(uri);
+  const options: vscode.TextDocumentShowOptions = {};
+  if (line !== undefined) {
+    const position = new vscode.Position(line, 0);
+    options.selection = new vscode.Range(position, position);
+  }
+  await vscode.window.showTextDocument(document, options);
+}
+
+export function activeDocumentUri(): vscode.Uri | undefined {
+  return vscode.window.activeTextEditor?.document.uri;
+}
+
+export function registerCommand(
+  id: string,
+  callback: (...args: unknown[]) => unknown,
+): vscode.Disposable {
+  return vscode.commands.registerCommand(id, callback);
+}
+
+export function getConfiguration(section: string): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(section);
+}
+
+export function onDidChangeConfiguration(
+  listener: (event: vscode.ConfigurationChangeEvent) => unknown,
+): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration(listener);
+}
+
+export function workspaceFolders(): readonly vscode.WorkspaceFolder[] {
+  return vscode.workspace.workspaceFolders ?? [];
+}
+
+export function getWorkspaceFolder(uri: vscode.Uri): vscode.WorkspaceFolder | undefined {
+  return vscode.workspace.getWorkspaceFolder(uri);
+}
+
+export function registerFileSystemProvider(
+  scheme: string,
+  provider: vscode.FileSystemProvider,
+  options: { isCaseSensitive?: boolean },
+): vscode.Disposable {
+  return vscode.workspace.registerFileSystemProvider(scheme, provider, options);
+}

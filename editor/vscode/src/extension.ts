@@ -1,0 +1,77 @@
+/** The extension's entry point: it only creates the parts and wires them together. */
+import type * as vscode from "vscode";
+import { ServerClient } from "./common/client";
+import { errorMessage } from "./common/errors";
+import { createLogger } from "./common/logger";
+import { ProjectIndex } from "./common/projects";
+import { SECTION } from "./common/settings";
+import * as api from "./common/vscodeapi";
+import { guarded, memoryCommands } from "./memory/commands";
+import { MemoryFileSystem } from "./memory/fileSystem";
+import { SCHEME } from "./memory/uri";
+import { type MemoryNode, MemoryTreeProvider } from "./views/memoryTree";
+
+let server: ServerClient | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  const output = api.createLogOutputChannel("lecode");
+  const logger = createLogger(output);
+  server = new ServerClient(output, logger, () => api.getConfiguration(SECTION), api.showErrorMessage);
+  const client = server;
+  const projects = new ProjectIndex(client, () =>
+    api.workspaceFolders().map((folder) => ({ uri: folder.uri.toString(), name: folder.name })),
+  );
+  const files = new MemoryFileSystem(client, projects);
+  const tree = new MemoryTreeProvider(client, projects, client);
+  // Nothing runs unobserved: a background step that fails is logged and shown.
+  const background = (what: string, step: Promise<unknown>): void => {
+    step.catch((error: unknown) => {
+      logger.error(`${what}: ${errorMessage(error)}`);
+      void api.showErrorMessage(`lecode: ${what} failed: ${errorMessage(error)}`);
+    });
+  };
+  const refreshProjects = (): void => background("resolving projects", projects.refresh());
+
+  const commands: Record<string, (arg?: unknown) => unknown> = {
+    ...memoryCommands({ sender: client, projects, now: () => new Date() }),
+    "lecode.restartServer": guarded(() => client.restart()),
+    "lecode.refreshMemory": guarded(async () => {
+      await projects.refresh();
+      tree.refresh();
+    }),
+  };
+
+  context.subscriptions.push(
+    output,
+    projects,
+    files,
+    tree,
+    api.registerFileSystemProvider(SCHEME, files, { isCaseSensitive: true }),
+    api.createTreeView<MemoryNode>("lecode.memory", { treeDataProvider: tree, showCollapseAll: true }),
+    client.onDidChangeState((state) => {
+      if (state.state === "running") {
+        refreshProjects();
+      } else {
+        projects.clear();
+      }
+    }),
+    client.onDidChangeFolders(refreshProjects),
+    client.onMemoryDidChange((params) => {
+      files.handleDidChange(params);
+      tree.refresh();
+    }),
+    projects.onDidChange(() => tree.refresh()),
+    api.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(`${SECTION}.server`)) {
+        background("restarting lecode-ls", client.restart());
+      }
+    }),
+    ...Object.entries(commands).map(([id, run]) => api.registerCommand(id, run)),
+  );
+  background("starting lecode-ls", client.start());
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.dispose();
+  server = undefined;
+}

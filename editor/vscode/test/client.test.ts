@@ -1,0 +1,187 @@
+/**
+ * The window's LanguageClient: what it is configured with, what it sends as settings, and its
+ * lifecycle (one client at a time, failures told as sentences, server notifications passed on).
+ */
+// covers P7 (settings reach the server; one client per window)
+import { describe, expect, it, vi } from "vitest";
+import type * as vscode from "vscode";
+import {
+  type ClientHooks,
+  type ClientLike,
+  ServerClient,
+  type ServerState,
+  clientOptions,
+  serverOptions,
+} from "../src/common/client";
+import type { Logger } from "../src/common/logger";
+import type { ConfigurationLike } from "../src/common/settings";
+
+vi.mock("vscode-languageclient/node", () => ({
+  LanguageClient: class {
+    error(): void {}
+  },
+  CloseAction: { DoNotRestart: 1, Restart: 2 },
+  ErrorAction: { Continue: 1, Shutdown: 2 },
+  RevealOutputChannelOn: { Debug: 0, Info: 1, Warn: 2, Error: 3, Never: 4 },
+  DidChangeConfigurationNotification: { method: "workspace/didChangeConfiguration" },
+}));
+
+const output = {} as vscode.LogOutputChannel;
+const logger: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+function configuration(user: Record<string, unknown> = {}): ConfigurationLike {
+  return {
+    get: <T>(key: string) => user[key] as T,
+    inspect: <T>(key: string) => ({ globalValue: user[key] as T | undefined }),
+  };
+}
+
+class FakeLanguageClient implements ClientLike {
+  disposed = false;
+  readonly notifications: [string, unknown][] = [];
+  readonly handlers = new Map<string, (...params: unknown[]) => void>();
+  closeAction = 2;
+  constructor(
+    readonly serverOptions: unknown,
+    readonly options: ReturnType<typeof clientOptions>,
+    private readonly startError?: Error,
+  ) {}
+  async start(): Promise<void> {
+    if (this.startError) throw this.startError;
+  }
+  async dispose(): Promise<void> {
+    this.disposed = true;
+  }
+  async sendRequest(method: string, params: unknown): Promise<unknown> {
+    return { answered: method, params };
+  }
+  async sendNotification(method: string, params: unknown): Promise<void> {
+    this.notifications.push([method, params]);
+  }
+  onNotification(method: string, handler: (...params: unknown[]) => void) {
+    this.handlers.set(method, handler);
+    return { dispose: () => this.handlers.delete(method) };
+  }
+  createDefaultErrorHandler() {
+    return { error: () => ({ action: 1 }), closed: () => ({ action: this.closeAction }) };
+  }
+}
+
+function harness(user: Record<string, unknown> = {}, startError?: Error) {
+  const clients: FakeLanguageClient[] = [];
+  const errors: string[] = [];
+  const server = new ServerClient(
+    output,
+    logger,
+    () => configuration(user),
+    (message) => errors.push(message),
+    (serverOpts, options) => {
+      // One client per window: the previous one must be gone before the next is made.
+      expect(clients.filter((c) => !c.disposed)).toEqual([]);
+      const client = new FakeLanguageClient(serverOpts, options, startError);
+      clients.push(client);
+      return client;
+    },
+  );
+  const states: ServerState[] = [];
+  server.onDidChangeState((state) => states.push(state));
+  return { server, clients, errors, states };
+}
+
+describe("clientOptions", () => {
+  const hooks = (client?: ClientLike, foldersChanged = () => {}): ClientHooks => ({
+    client: () => client,
+    configuration: () => configuration({ "memory.max_bytes": 4096, "server.command": ["lecode-ls"] }),
+    foldersChanged,
+    gaveUp: () => {},
+  });
+
+  it("asks for no documents and sends the memory settings the user set at initialize", () => {
+    const options = clientOptions(output, logger, hooks());
+    expect(options.documentSelector).toEqual([]);
+    expect(options.initializationOptions).toEqual({ memory: { max_bytes: 4096 } });
+    expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory"] });
+  });
+
+  it("sends settings changes as {lecode: {memory}}, never the extension's server section", async () => {
+    const client = new FakeLanguageClient(undefined, undefined as never);
+    const options = clientOptions(output, logger, hooks(client));
+    await options.middleware?.workspace?.didChangeConfiguration?.(["lecode.memory"], async () => {});
+    expect(client.notifications).toEqual([
+      ["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 } } } }],
+    ]);
+  });
+
+  it("announces a folder change only after the server was told about it", async () => {
+    const order: string[] = [];
+    const options = clientOptions(output, logger, hooks(undefined, () => order.push("announced")));
+    const event = { added: [], removed: [] };
+    await options.middleware?.workspace?.didChangeWorkspaceFolders?.(event, async () => {
+      order.push("server told");
+    });
+    expect(order).toEqual(["server told", "announced"]);
+  });
+});
+
+describe("serverOptions", () => {
+  it("runs the configured command as it is, over stdio", () => {
+    expect(serverOptions(["uvx", "lecode-ls", "--log-level", "DEBUG"])).toEqual({
+      command: "uvx",
+      args: ["lecode-ls", "--log-level", "DEBUG"],
+    });
+  });
+});
+
+describe("ServerClient", () => {
+  it("starts the configured command and then passes requests to the client", async () => {
+    const { server, clients, states } = harness({ "server.command": ["uvx", "lecode-ls"] });
+    await server.start();
+    expect(clients.map((c) => c.serverOptions)).toEqual([{ command: "uvx", args: ["lecode-ls"] }]);
+    expect(states).toEqual([{ state: "starting" }, { state: "running" }]);
+    expect(await server.sendRequest("lecode/ping", {})).toEqual({ answered: "lecode/ping", params: {} });
+  });
+
+  it("restarts by disposing the old client before making the new one", async () => {
+    const { server, clients } = harness({ "server.command": ["lecode-ls"] });
+    await server.start();
+    await server.restart();
+    expect(clients.map((c) => c.disposed)).toEqual([true, false]);
+  });
+
+  it("passes lecode/memory/didChange on to its listeners", async () => {
+    const { server, clients } = harness({ "server.command": ["lecode-ls"] });
+    const seen: unknown[] = [];
+    server.onMemoryDidChange((params) => seen.push(params));
+    await server.start();
+    const params = { workspaceUri: "file:///p", projectRoot: "/p", files: ["MEMORY.md"] };
+    clients[0].handlers.get("lecode/memory/didChange")?.(params);
+    expect(seen).toEqual([params]);
+  });
+
+  it("tells the user in a sentence when the server does not start, and refuses requests", async () => {
+    const { server, errors, states } = harness({ "server.command": ["lecode-ls"] }, new Error("spawn lecode-ls ENOENT"));
+    await server.start();
+    expect(errors).toEqual([
+      'lecode-ls did not start (spawn lecode-ls ENOENT). Check the setting lecode.server.command, then run "lecode: Restart Server".',
+    ]);
+    expect(states.at(-1)).toEqual({ state: "failed", message: errors[0] });
+    await expect(server.sendRequest("lecode/ping", {})).rejects.toThrow(errors[0]);
+  });
+
+  it("does not start an invalid command", async () => {
+    const { server, clients, errors } = harness({ "server.command": [] });
+    await server.start();
+    expect(clients).toEqual([]);
+    expect(errors[0]).toContain("lecode.server.command must be a non-empty list of strings");
+  });
+
+  it("reports a server that crashed too often and was not restarted", async () => {
+    const { server, clients, errors } = harness({ "server.command": ["lecode-ls"] });
+    await server.start();
+    clients[0].closeAction = 1; // the library's handler gives up: DoNotRestart
+    const result = await clients[0].options.errorHandler?.closed();
+    expect(result).toEqual({ action: 1, handled: true });
+    expect(server.state.state).toBe("failed");
+    expect(errors[0]).toContain("lecode-ls stopped and was not restarted");
+  });
+});

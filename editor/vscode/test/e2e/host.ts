@@ -1,0 +1,205 @@
+/**
+ * A small VS Code host for running the built extension (dist/extension.js) with the real
+ * vscode-languageclient and a real lecode-ls: enough of the `vscode` API for both, backed by
+ * in-memory state the test can inspect and drive. Settings defaults come from package.json.
+ */
+import { readFileSync } from "node:fs";
+import Module, { createRequire } from "node:module";
+import { URI } from "vscode-uri";
+import * as stub from "../stub/vscode";
+
+type Listener<T> = (value: T) => unknown;
+
+const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+const DEFAULTS: Record<string, unknown> = Object.fromEntries(
+  Object.entries(manifest.contributes.configuration.properties as Record<string, { default: unknown }>).map(
+    ([key, schema]) => [key, schema.default],
+  ),
+);
+
+/** A disposable that does nothing; the host keeps no registrations it must undo. */
+const noop = (): stub.Disposable => new stub.Disposable(() => undefined);
+const event = () => noop;
+
+/**
+ * Stand-ins for every other capitalized `vscode` export the bundle names (vscode-languageclient
+ * extends some classes when it loads and reads enum members such as CodeActionKind.Empty when a
+ * client is made): each is a class whose unknown static members read as their own names.
+ */
+function libraryValues(bundle: string): Record<string, unknown> {
+  const names = new Set([...bundle.matchAll(/\b(?:code|vscode\d*|vscode_\d+)\.([A-Z]\w*)/g)].map((m) => m[1]));
+  return Object.fromEntries(
+    [...names].map((name) => [
+      name,
+      new Proxy(class {}, { get: (target, key) => (key in target ? Reflect.get(target, key) : String(key)) }),
+    ]),
+  );
+}
+
+class CancellationTokenSource {
+  private readonly cancelled = new stub.EventEmitter<void>();
+  readonly token = { isCancellationRequested: false, onCancellationRequested: this.cancelled.event };
+  cancel(): void {
+    this.token.isCancellationRequested = true;
+    this.cancelled.fire();
+  }
+  dispose(): void {
+    this.cancelled.dispose();
+  }
+}
+
+export interface Opened {
+  uri: string;
+  text: string;
+  line?: number;
+}
+
+export class FakeHost {
+  readonly settings: Record<string, unknown> = {};
+  readonly commands = new Map<string, (...args: unknown[]) => unknown>();
+  readonly fileSystems = new Map<string, {
+    readFile(uri: URI): Promise<Uint8Array>;
+    writeFile(uri: URI, content: Uint8Array, options: object): Promise<void>;
+    onDidChangeFile: (listener: Listener<{ type: number; uri: URI }[]>) => unknown;
+  }>();
+  readonly trees = new Map<string, {
+    getChildren(node?: unknown): Promise<{ kind: string; text?: string; file?: string }[]>;
+    onDidChangeTreeData: (listener: Listener<unknown>) => unknown;
+  }>();
+  readonly messages: string[] = [];
+  readonly log: string[] = [];
+  readonly opened: Opened[] = [];
+  /** What the user types into the next input boxes, in order. A quick pick takes its first item. */
+  readonly typed: string[] = [];
+  private readonly configurationChanged = new stub.EventEmitter<{ affectsConfiguration(section: string): boolean }>();
+
+  constructor(readonly folders: { uri: URI; name: string; index: number }[]) {}
+
+  /** Change settings as the user would, and tell every listener. */
+  changeSettings(patch: Record<string, unknown>): void {
+    Object.assign(this.settings, patch);
+    const keys = Object.keys(patch);
+    this.configurationChanged.fire({
+      affectsConfiguration: (section) => keys.some((key) => key === section || key.startsWith(`${section}.`)),
+    });
+  }
+
+  private configuration(section?: string) {
+    const full = (key: string) => (section ? `${section}.${key}` : key);
+    const value = (key: string): unknown => {
+      const name = full(key);
+      if (name in this.settings) return this.settings[name];
+      if (name in DEFAULTS) return DEFAULTS[name];
+      // A section: the object of every key under it, as VS Code returns it.
+      const prefix = `${name}.`;
+      const keys = [...new Set([...Object.keys(DEFAULTS), ...Object.keys(this.settings)])].filter((k) => k.startsWith(prefix));
+      if (keys.length === 0) return undefined;
+      const tree: Record<string, unknown> = {};
+      for (const k of keys) {
+        const parts = k.slice(prefix.length).split(".");
+        let node = tree;
+        for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+        node[parts.at(-1) as string] = k in this.settings ? this.settings[k] : DEFAULTS[k];
+      }
+      return tree;
+    };
+    return {
+      get: (key: string, fallback?: unknown) => value(key) ?? fallback,
+      has: (key: string) => value(key) !== undefined,
+      inspect: (key: string) => ({ key: full(key), defaultValue: DEFAULTS[full(key)], globalValue: this.settings[full(key)] }),
+      update: async () => undefined,
+    };
+  }
+
+  /** The `vscode` module the extension and the LanguageClient see. */
+  api(bundle = ""): Record<string, unknown> {
+    const host = this;
+    const unused = new Proxy({}, { get: () => noop });
+    const channel = Object.fromEntries(
+      ["trace", "debug", "info", "warn", "error", "append", "appendLine"].map((level) => [
+        level,
+        (message: unknown, ...rest: unknown[]) => host.log.push(`[${level}] ${String(message)} ${rest.join(" ")}`.trim()),
+      ]),
+    );
+    Object.assign(channel, { name: "lecode", show() {}, hide() {}, clear() {}, replace() {}, dispose() {}, logLevel: 2, onDidChangeLogLevel: event() });
+    const openTextDocument = async (uri: URI) => {
+      const provider = host.fileSystems.get(uri.scheme);
+      const text = provider ? new TextDecoder().decode(await provider.readFile(uri)) : "";
+      return { uri, getText: () => text };
+    };
+    return {
+      ...libraryValues(bundle),
+      ...stub,
+      CancellationError: class extends Error {},
+      CancellationTokenSource,
+      ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+      version: "1.91.0",
+      env: { appName: "fake host", language: "en", openExternal: async () => false },
+      languages: new Proxy({ match: () => 0 }, { get: (target, key) => (key in target ? target[key as "match"] : noop) }),
+      commands: {
+        registerCommand(id: string, run: (...args: unknown[]) => unknown) {
+          if (host.commands.has(id)) throw new Error(`command '${id}' already exists`);
+          host.commands.set(id, run);
+          return new stub.Disposable(() => host.commands.delete(id));
+        },
+        executeCommand: async (id: string, ...args: unknown[]) => host.commands.get(id)?.(...args),
+      },
+      window: {
+        createOutputChannel: () => channel,
+        createTreeView(id: string, options: { treeDataProvider: never }) {
+          host.trees.set(id, options.treeDataProvider);
+          return noop();
+        },
+        showErrorMessage: async (message: string) => void host.messages.push(`error: ${message}`),
+        showWarningMessage: async (message: string) => void host.messages.push(`warning: ${message}`),
+        showInformationMessage: async (message: string) => void host.messages.push(`info: ${message}`),
+        showTextDocument: async (document: { uri: URI; getText(): string }, options?: { selection?: { start: { line: number } } }) => {
+          host.opened.push({ uri: document.uri.toString(), text: document.getText(), line: options?.selection?.start.line });
+        },
+        showInputBox: async () => host.typed.shift(),
+        showQuickPick: async (items: readonly unknown[]) => items[0],
+        activeTextEditor: undefined,
+        visibleTextEditors: [],
+        tabGroups: { all: [], onDidChangeTabs: event() },
+        onDidChangeActiveTextEditor: event(),
+        onDidChangeVisibleTextEditors: event(),
+        withProgress: async (_options: unknown, task: (progress: unknown) => unknown) => task({ report() {} }),
+      },
+      workspace: {
+        workspaceFolders: host.folders,
+        textDocuments: [],
+        notebookDocuments: [],
+        getWorkspaceFolder: (uri: URI) => host.folders.find((f) => uri.toString().startsWith(f.uri.toString())),
+        getConfiguration: (section?: string) => host.configuration(section),
+        onDidChangeConfiguration: this.configurationChanged.event,
+        onDidChangeWorkspaceFolders: event(),
+        registerFileSystemProvider(scheme: string, provider: never) {
+          host.fileSystems.set(scheme, provider);
+          return noop();
+        },
+        openTextDocument,
+        createFileSystemWatcher: () => ({ ...unused, dispose() {} }),
+        onDidOpenTextDocument: event(),
+        onDidCloseTextDocument: event(),
+        onDidChangeTextDocument: event(),
+        onDidSaveTextDocument: event(),
+        onWillSaveTextDocument: event(),
+      },
+    };
+  }
+
+  /** Load the built extension with this host as its `vscode` module. */
+  load(bundle: URL): { activate(context: unknown): void; deactivate(): Promise<void> } {
+    const modules = Module as unknown as {
+      _resolveFilename(request: string, ...rest: unknown[]): string;
+    };
+    const resolve = modules._resolveFilename;
+    modules._resolveFilename = function (request: string, ...rest: unknown[]) {
+      return request === "vscode" ? "vscode" : resolve.call(this, request, ...rest);
+    };
+    const require = createRequire(import.meta.url);
+    require.cache.vscode = { id: "vscode", filename: "vscode", loaded: true, exports: this.api(readFileSync(bundle, "utf8")) } as never;
+    delete require.cache[require.resolve(bundle.pathname)];
+    return require(bundle.pathname);
+  }
+}

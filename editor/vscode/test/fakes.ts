@@ -1,0 +1,52 @@
+/** Test doubles at the extension's one seam: the object that sends requests to lecode-ls. */
+import type { RequestSender } from "../src/common/requests";
+import type { Project } from "../src/common/projects";
+
+export interface RecordedCall {
+  method: string;
+  params: unknown;
+}
+
+type Handler = (params: never) => unknown;
+
+/** A fake LanguageClient: answers from per-method handlers and records every request. */
+export class FakeServer implements RequestSender {
+  readonly calls: RecordedCall[] = [];
+  constructor(private readonly handlers: Record<string, Handler> = {}) {}
+
+  on(method: string, handler: Handler): this {
+    this.handlers[method] = handler;
+    return this;
+  }
+
+  async sendRequest(method: string, params: unknown): Promise<unknown> {
+    this.calls.push({ method, params });
+    const handler = this.handlers[method];
+    if (handler === undefined) {
+      throw new Error(`the fake server has no answer for ${method}`);
+    }
+    return handler(params as never);
+  }
+}
+
+/** A JSON-RPC error as vscode-languageclient rejects with it (a ResponseError's fields). */
+export function serverError(dataCode: string, message: string, code = -32000): Error {
+  const error = new Error(message) as Error & { code: number; data: unknown };
+  error.code = code;
+  error.data = { code: dataCode };
+  error.stack = `ResponseError: ${message}\n    at /home/me/.local/lib/secret/path.js:1:1`;
+  return error;
+}
+
+export function project(root: string, folders: string[], overrides: Partial<Project> = {}): Project {
+  const slug = `${root.split("/").pop()}-3f2a9c41d0b7`;
+  return {
+    projectRoot: root,
+    slug,
+    storePath: `/home/me/.config/lecode/memory/${slug}`,
+    memoryEnabled: true,
+    folderUri: folders[0],
+    folders: folders.map((uri) => ({ uri, name: uri.split("/").pop() ?? uri })),
+    ...overrides,
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * The settings: package.json's contributes.configuration and src/common/settings.ts describe the
+ * same keys, defaults and bounds, and only what the user set reaches the server.
+ */
+// covers P7 (settings)
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  BOUNDS,
+  type ConfigurationLike,
+  DEFAULTS,
+  serverCommand,
+  settingsForServer,
+} from "../src/common/settings";
+
+const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const properties: Record<string, { type: string; default: unknown; minimum?: number; maximum?: number }> =
+  manifest.contributes.configuration.properties;
+
+function flatten(tree: object, prefix = "lecode"): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(tree)) {
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      Object.assign(out, flatten(value, `${prefix}.${key}`));
+    } else {
+      out[`${prefix}.${key}`] = value;
+    }
+  }
+  return out;
+}
+
+/** A configuration where `user` holds the values the user set; everything else is a default. */
+function configuration(user: Record<string, unknown>): ConfigurationLike {
+  const defaults = flatten(DEFAULTS, "");
+  return {
+    get: <T>(key: string) => (key in user ? user[key] : defaults[`.${key}`]) as T,
+    inspect: <T>(key: string) => ({ globalValue: user[key] as T | undefined }),
+  };
+}
+
+describe("package.json and settings.ts", () => {
+  it("declare the same setting keys", () => {
+    expect(Object.keys(properties).sort()).toEqual(Object.keys(flatten(DEFAULTS)).sort());
+  });
+
+  it("declare the same defaults", () => {
+    for (const [key, value] of Object.entries(flatten(DEFAULTS))) {
+      expect(properties[key].default, key).toEqual(value);
+    }
+  });
+
+  it("declare types that fit the defaults", () => {
+    const jsonType = (value: unknown): string =>
+      Array.isArray(value) ? "array" : Number.isInteger(value) ? "integer" : typeof value;
+    for (const [key, value] of Object.entries(flatten(DEFAULTS))) {
+      expect(properties[key].type, key).toBe(jsonType(value));
+    }
+  });
+
+  it("declare the bounds the server enforces", () => {
+    for (const [key, bounds] of Object.entries(BOUNDS)) {
+      const { minimum, maximum } = properties[`lecode.${key}`];
+      expect({ minimum, maximum }, key).toEqual(bounds);
+    }
+  });
+
+  it("let an untrusted workspace not choose the server command", () => {
+    expect(manifest.capabilities.untrustedWorkspaces).toMatchObject({
+      supported: "limited",
+      restrictedConfigurations: ["lecode.server.command"],
+    });
+  });
+});
+
+describe("settingsForServer", () => {
+  it("sends only the memory keys the user set, so config.toml keeps the rest", () => {
+    const sent = settingsForServer(configuration({ "memory.max_bytes": 4096, "server.command": ["x"] }));
+    expect(sent).toEqual({ memory: { max_bytes: 4096 } });
+  });
+
+  it("sends an empty memory section when nothing is set", () => {
+    expect(settingsForServer(configuration({}))).toEqual({ memory: {} });
+  });
+
+  it("sends values set in the workspace or a folder too", () => {
+    const config: ConfigurationLike = {
+      get: <T>(key: string) => (key === "memory.enabled" ? false : key === "memory.auto_learn" ? true : undefined) as T,
+      inspect: <T>(key: string) =>
+        key === "memory.enabled"
+          ? { workspaceValue: false as T }
+          : key === "memory.auto_learn"
+            ? { workspaceFolderValue: true as T }
+            : {},
+    };
+    expect(settingsForServer(config)).toEqual({ memory: { enabled: false, auto_learn: true } });
+  });
+});
+
+describe("serverCommand", () => {
+  it.each([
+    [["lecode-ls"], { command: ["lecode-ls"] }],
+    [["uvx", "lecode-ls"], { command: ["uvx", "lecode-ls"] }],
+  ])("accepts %j", (value, expected) => {
+    expect(serverCommand(configuration({ "server.command": value }))).toEqual(expected);
+  });
+
+  it.each([[[]], [[""]], ["lecode-ls"], [["lecode-ls", 3]]])("refuses %j with a sentence naming the setting", (value) => {
+    const result = serverCommand(configuration({ "server.command": value }));
+    expect(result).toEqual({ error: expect.stringContaining("lecode.server.command") });
+  });
+});

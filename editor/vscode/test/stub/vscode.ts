@@ -1,0 +1,144 @@
+/**
+ * A small stand-in for the `vscode` module, aliased in vitest.config.ts. VS Code itself cannot
+ * run here, so tests use these classes; `Uri` is the real implementation VS Code uses
+ * (the vscode-uri package). UI functions are inert; tests replace `src/common/vscodeapi.ts`.
+ */
+import { URI } from "vscode-uri";
+
+export const Uri = URI;
+export type Uri = URI;
+
+export class Disposable {
+  constructor(private readonly callOnDispose: () => unknown) {}
+  static from(...items: { dispose(): unknown }[]): Disposable {
+    return new Disposable(() => items.forEach((item) => item.dispose()));
+  }
+  dispose(): void {
+    this.callOnDispose();
+  }
+}
+
+export class EventEmitter<T> {
+  private listeners = new Set<(value: T) => unknown>();
+  readonly event = (listener: (value: T) => unknown): Disposable => {
+    this.listeners.add(listener);
+    return new Disposable(() => this.listeners.delete(listener));
+  };
+  fire(value: T): void {
+    for (const listener of [...this.listeners]) {
+      listener(value);
+    }
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
+}
+
+export enum TreeItemCollapsibleState {
+  None = 0,
+  Collapsed = 1,
+  Expanded = 2,
+}
+
+export class ThemeIcon {
+  constructor(public readonly id: string) {}
+}
+
+export class TreeItem {
+  description?: string;
+  tooltip?: string;
+  iconPath?: ThemeIcon;
+  resourceUri?: URI;
+  command?: { command: string; title: string; arguments?: unknown[] };
+  contextValue?: string;
+  id?: string;
+  constructor(
+    public label: string,
+    public collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None,
+  ) {}
+}
+
+export enum FileType {
+  Unknown = 0,
+  File = 1,
+  Directory = 2,
+  SymbolicLink = 64,
+}
+
+export enum FileChangeType {
+  Changed = 1,
+  Created = 2,
+  Deleted = 3,
+}
+
+export class FileSystemError extends Error {
+  constructor(
+    message: string,
+    public readonly code: string,
+  ) {
+    super(message);
+  }
+  private static make(code: string, messageOrUri?: string | URI): FileSystemError {
+    const message = typeof messageOrUri === "string" ? messageOrUri : String(messageOrUri ?? code);
+    return new FileSystemError(message, code);
+  }
+  static FileNotFound(messageOrUri?: string | URI): FileSystemError {
+    return FileSystemError.make("FileNotFound", messageOrUri);
+  }
+  static FileExists(messageOrUri?: string | URI): FileSystemError {
+    return FileSystemError.make("FileExists", messageOrUri);
+  }
+  static FileNotADirectory(messageOrUri?: string | URI): FileSystemError {
+    return FileSystemError.make("FileNotADirectory", messageOrUri);
+  }
+  static FileIsADirectory(messageOrUri?: string | URI): FileSystemError {
+    return FileSystemError.make("FileIsADirectory", messageOrUri);
+  }
+  static NoPermissions(messageOrUri?: string | URI): FileSystemError {
+    return FileSystemError.make("NoPermissions", messageOrUri);
+  }
+  static Unavailable(messageOrUri?: string | URI): FileSystemError {
+    return FileSystemError.make("Unavailable", messageOrUri);
+  }
+}
+
+export class Position {
+  constructor(
+    public readonly line: number,
+    public readonly character: number,
+  ) {}
+}
+
+export class Range {
+  constructor(
+    public readonly start: Position,
+    public readonly end: Position,
+  ) {}
+}
+
+const inert = (): undefined => undefined;
+
+export const window = {
+  showErrorMessage: inert,
+  showInformationMessage: inert,
+  showWarningMessage: inert,
+  showInputBox: inert,
+  showQuickPick: inert,
+  createOutputChannel: inert,
+  createTreeView: inert,
+  showTextDocument: inert,
+  activeTextEditor: undefined,
+};
+
+export const workspace = {
+  workspaceFolders: undefined,
+  getConfiguration: inert,
+  getWorkspaceFolder: inert,
+  onDidChangeConfiguration: () => new Disposable(inert),
+  registerFileSystemProvider: () => new Disposable(inert),
+  openTextDocument: inert,
+};
+
+export const commands = {
+  registerCommand: () => new Disposable(inert),
+};

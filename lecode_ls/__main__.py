@@ -1,0 +1,3 @@
+from lecode_ls.cli import main
+
+raise SystemExit(main())

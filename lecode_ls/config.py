@@ -1,0 +1,122 @@
+"""The settings model (K1) and how it is loaded.
+
+Sources, later ones winning key by key: the defaults below, `<config_dir>/config.toml`, then the
+editor (initializationOptions, workspace/didChangeConfiguration). Editor settings use the same
+section and key names as config.toml (`lecode.memory.max_bytes` is `[memory] max_bytes`).
+
+An invalid value never stops the server: the offending key falls back to its default and the
+problem is reported as a sentence naming the key path (`memory.facts_max_bytes: ...`).
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True
+    )
+
+
+class MemorySettings(_Section):
+    """`[memory]`: the project memory."""
+
+    enabled: bool = True
+    """false turns every memory feature off: requests answer `memory_disabled`, no store is created."""
+
+    max_bytes: int = Field(32768, ge=0, le=1_048_576)
+    """Cap on the whole injected memory section (headings, Markdown, scratchpad, facts, provenance)."""
+
+    auto_learn: bool = False
+    """Opt in to automatic fact learning after a successful compaction."""
+
+    facts_max_bytes: int = Field(8192, ge=0, le=65536)
+    """Share of max_bytes given first to whole, validated facts."""
+
+
+class Settings(_Section):
+    """Every setting of lecode-ls. Each section is a table of config.toml."""
+
+    memory: MemorySettings = MemorySettings()
+
+
+def _drop(tree: dict[str, Any], loc: tuple[str | int, ...]) -> None:
+    """Remove the key at `loc` from a nested settings tree, if it is there."""
+    node: Any = tree
+    for key in loc[:-1]:
+        if not isinstance(node, dict) or key not in node:
+            return
+        node = node[key]
+    if isinstance(node, dict):
+        node.pop(loc[-1], None)
+
+
+def merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep-merge two settings trees; `override` wins key by key."""
+    merged: dict[str, Any] = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def validate(raw: Mapping[str, Any]) -> tuple[Settings, list[str]]:
+    """Build Settings from a raw tree, dropping each invalid key back to its default.
+
+    Returns the settings and one sentence per problem, naming the key path.
+    """
+    tree = copy.deepcopy(dict(raw))
+    problems: list[str] = []
+    while True:
+        try:
+            return Settings.model_validate(tree), problems
+        except ValidationError as exc:
+            for error in exc.errors(include_input=False, include_url=False):
+                loc = tuple(error["loc"])
+                key = ".".join(map(str, loc)) or "settings"
+                if error["type"] == "extra_forbidden":
+                    problems.append(f"{key}: unknown setting; ignored")
+                else:
+                    problems.append(f"{key}: {error['msg']}; using the default")
+                if loc:
+                    _drop(tree, loc)
+                else:
+                    tree = {}
+            # Every error names a key that is now gone, so each pass shrinks the tree.
+
+
+def read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """Read config.toml; a missing file is empty, an unreadable one is reported."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, []
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, [f"config.toml could not be read ({exc.__class__.__name__}); using the defaults"]
+    try:
+        return tomllib.loads(text), []
+    except tomllib.TOMLDecodeError as exc:
+        return {}, [f"config.toml is not valid TOML ({exc}); using the defaults"]
+
+
+def editor_section(settings: Any) -> dict[str, Any]:
+    """The lecode settings inside what an editor sent.
+
+    Editors send either `{"lecode": {...}}` (VS Code's configurationSection, Neovim's `settings`)
+    or the section itself; anything that is not an object is treated as no settings.
+    """
+    if not isinstance(settings, Mapping):
+        return {}
+    inner = settings.get("lecode")
+    if isinstance(inner, Mapping):
+        return dict(inner)
+    return dict(settings)

@@ -1,0 +1,1 @@
+"""The memory core: pure Python, no pygls or lsprotocol imports."""

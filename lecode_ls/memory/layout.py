@@ -1,0 +1,220 @@
+"""Where stores live: the config folder (L1), a project's store folder (L4), and the one-time
+import of Markdown from the stores older lecode kept per working directory (L6).
+
+Nothing here creates a store on its own: `store_dir` only names the folder, and
+`migrate_legacy` creates it only when it has legacy Markdown to put in it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+import re
+import stat
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import platformdirs
+
+from lecode_ls.errors import StoreError
+from lecode_ls.memory.files import atomic_write, refuse_symlinks
+from lecode_ls.memory.identity import Project, find_project_root, project_slug
+
+log = logging.getLogger(__name__)
+
+CONFIG_DIR_ENV = "LECODE_CONFIG_DIR"
+"""Environment variable naming the config folder, overriding the platform's (tests, users)."""
+
+LEGACY_IMPORTS = ".legacy-imports"
+"""Store file listing, one per line, the legacy slugs already imported into the store."""
+
+_TOP_LEVEL = ("MEMORY.md", "scratchpad.md")
+_DAILY_NAME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})\.md")
+# Note names as older lecode wrote them: one visible path component. Anything stranger stays in
+# the legacy store (which is never changed) rather than entering the new one.
+_NOTE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,199}\.md")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def config_dir(environ: Mapping[str, str]) -> Path:
+    """The lecode config folder: `$LECODE_CONFIG_DIR` if set and non-empty, else the platform's.
+
+    `environ` is passed in (normally `os.environ`) so that callers and tests choose it. The
+    platform folder is `platformdirs.user_config_dir("lecode")`, the folder lecode itself uses,
+    so the agent and the server share one store.
+    """
+    override = environ.get(CONFIG_DIR_ENV, "")
+    if override:
+        return Path(override).expanduser().resolve()
+    return Path(platformdirs.user_config_dir("lecode"))
+
+
+def store_dir(config_dir: Path, project: Project) -> Path:
+    """The folder of `project`'s memory store. Not created here: stores are made on first write."""
+    return config_dir / "memory" / project.slug
+
+
+def migrate_legacy(config_dir: Path, project: Project, cwd: Path) -> list[str]:
+    """Copy the legacy store of working directory `cwd` into `project`'s store, once.
+
+    Older lecode keyed its store by the resolved working directory, so a session started in a
+    subfolder or a linked worktree of a repository has its notes under that folder's slug. A
+    `cwd` that does not belong to `project` imports nothing. Each legacy Markdown file
+    (MEMORY.md, scratchpad.md, daily/YYYY-MM-DD.md, notes/<name>.md) is copied only where the
+    project store has no file of that name: nothing is merged, nothing is overwritten, and the
+    legacy files are left as they are. SQLite databases, `.bak` files, symbolic links and any
+    other file are never copied.
+
+    The legacy slug is then recorded in `.legacy-imports`, so a file the user deletes from the
+    project store later does not come back on the next start. Returns the store-relative names
+    copied, sorted. Raises `StoreError` if the project store cannot be written, and
+    `SymlinkRefused` if a folder of it is a symbolic link.
+    """
+    legacy_root = Path(os.path.realpath(cwd))
+    # A cwd of another project (a caller's mistake) must not pour that project's notes in here.
+    if legacy_root == project.root or find_project_root(legacy_root) != project.root:
+        return []
+    legacy_slug = project_slug(legacy_root)
+    legacy = config_dir / "memory" / legacy_slug
+    if legacy.is_symlink():
+        log.warning("legacy memory store %s is a symbolic link; not importing it", legacy)
+        return []
+    if not legacy.is_dir():
+        return []
+
+    store = store_dir(config_dir, project)
+    imported = _read_imports(store)
+    if legacy_slug in imported:
+        return []
+    candidates = sorted(_legacy_markdown(legacy))
+    if not candidates:
+        return []
+
+    copied: list[str] = []
+    complete = True
+    for name in candidates:
+        destination = store / name
+        # Only the folders: a link at the destination itself is skipped below as present.
+        refuse_symlinks(store, destination.parent)
+        # lexists: a dangling link in the store is still a file of that name, and not ours to
+        # replace. The check and the replace are not atomic; the window only matters if another
+        # process writes this very file during start-up, and two servers importing at once copy
+        # the same bytes.
+        if os.path.lexists(destination):
+            continue
+        data = _read_regular(legacy / name)
+        if data is None:
+            complete = False
+            continue
+        try:
+            atomic_write(destination, data, backup=False)
+        except OSError as exc:
+            raise StoreError(
+                f"could not import legacy memory file {name}: {exc.strerror or type(exc).__name__}"
+            ) from exc
+        copied.append(name)
+
+    # An unreadable legacy file leaves the slug unrecorded, so the next start tries it again
+    # (the files already copied are then present and skipped).
+    if complete:
+        _record_import(store, imported, legacy_slug)
+    if copied:
+        log.info("imported %d legacy memory file(s) from %s", len(copied), legacy)
+    return copied
+
+
+def _legacy_markdown(legacy: Path) -> Iterator[str]:
+    """Store-relative names of the legacy Markdown files worth importing (links logged, skipped)."""
+    for name in _TOP_LEVEL:
+        if _is_regular(legacy / name):
+            yield name
+    for folder, pattern in (("daily", _DAILY_NAME), ("notes", _NOTE_NAME)):
+        sub = legacy / folder
+        if sub.is_symlink():
+            log.warning("legacy memory folder %s is a symbolic link; not importing it", sub)
+            continue
+        if not sub.is_dir():
+            continue
+        try:
+            entries = sorted(entry.name for entry in os.scandir(sub))
+        except OSError as exc:
+            log.warning("cannot list legacy memory folder %s: %s", sub, exc)
+            continue
+        for entry in entries:
+            match = pattern.fullmatch(entry)
+            if match is None:
+                continue
+            if folder == "daily" and not _is_date(match.group(1)):
+                continue
+            if _is_regular(sub / entry):
+                yield f"{folder}/{entry}"
+
+
+def _is_regular(path: Path) -> bool:
+    """True for a regular file; a symbolic link is logged and refused, whatever it points at."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    if stat.S_ISLNK(mode):
+        log.warning("legacy memory file %s is a symbolic link; not importing it", path)
+        return False
+    return stat.S_ISREG(mode)
+
+
+def _is_date(text: str) -> bool:
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of a regular file, opened without following links; None (logged) on failure.
+
+    The file was checked to be no link when listed; O_NOFOLLOW and the fstat close the gap in
+    which it could have been swapped for one.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        log.warning("cannot read legacy memory file %s: %s", path, exc)
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            log.warning("legacy memory file %s is not a regular file; not importing it", path)
+            return None
+        try:
+            return handle.read()
+        except OSError as exc:
+            log.warning("cannot read legacy memory file %s: %s", path, exc)
+            return None
+
+
+def _read_imports(store: Path) -> set[str]:
+    path = store / LEGACY_IMPORTS
+    if path.is_symlink():
+        # Not trusted; `_record_import` refuses to write through it, so the import stops there.
+        return set()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return set()
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("cannot read %s: %s", path, exc)
+        return set()
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+def _record_import(store: Path, imported: set[str], legacy_slug: str) -> None:
+    path = store / LEGACY_IMPORTS
+    refuse_symlinks(store, path)
+    lines = sorted(imported | {legacy_slug})
+    try:
+        atomic_write(path, "".join(f"{line}\n" for line in lines).encode("utf-8"), backup=False)
+    except OSError as exc:
+        raise StoreError(
+            f"could not record the legacy memory import: {exc.strerror or type(exc).__name__}"
+        ) from exc

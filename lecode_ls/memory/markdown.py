@@ -1,0 +1,339 @@
+"""The Markdown half of a project's memory store: MEMORY.md, scratchpad.md, daily logs and notes.
+
+`MarkdownStore` is the only way the server touches these files (L4). It accepts exactly the
+store-relative names of the spec, refuses symbolic links anywhere in the store, writes atomically
+with a `.bak` of the previous content (L5), serializes read-modify-write through a lock file, and
+searches the Markdown files only (T6). Every method blocks; the server calls them through
+`asyncio.to_thread`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import errno
+import json
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Literal
+
+from lecode_ls.errors import (
+    InvalidName,
+    InvalidParams,
+    InvalidPattern,
+    NoMatch,
+    NotFound,
+    StoreError,
+    SymlinkRefused,
+)
+from lecode_ls.memory.files import (
+    FileLock,
+    NotRegularFile,
+    atomic_write,
+    read_regular,
+    refuse_symlinks,
+)
+
+FIXED_FILES = ("MEMORY.md", "scratchpad.md")
+NOTE_NAME_MAX_BYTES = 128
+MAX_SEARCH_HITS = 50
+MAX_PATTERN_CHARS = 1000
+MAX_HIT_CHARS = 500
+LOCK_NAME = ".lock"
+
+_ALLOWED = "use MEMORY.md, scratchpad.md, daily/YYYY-MM-DD.md or notes/<name>.md"
+_DAILY = re.compile(r"daily/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md")  # ASCII digits only
+# Control, format (bidi overrides, zero-width), surrogate and line/paragraph separator characters
+# can hide what a name really is, or break the one-name-per-line listings clients show.
+_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+@dataclass(frozen=True)
+class MemoryFile:
+    """One existing Markdown file of the store."""
+
+    file: str  # store-relative name, e.g. "notes/build.md"
+    bytes: int  # size on disk
+    modified: datetime  # last modification, timezone-aware UTC
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One line that matched a search."""
+
+    file: str  # store-relative name
+    line: int  # 1-based line number
+    text: str  # the line without its end-of-line, cut to MAX_HIT_CHARS characters
+
+
+def daily_name(day: date) -> str:
+    """The store-relative name of a day's log: `daily/2026-11-29.md`."""
+    return f"daily/{day.isoformat()}.md"
+
+
+def _quote(name: str) -> str:
+    # JSON quoting escapes control characters, so a hostile name cannot forge message text.
+    shown = name if len(name) <= 160 else name[:160] + "..."
+    return json.dumps(shown, ensure_ascii=False)
+
+
+def _invalid(name: str, why: str) -> InvalidName:
+    return InvalidName(f"file: {_quote(name)} {why}", field="file")
+
+
+def _check_note(file: str, note: str) -> None:
+    """Apply the note-name rules to `note` (the part between `notes/` and `.md`)."""
+    if note == "":
+        raise _invalid(file, "has an empty note name; name the note, as in notes/build.md")
+    if note in (".", ".."):
+        raise _invalid(file, "is not a note name; '.' and '..' name folders")
+    if "/" in note or "\\" in note:
+        raise _invalid(file, "has a folder inside notes/; note names may not contain / or \\")
+    if ".." in note:
+        raise _invalid(file, "contains '..'; note names may not contain '..'")
+    if note.startswith("."):
+        raise _invalid(file, "starts with '.'; hidden note names are not allowed")
+    if len(note.encode("utf-8")) > NOTE_NAME_MAX_BYTES:
+        raise _invalid(file, f"has a note name over {NOTE_NAME_MAX_BYTES} UTF-8 bytes")
+
+
+class MarkdownStore:
+    """The Markdown files of one project store folder (`<config_dir>/memory/<slug>/`).
+
+    The folder is created (mode 0700) by the first write, never by a read, list or search.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = FileLock(root / LOCK_NAME)
+
+    # -- names ---------------------------------------------------------------------------------
+
+    def validate(self, file: str) -> str:
+        """Return the normalized store-relative name of `file`, or raise `InvalidName`.
+
+        Normalization is Unicode NFC only, so a note typed in decomposed form names the same file.
+        """
+        if not isinstance(file, str):
+            raise InvalidName("file: the memory file name must be a string", field="file")
+        for char in file:
+            if char == "\0" or unicodedata.category(char) in _REFUSED_CATEGORIES:
+                raise _invalid(file, "contains a control or invisible formatting character")
+        name = unicodedata.normalize("NFC", file)
+        if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
+            raise _invalid(
+                file, f"is an absolute path; names are relative to the store; {_ALLOWED}"
+            )
+        if name in FIXED_FILES:
+            return name
+        if name.startswith("daily/"):
+            match = _DAILY.fullmatch(name)
+            try:
+                date.fromisoformat(match.group(1) if match else "")
+            except ValueError:
+                raise _invalid(
+                    file, "is not a daily log; use daily/YYYY-MM-DD.md with a real calendar date"
+                ) from None
+            return name
+        if name.startswith("notes/"):
+            if not name.endswith(".md"):
+                raise _invalid(file, "is not a note; note files end in .md, as in notes/build.md")
+            _check_note(file, name[len("notes/") : -len(".md")])
+            return name
+        raise _invalid(file, f"is not a memory file; {_ALLOWED}")
+
+    def _path(self, file: str) -> tuple[str, Path]:
+        name = self.validate(file)
+        path = self.root / name
+        refuse_symlinks(self.root, path)
+        return name, path
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _load(self, name: str, path: Path) -> str | None:
+        """The UTF-8 text of a store file, or None if it does not exist."""
+        try:
+            data = read_regular(path)
+        except NotRegularFile:
+            raise StoreError(
+                f"file: {name} in the store is not a regular file", field="file"
+            ) from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a link planted after the refuse_symlinks check
+                raise SymlinkRefused(
+                    f"file: {name} is a symbolic link in the store; lecode-ls refuses to follow "
+                    "links there",
+                    field="file",
+                ) from None
+            raise StoreError(
+                f"file: could not read {name} ({exc.strerror})", field="file"
+            ) from None
+        if data is None:
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise StoreError(
+                f"file: {name} is not valid UTF-8 (bad byte at offset {exc.start}); repair or "
+                "replace it by hand (a .bak beside it may hold the previous content)",
+                field="file",
+            ) from None
+
+    def read(self, file: str) -> tuple[str, bool]:
+        """Return `(content, exists)`; a missing file reads as `("", False)`."""
+        name, path = self._path(file)
+        text = self._load(name, path)
+        return ("", False) if text is None else (text, True)
+
+    def list(self) -> list[MemoryFile]:
+        """The store's existing Markdown files, sorted by name.
+
+        Only the allowed names are listed: `.bak` copies, temp files, the lock file and anything
+        else are skipped, as are symbolic links (which every read refuses) and names that are
+        not in NFC form (they could not be addressed by their listed name).
+        """
+        if self.root.is_symlink():
+            refuse_symlinks(self.root, self.root)
+        if not self.root.is_dir():
+            return []
+        candidates = list(FIXED_FILES)
+        for folder in ("daily", "notes"):
+            sub = self.root / folder
+            if sub.is_dir() and not sub.is_symlink():
+                try:
+                    candidates.extend(f"{folder}/{entry.name}" for entry in sub.iterdir())
+                except OSError as exc:
+                    raise StoreError(
+                        f"file: could not list {folder}/ in the memory store ({exc.strerror})",
+                        field="file",
+                    ) from None
+        found: list[MemoryFile] = []
+        for name in candidates:
+            try:
+                if self.validate(name) != name:
+                    continue
+            except InvalidName:
+                continue
+            path = self.root / name
+            try:
+                info = path.lstat()
+            except FileNotFoundError:
+                continue
+            if path.is_symlink() or not path.is_file():
+                continue
+            modified = datetime.fromtimestamp(info.st_mtime, tz=UTC)
+            found.append(MemoryFile(file=name, bytes=info.st_size, modified=modified))
+        return sorted(found, key=lambda item: item.file)
+
+    def search(
+        self, pattern: str, limit: int = MAX_SEARCH_HITS
+    ) -> tuple[builtins.list[SearchHit], bool]:
+        """Search the listed Markdown files line by line with a Python regular expression.
+
+        Returns at most `limit` hits (clamped to 50), in `list()` order then line order, and
+        whether more hits existed. `.bak` copies and non-Markdown files are never searched. Lines
+        are split on "\\n" only (a trailing "\\r" is dropped), so line numbers match editors.
+        """
+        if len(pattern) > MAX_PATTERN_CHARS:
+            raise InvalidPattern(
+                f"pattern: the pattern is {len(pattern)} characters long; the limit is "
+                f"{MAX_PATTERN_CHARS}",
+                field="pattern",
+            )
+        if limit < 1:
+            raise InvalidParams(f"limit: must be at least 1, got {limit}", field="limit")
+        limit = min(limit, MAX_SEARCH_HITS)
+        try:
+            regex = re.compile(pattern)
+        except re.error as exc:
+            where = "" if exc.pos is None else f" at position {exc.pos}"
+            raise InvalidPattern(
+                f"pattern: not a valid regular expression: {exc.msg}{where}", field="pattern"
+            ) from None
+        hits: list[SearchHit] = []
+        for entry in self.list():
+            text = self._load(entry.file, self.root / entry.file) or ""
+            lines = text.split("\n")
+            if lines[-1] == "":
+                lines.pop()  # the empty "line" after a final newline is not a line
+            for number, raw in enumerate(lines, start=1):
+                line = raw.removesuffix("\r")
+                if regex.search(line) is None:
+                    continue
+                if len(hits) == limit:
+                    return hits, True
+                hits.append(SearchHit(entry.file, number, line[:MAX_HIT_CHARS]))
+        return hits, False
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def _store(self, name: str, path: Path, text: str) -> int:
+        data = text.encode("utf-8")
+        try:
+            atomic_write(path, data, backup=True)
+        except OSError as exc:
+            raise StoreError(
+                f"file: could not write {name} ({exc.strerror or type(exc).__name__})",
+                field="file",
+            ) from None
+        return len(data)
+
+    def write(self, file: str, content: str, mode: Literal["replace", "append"]) -> int:
+        """Replace or append to a memory file; returns its size in bytes after the write.
+
+        An append to a non-empty file that does not end in a newline first adds one, so the
+        appended text always starts on its own line. Either way the previous content is kept
+        in `<file>.bak`.
+        """
+        if mode not in ("replace", "append"):
+            raise InvalidParams(f'mode: must be "replace" or "append", got {mode!r}', field="mode")
+        try:
+            content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidParams(
+                "content: contains characters that cannot be encoded as UTF-8", field="content"
+            ) from None
+        name, path = self._path(file)
+        with self._locked():
+            refuse_symlinks(self.root, path)  # again, now that no other writer runs
+            if mode == "replace":
+                return self._store(name, path, content)
+            old = self._load(name, path) or ""
+            joint = "\n" if old and not old.endswith("\n") else ""
+            return self._store(name, path, old + joint + content)
+
+    def edit(self, file: str, search: str, replace: str) -> int:
+        """Replace every occurrence of `search` with `replace`; returns how many there were."""
+        if search == "":
+            raise InvalidParams("search: the text to search for must not be empty", field="search")
+        name, path = self._path(file)
+        if not path.exists():  # checked first so that a failed edit never creates the store
+            raise NotFound(f"file: {name} does not exist in the memory store", field="file")
+        with self._locked():
+            refuse_symlinks(self.root, path)
+            old = self._load(name, path)
+            if old is None:
+                raise NotFound(f"file: {name} does not exist in the memory store", field="file")
+            count = old.count(search)
+            if count == 0:
+                raise NoMatch(f"search: the text does not occur in {name}", field="search")
+            self._store(name, path, old.replace(search, replace))
+            return count
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the store's lock file; this is what makes read-modify-write lose no update."""
+        try:
+            self._lock.__enter__()
+        except OSError as exc:
+            raise StoreError(
+                f"file: could not lock the memory store ({exc.strerror})", field="file"
+            ) from None
+        try:
+            yield
+        finally:
+            self._lock.__exit__(None, None, None)

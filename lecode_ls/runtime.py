@@ -1,0 +1,112 @@
+"""One memory runtime per project identity, and the registry that shares them between folders.
+
+A `Runtime` owns every store of one project (the Markdown notes now; transcripts and facts join
+it). The `Runtimes` registry maps each open folder to its project and creates runtimes lazily, so
+every workspace folder of one checkout (nested folders, linked worktrees) shares one runtime.
+Everything here is synchronous and blocking: the server calls it through `asyncio.to_thread`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+from lecode_ls.config import Settings
+from lecode_ls.errors import MemoryDisabled
+from lecode_ls.memory.identity import Project, resolve_project
+from lecode_ls.memory.layout import migrate_legacy, store_dir
+from lecode_ls.memory.markdown import MarkdownStore
+
+log = logging.getLogger(__name__)
+
+
+class Runtime:
+    """The memory of one project. Created by `Runtimes`; closed by `close()`."""
+
+    def __init__(self, project: Project, config_dir: Path, settings: Settings) -> None:
+        self.project = project
+        self.config_dir = config_dir
+        self.store_path = store_dir(config_dir, project)
+        self.settings = settings
+        self.markdown = MarkdownStore(self.store_path)
+        self._migrated: set[Path] = set()
+        self.closed = False
+
+    def attach_folder(self, folder: Path) -> None:
+        """Note that `folder` uses this project; the first time, import its legacy notes (L6)."""
+        if folder in self._migrated or not self.settings.memory.enabled:
+            return
+        self._migrated.add(folder)
+        copied = migrate_legacy(self.config_dir, self.project, folder)
+        if copied:
+            log.info("imported %d legacy memory file(s) from %s", len(copied), folder)
+
+    def require_memory(self) -> MarkdownStore:
+        """The Markdown store, or MemoryDisabled when `[memory] enabled = false`."""
+        if not self.settings.memory.enabled:
+            raise MemoryDisabled()
+        return self.markdown
+
+    def close(self) -> None:
+        """Stop in-flight work and close every store (K3). Idempotent."""
+        self.closed = True
+
+
+class Runtimes:
+    """Folder -> project -> Runtime, created lazily and shared by every folder of a project."""
+
+    def __init__(self, config_dir: Path, settings: Settings) -> None:
+        self.config_dir = config_dir
+        self._settings = settings
+        self._by_root: dict[Path, Runtime] = {}
+        self._root_of: dict[Path, Path] = {}
+        # Handlers run in worker threads; creation must not race into two runtimes of a project.
+        self._lock = threading.Lock()
+
+    def for_folder(self, folder: Path) -> Runtime:
+        """The runtime of the project that `folder` (a resolved folder path) belongs to."""
+        with self._lock:
+            root = self._root_of.get(folder)
+            runtime = self._by_root.get(root) if root is not None else None
+            if runtime is None:
+                project = resolve_project(folder)
+                self._root_of[folder] = project.root
+                runtime = self._by_root.get(project.root)
+                if runtime is None:
+                    runtime = Runtime(project, self.config_dir, self._settings)
+                    self._by_root[project.root] = runtime
+        runtime.attach_folder(folder)
+        return runtime
+
+    def update_settings(self, settings: Settings) -> None:
+        with self._lock:
+            self._settings = settings
+            for runtime in self._by_root.values():
+                runtime.settings = settings
+
+    def retain(self, workspace_folders: Iterable[Path]) -> list[Project]:
+        """Close the runtimes no open workspace folder uses any more; returns their projects."""
+        roots = list(workspace_folders)
+        with self._lock:
+            self._root_of = {
+                f: r for f, r in self._root_of.items() if any(f.is_relative_to(w) for w in roots)
+            }
+            live = set(self._root_of.values())
+            gone = [root for root in self._by_root if root not in live]
+            closed = [self._by_root.pop(root) for root in gone]
+        for runtime in closed:
+            runtime.close()
+        return [runtime.project for runtime in closed]
+
+    def close_all(self) -> None:
+        with self._lock:
+            runtimes = list(self._by_root.values())
+            self._by_root.clear()
+            self._root_of.clear()
+        for runtime in runtimes:
+            runtime.close()
+
+    def __len__(self) -> int:
+        return len(self._by_root)

@@ -1,0 +1,216 @@
+"""Generate protocol.md and the extension's protocol.ts from the method table.
+
+Run `uv run python -m lecode_ls.server.docs` after changing `protocol.py`; a test fails when the
+committed files differ from what this renders.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from lecode_ls.errors import LecodeError
+from lecode_ls.server.protocol import METHODS, Message, Method
+
+ROOT = Path(__file__).resolve().parents[2]
+PROTOCOL_MD = ROOT / "protocol.md"
+PROTOCOL_TS = ROOT / "editor" / "vscode" / "src" / "common" / "protocol.ts"
+
+INTRO = """\
+# lecode-ls protocol
+
+lecode-ls speaks LSP over stdio (or TCP with `--tcp HOST:PORT`). Besides the standard lifecycle it
+serves the custom JSON-RPC methods below, so any LSP client can use the memory. This file is
+generated from `lecode_ls/server/protocol.py` by `uv run python -m lecode_ls.server.docs`; a test
+fails when the two disagree.
+
+## Conventions
+
+- JSON fields are camelCase. Params are strict: a missing field, an unknown field or a wrong type
+  is refused.
+- Every request takes an optional `workspaceUri`: any `file://` folder or file URI inside an open
+  workspace folder. Without it the request is about the first workspace folder. All folders of one
+  Git checkout (nested folders, linked worktrees) share one project memory; a submodule has its own.
+- Settings come from `<config dir>/config.toml`, then from the editor: `initializationOptions` and
+  `workspace/didChangeConfiguration` carry `{"lecode": {"memory": {...}}}` (or the inner object),
+  with the same keys as config.toml.
+
+## Errors
+
+Every error is a JSON-RPC error response. `error.data.code` is a stable machine code; the message
+is a sentence for people that names the field at fault. No traceback or installation path is ever
+sent.
+
+| JSON-RPC code | `data.code` | when |
+|---|---|---|
+| -32002 | | a request before `initialize` |
+| -32602 | `invalid_params` | params do not match the schema (`data.field` names the first field) |
+| -32800 | | the request was cancelled with `$/cancelRequest` |
+| -32603 | `internal_error` | a fault inside the server (details only in the server log) |
+"""
+
+
+def _error_rows() -> str:
+    rows = []
+    for cls in sorted(_all_errors(), key=lambda c: c.code):
+        if cls.code in ("error", "invalid_params"):
+            continue
+        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        rows.append(f"| {cls.rpc_code} | `{cls.code}` | {doc} |")
+    return "\n".join(rows) + "\n"
+
+
+def _all_errors() -> list[type[LecodeError]]:
+    found: list[type[LecodeError]] = []
+    stack: list[type[LecodeError]] = [LecodeError]
+    while stack:
+        cls = stack.pop()
+        found.append(cls)
+        stack.extend(cls.__subclasses__())
+    return found
+
+
+# --- JSON schema to type names -------------------------------------------------------------
+
+
+def _schema(model: type[Message], mode: str) -> dict[str, Any]:
+    return model.model_json_schema(by_alias=True, mode=mode)  # type: ignore[arg-type]
+
+
+def _type(node: dict[str, Any]) -> str:
+    if "$ref" in node:
+        return str(node["$ref"]).rsplit("/", 1)[-1]
+    if "anyOf" in node:
+        return " | ".join(_type(option) for option in node["anyOf"])
+    if "enum" in node:
+        return " | ".join(json.dumps(value) for value in node["enum"])
+    if "const" in node:
+        return json.dumps(node["const"])
+    kind = node.get("type")
+    if kind == "array":
+        inner = _type(node.get("items", {}))
+        return f"({inner})[]" if "|" in inner else f"{inner}[]"
+    return {
+        "string": "string",
+        "integer": "number",
+        "number": "number",
+        "boolean": "boolean",
+        "null": "null",
+        "object": "Record<string, unknown>",
+    }.get(str(kind), "unknown")
+
+
+def _models(model: type[Message], mode: str) -> list[tuple[str, dict[str, Any]]]:
+    """The model and every model it references, as (name, object schema), in a stable order."""
+    schema = _schema(model, mode)
+    defs = schema.pop("$defs", {})
+    return [(model.__name__, schema), *sorted(defs.items())]
+
+
+def _fields_table(name: str, schema: dict[str, Any]) -> str:
+    props: dict[str, Any] = schema.get("properties", {})
+    if not props:
+        return f"`{name}`: no fields.\n"
+    required = set(schema.get("required", []))
+    lines = [f"`{name}`:", "", "| field | type | required | description |", "|---|---|---|---|"]
+    for field, node in props.items():
+        desc = " ".join(str(node.get("description", "")).split())
+        flag = "yes" if field in required else "no"
+        kind = _type(node).replace("|", "\\|")  # a bare | would end the table cell
+        lines.append(f"| `{field}` | `{kind}` | {flag} | {desc} |")
+    return "\n".join(lines) + "\n"
+
+
+def _method_md(method: Method) -> str:
+    parts = [f"### `{method.name}` ({method.kind})", "", method.summary, ""]
+    label = "Arguments" if method.kind == "command" else "Params"
+    parts.append(f"**{label}**\n")
+    for name, schema in _models(method.params, "validation"):
+        parts.append(_fields_table(name, schema))
+    if method.result is not None:
+        parts.append("**Result**\n")
+        for name, schema in _models(method.result, "serialization"):
+            parts.append(_fields_table(name, schema))
+    if method.errors:
+        parts.append("**Errors** (`data.code`): " + ", ".join(f"`{e}`" for e in method.errors))
+        parts.append("")
+    parts.append("**Example**\n")
+    example = {"params" if method.kind != "command" else "arguments": method.example_params}
+    if method.kind != "notification":
+        example["result"] = method.example_result
+    parts.append("```json\n" + json.dumps(example, indent=2) + "\n```\n")
+    return "\n".join(parts)
+
+
+def render_markdown() -> str:
+    sections = [INTRO + _error_rows(), "## Methods\n"]
+    sections.extend(_method_md(method) for method in METHODS)
+    return "\n".join(sections).rstrip() + "\n"
+
+
+# --- TypeScript ----------------------------------------------------------------------------
+
+
+def _const_name(method: Method) -> str:
+    words = method.name.removeprefix("lecode/").removeprefix("lecode.").split("/")
+    return words[0] + "".join(w[:1].upper() + w[1:] for w in words[1:])
+
+
+def _interface(name: str, schema: dict[str, Any]) -> str:
+    required = set(schema.get("required", []))
+    lines = []
+    if schema.get("description"):
+        lines.append(f"/** {' '.join(str(schema['description']).split())} */")
+    lines.append(f"export interface {name} {{")
+    for field, node in schema.get("properties", {}).items():
+        if node.get("description"):
+            lines.append(f"  /** {' '.join(str(node['description']).split())} */")
+        optional = "" if field in required else "?"
+        lines.append(f"  {field}{optional}: {_type(node)};")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def render_typescript() -> str:
+    seen: dict[str, str] = {}
+    for method in METHODS:
+        models = _models(method.params, "validation")
+        if method.result is not None:
+            models += _models(method.result, "serialization")
+        for name, schema in models:
+            seen.setdefault(name, _interface(name, schema))
+    requests = [m for m in METHODS if m.kind == "request"]
+    notes = [m for m in METHODS if m.kind == "notification"]
+    commands = [m for m in METHODS if m.kind == "command"]
+
+    def table(title: str, methods: list[Method]) -> str:
+        rows = "\n".join(f'  {_const_name(m)}: "{m.name}",' for m in methods)
+        return f"export const {title} = {{\n{rows}\n}} as const;"
+
+    parts = [
+        "// Generated from lecode_ls/server/protocol.py by `uv run python -m lecode_ls.server.docs`.",
+        "// Do not edit: a test fails when this file and the server disagree.",
+        "",
+        table("Requests", requests),
+        "",
+        table("Notifications", notes),
+        "",
+        table("Commands", commands),
+        "",
+        "\n\n".join(seen[name] for name in seen),
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def main() -> int:
+    PROTOCOL_MD.write_text(render_markdown(), encoding="utf-8")
+    PROTOCOL_TS.parent.mkdir(parents=True, exist_ok=True)
+    PROTOCOL_TS.write_text(render_typescript(), encoding="utf-8")
+    print(f"wrote {PROTOCOL_MD.name} and {PROTOCOL_TS.relative_to(ROOT)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

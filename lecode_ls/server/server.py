@@ -1,0 +1,127 @@
+"""The language server: pygls glue around the memory runtimes.
+
+`LecodeServer` holds the settings, the runtime registry and the background tasks. It knows LSP
+(workspace folders, URIs, notifications); the memory itself lives in the pure core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from lecode_ls import __version__
+from lecode_ls.config import Settings, editor_section, merge, read_config_file, validate
+from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
+from lecode_ls.runtime import Runtime, Runtimes
+from lecode_ls.server.protocol import Message
+
+log = logging.getLogger(__name__)
+
+
+class LecodeServer(LanguageServer):
+    def __init__(self, config_dir: Path) -> None:
+        super().__init__(
+            "lecode-ls",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.None_,
+            # Custom params then arrive as plain dicts, which the boundary validates itself.
+            converter_factory=get_converter,
+        )
+        self.config_dir = config_dir
+        self.settings = Settings()
+        self.runtimes = Runtimes(config_dir, self.settings)
+        self.ready = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # --- settings ----------------------------------------------------------------------------
+
+    def apply_settings(self, editor_settings: Any) -> None:
+        """Load config.toml, overlay the editor's settings, report each invalid key (K1)."""
+        from_file, problems = read_config_file(self.config_dir / "config.toml")
+        raw = merge(from_file, editor_section(editor_settings))
+        self.settings, invalid = validate(raw)
+        self.runtimes.update_settings(self.settings)
+        for problem in problems + invalid:
+            log.warning("settings: %s", problem)
+            self.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"lecode-ls settings: {problem}"
+                )
+            )
+
+    # --- workspace ---------------------------------------------------------------------------
+
+    def workspace_folders(self) -> list[Path]:
+        folders = [
+            Path(path) for uri in self.workspace.folders if (path := to_fs_path(uri)) is not None
+        ]
+        if not folders and self.workspace.root_path:
+            folders.append(Path(self.workspace.root_path))
+        return [folder.resolve() for folder in folders]
+
+    def folder_for(self, workspace_uri: str | None) -> Path:
+        """The resolved folder a request is about (P2): its workspaceUri, or the first folder.
+
+        A file URI means its folder. Any URI must lie inside an open workspace folder, so a
+        client cannot make the server create or read stores for arbitrary paths.
+        """
+        folders = self.workspace_folders()
+        if workspace_uri is None:
+            if not folders:
+                raise NoWorkspace("no workspace folder is open; pass workspaceUri")
+            return folders[0]
+        path_text = to_fs_path(workspace_uri) if workspace_uri.startswith("file:") else None
+        if path_text is None:
+            raise InvalidParams(
+                f"workspaceUri: {workspace_uri!r} is not a file:// URI", field="workspaceUri"
+            )
+        path = Path(path_text).resolve()
+        if folders and not any(path.is_relative_to(folder) for folder in folders):
+            raise OutsideWorkspace(
+                "workspaceUri: the URI is outside every open workspace folder",
+                field="workspaceUri",
+            )
+        return path.parent if path.is_file() else path
+
+    async def runtime(self, workspace_uri: str | None) -> tuple[Runtime, str]:
+        """The runtime of the request's project and the folder URI it was reached through."""
+        folder = self.folder_for(workspace_uri)
+        runtime = await asyncio.to_thread(self.runtimes.for_folder, folder)
+        return runtime, from_fs_path(str(folder)) or workspace_uri or ""
+
+    def forget_closed_folders(self) -> None:
+        for project in self.runtimes.retain(self.workspace_folders()):
+            log.info("closed the memory runtime of %s", project.root)
+
+    # --- messages and tasks ------------------------------------------------------------------
+
+    def send(self, method: str, message: Message) -> None:
+        """Send a server-to-client notification of the protocol."""
+        self.protocol.notify(method, message.model_dump(mode="json"))
+
+    def run_task(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Start a background task that is held, named, logged on failure and cancelled on close."""
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+
+        def done(task: asyncio.Task[Any]) -> None:
+            self._tasks.discard(task)
+            if not task.cancelled() and (exc := task.exception()) is not None:
+                log.error("background task %s failed", name, exc_info=exc)
+
+        task.add_done_callback(done)
+        return task
+
+    def close(self) -> None:
+        """Cancel background work and close every runtime (K3)."""
+        for task in list(self._tasks):
+            task.cancel()
+        self.runtimes.close_all()

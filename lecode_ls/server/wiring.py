@@ -1,0 +1,132 @@
+"""Every LSP method lecode-ls serves, wired in one place, behind one boundary.
+
+The boundary is the only place where core errors become JSON-RPC errors:
+- a request before `initialize` gets -32002;
+- params are validated with pydantic; a failure gets -32602 naming the field;
+- a `LecodeError` gets its JSON-RPC code and `data.code`;
+- anything else is logged with its traceback and answered with a plain -32603, so no traceback or
+  installation path reaches the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from lsprotocol import types
+from pydantic import ValidationError
+from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
+
+from lecode_ls.errors import INVALID_PARAMS, LecodeError
+from lecode_ls.server import memory_features as memory
+from lecode_ls.server.protocol import METHODS_BY_NAME, Message, Method
+from lecode_ls.server.server import LecodeServer
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[LecodeServer, Any], Awaitable[Message | str]]
+
+HANDLERS: dict[str, Handler] = {
+    "lecode/ping": memory.ping,
+    "lecode/project/info": memory.project_info,
+    "lecode/memory/list": memory.memory_list,
+    "lecode/memory/read": memory.memory_read,
+    "lecode/memory/write": memory.memory_write,
+    "lecode/memory/edit": memory.memory_edit,
+    "lecode/memory/search": memory.memory_search,
+    "lecode/agents/read": memory.agents_read,
+    "lecode.memory": memory.memory_command,
+}
+
+
+def parse(method: Method, raw: Any) -> Message:
+    """Validate raw params (a dict, or a command's argument list) against the method's model."""
+    if method.kind == "command":
+        names = list(method.params.model_fields)
+        if not isinstance(raw, list) or len(raw) > len(names):
+            raise _invalid(
+                "arguments", f"arguments: {method.name} takes at most {len(names)} arguments"
+            )
+        raw = {
+            method.params.model_fields[n].alias or n: v for n, v in zip(names, raw, strict=False)
+        }
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise _invalid("params", "params must be an object")
+    try:
+        return method.params.model_validate(raw)
+    except ValidationError as exc:
+        problems = [
+            (".".join(str(part) for part in error["loc"]) or "params", error["msg"])
+            for error in exc.errors(include_input=False, include_url=False)
+        ]
+        message = "; ".join(f"{field}: {msg}" for field, msg in problems)
+        raise _invalid(problems[0][0], message) from None
+
+
+def _invalid(field: str, message: str) -> JsonRpcException:
+    return JsonRpcException(
+        message=message, code=INVALID_PARAMS, data={"code": "invalid_params", "field": field}
+    )
+
+
+def boundary(ls: LecodeServer, method: Method, handler: Handler) -> Callable[..., Awaitable[Any]]:
+    async def handle(*args: Any) -> Any:
+        if not ls.ready:
+            raise JsonRpcServerNotInitialized(
+                "the server is not initialized; send initialize first"
+            )
+        raw: Any = list(args) if method.kind == "command" else (args[0] if args else None)
+        try:
+            result = await handler(ls, parse(method, raw))
+        except LecodeError as exc:
+            data = {"code": exc.code} | ({"field": exc.field} if exc.field else {})
+            raise JsonRpcException(message=exc.message, code=exc.rpc_code, data=data) from None
+        except (JsonRpcException, asyncio.CancelledError):
+            raise
+        except Exception:
+            log.exception("%s failed", method.name)
+            raise JsonRpcException(
+                message=f"{method.name} failed inside lecode-ls; the server log has the details",
+                code=-32603,
+                data={"code": "internal_error"},
+            ) from None
+        return result.model_dump(mode="json") if isinstance(result, Message) else result
+
+    return handle
+
+
+def register(ls: LecodeServer) -> None:
+    for name, handler in HANDLERS.items():
+        method = METHODS_BY_NAME[name]
+        wrapped = boundary(ls, method, handler)
+        if method.kind == "command":
+            ls.command(name)(wrapped)
+        else:
+            ls.feature(name)(wrapped)
+
+    @ls.feature(types.INITIALIZE)
+    def on_initialize(params: types.InitializeParams) -> None:
+        ls.apply_settings(params.initialization_options)
+        ls.ready = True
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def on_configuration(params: types.DidChangeConfigurationParams) -> None:
+        ls.apply_settings(params.settings)
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def on_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        ls.forget_closed_folders()
+
+    @ls.feature(types.SHUTDOWN)
+    def on_shutdown(params: None) -> None:
+        ls.close()
+
+
+def registered_methods(ls: LecodeServer) -> set[str]:
+    """The custom methods and commands this server actually serves (for the protocol test)."""
+    fm = ls.protocol.fm
+    return {n for n in fm.features if n.startswith("lecode/")} | set(fm.commands)

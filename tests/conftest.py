@@ -1,0 +1,20 @@
+"""Fixtures shared by every test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_config_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Point LECODE_CONFIG_DIR at a fresh folder, so no test touches the user's real store.
+
+    Made with tmp_path_factory, not tmp_path, so a test's own tmp_path stays empty.
+    """
+    config = tmp_path_factory.mktemp("lecode-config")
+    monkeypatch.setenv("LECODE_CONFIG_DIR", str(config))
+    return config
