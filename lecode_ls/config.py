@@ -11,7 +11,6 @@ problem is reported as a sentence naming the key path (`memory.facts_max_bytes: 
 from __future__ import annotations
 
 import copy
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True
-    )
+    # Field docstrings are documentation (README's table reads them with lecode_ls.fielddocs);
+    # pydantic is not asked to parse them, which would cost start-up time.
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 class MemorySettings(_Section):
@@ -32,13 +31,16 @@ class MemorySettings(_Section):
     """false turns every memory feature off: requests answer `memory_disabled`, no store is created."""
 
     max_bytes: int = Field(32768, ge=0, le=1_048_576)
-    """Cap on the whole injected memory section (headings, Markdown, scratchpad, facts, provenance)."""
+    """Cap on the whole injected memory section (headings, Markdown, scratchpad, facts,
+    provenance). Today it caps `/memory show`; prompt injection arrives with chat."""
 
     auto_learn: bool = False
-    """Opt in to automatic fact learning after a successful compaction."""
+    """Opt in to automatic fact learning after a successful compaction. Accepted and validated;
+    it has no effect yet (automatic learning is not built)."""
 
     facts_max_bytes: int = Field(8192, ge=0, le=65536)
-    """Share of max_bytes given first to whole, validated facts."""
+    """Share of max_bytes given first to whole, validated facts (used once facts and injection
+    are built)."""
 
 
 class Settings(_Section):
@@ -102,6 +104,8 @@ def read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
         return {}, []
     except (OSError, UnicodeDecodeError) as exc:
         return {}, [f"config.toml could not be read ({exc.__class__.__name__}); using the defaults"]
+    import tomllib  # imported here: 17 ms that start-up without a config file never pays
+
     try:
         return tomllib.loads(text), []
     except tomllib.TOMLDecodeError as exc:

@@ -97,3 +97,103 @@ class StoreError(LecodeError):
     """The store could not be read or written (disk full, permissions, a damaged file)."""
 
     code = "store_error"
+
+
+# Facts (lecode_ls/memory/facts.py).
+
+
+class FactNotFound(NotFound):
+    """A fact ID that was never stored, or that was forgotten."""
+
+    code = "fact_not_found"
+
+
+class RevisionNotFound(NotFound):
+    """A revision number that the named fact does not have."""
+
+    code = "revision_not_found"
+
+
+class StaleRevision(LecodeError):
+    """An optimistic revision check failed: the fact moved on since the caller read it."""
+
+    code = "stale_revision"
+
+
+class StaleGeneration(LecodeError):
+    """The project's exclusion generation moved on (something was forgotten) since the caller read it."""
+
+    code = "stale_generation"
+
+
+class ExcludedEvidence(LecodeError):
+    """Evidence that cites a source position a forget excluded; it can never be used again."""
+
+    code = "excluded_evidence"
+
+
+class InvalidSource(LecodeError):
+    """A source reference that is malformed, fails validation, or cannot justify the change."""
+
+    code = "invalid_source"
+
+
+class SourceAlreadyAttached(LecodeError):
+    """A revision already carries a different source reference; each revision holds one."""
+
+    code = "source_already_attached"
+
+
+# Sessions and sources (lecode_ls/memory/transcript.py, sessions.py, sources.py).
+
+
+class InvalidSessionId(LecodeError):
+    """A session ID that is not exactly `YYYYMMDDTHHMMSSZ-xxxxxxxx` (never a path, prefix or name)."""
+
+    code = "invalid_session_id"
+    rpc_code = INVALID_PARAMS
+
+
+class SessionNotFound(NotFound):
+    """A well-formed session ID with no transcript in this project's store."""
+
+    code = "session_not_found"
+
+
+class CorruptTranscript(StoreError):
+    """A transcript damaged before its final line: a bad line, a seq out of place, a wrong header.
+
+    A torn final line (a crash mid-append) is not corruption: it is cut off when the file is opened.
+    """
+
+    code = "corrupt_transcript"
+
+
+class SessionAttached(LecodeError):
+    """A session that cannot be deleted because a chat or another window has it attached."""
+
+    code = "session_attached"
+
+
+class NothingToUndo(LecodeError):
+    """An undo with no visible exchange after the last clear."""
+
+    code = "nothing_to_undo"
+
+
+class NothingToRedo(LecodeError):
+    """A redo with no undo left to restore."""
+
+    code = "nothing_to_redo"
+
+
+class SourceInvalid(InvalidSource):
+    """A source reference that `validate_source` did not find valid; `status` says why.
+
+    `status` is "missing" (no such session here), "stale" (its records changed or are damaged) or
+    "hidden" (undone, cleared from working context, or excluded by a forget).
+    """
+
+    def __init__(self, message: str, *, status: str, field: str | None = None) -> None:
+        super().__init__(message, field=field)
+        self.status = status

@@ -80,6 +80,12 @@ class Runtimes:
         runtime.attach_folder(folder)
         return runtime
 
+    def existing(self, folder: Path) -> Runtime | None:
+        """The runtime already serving `folder`, if any; never touches the disk."""
+        with self._lock:
+            root = self._root_of.get(folder)
+            return self._by_root.get(root) if root is not None else None
+
     def update_settings(self, settings: Settings) -> None:
         with self._lock:
             self._settings = settings

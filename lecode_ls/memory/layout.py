@@ -7,19 +7,16 @@ Nothing here creates a store on its own: `store_dir` only names the folder, and
 
 from __future__ import annotations
 
-import datetime
 import logging
 import os
-import re
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-import platformdirs
-
-from lecode_ls.errors import StoreError
-from lecode_ls.memory.files import atomic_write, refuse_symlinks
+from lecode_ls.errors import InvalidName, StoreError
+from lecode_ls.memory.files import atomic_write, read_regular, refuse_symlinks
 from lecode_ls.memory.identity import Project, find_project_root, project_slug
+from lecode_ls.memory.markdown import validate_name
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +27,6 @@ LEGACY_IMPORTS = ".legacy-imports"
 """Store file listing, one per line, the legacy slugs already imported into the store."""
 
 _TOP_LEVEL = ("MEMORY.md", "scratchpad.md")
-_DAILY_NAME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})\.md")
-# Note names as older lecode wrote them: one visible path component. Anything stranger stays in
-# the legacy store (which is never changed) rather than entering the new one.
-_NOTE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,199}\.md")
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def config_dir(environ: Mapping[str, str]) -> Path:
@@ -47,6 +39,8 @@ def config_dir(environ: Mapping[str, str]) -> Path:
     override = environ.get(CONFIG_DIR_ENV, "")
     if override:
         return Path(override).expanduser().resolve()
+    import platformdirs  # only when there is no override: kept out of start-up otherwise
+
     return Path(platformdirs.user_config_dir("lecode"))
 
 
@@ -103,7 +97,7 @@ def migrate_legacy(config_dir: Path, project: Project, cwd: Path) -> list[str]:
         # the same bytes.
         if os.path.lexists(destination):
             continue
-        data = _read_regular(legacy / name)
+        data = _read_legacy(legacy / name)
         if data is None:
             complete = False
             continue
@@ -125,11 +119,14 @@ def migrate_legacy(config_dir: Path, project: Project, cwd: Path) -> list[str]:
 
 
 def _legacy_markdown(legacy: Path) -> Iterator[str]:
-    """Store-relative names of the legacy Markdown files worth importing (links logged, skipped)."""
+    """Store-relative names of the legacy Markdown files worth importing (links logged, skipped).
+
+    A name the store would refuse stays in the legacy store (which is never changed).
+    """
     for name in _TOP_LEVEL:
         if _is_regular(legacy / name):
             yield name
-    for folder, pattern in (("daily", _DAILY_NAME), ("notes", _NOTE_NAME)):
+    for folder in ("daily", "notes"):
         sub = legacy / folder
         if sub.is_symlink():
             log.warning("legacy memory folder %s is a symbolic link; not importing it", sub)
@@ -142,13 +139,14 @@ def _legacy_markdown(legacy: Path) -> Iterator[str]:
             log.warning("cannot list legacy memory folder %s: %s", sub, exc)
             continue
         for entry in entries:
-            match = pattern.fullmatch(entry)
-            if match is None:
-                continue
-            if folder == "daily" and not _is_date(match.group(1)):
+            name = f"{folder}/{entry}"
+            try:
+                if validate_name(name) != name:
+                    continue
+            except InvalidName:
                 continue
             if _is_regular(sub / entry):
-                yield f"{folder}/{entry}"
+                yield name
 
 
 def _is_regular(path: Path) -> bool:
@@ -163,34 +161,13 @@ def _is_regular(path: Path) -> bool:
     return stat.S_ISREG(mode)
 
 
-def _is_date(text: str) -> bool:
+def _read_legacy(path: Path) -> bytes | None:
+    """The bytes of a legacy file, or None (logged) if it vanished or turned into a link."""
     try:
-        datetime.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _read_regular(path: Path) -> bytes | None:
-    """The bytes of a regular file, opened without following links; None (logged) on failure.
-
-    The file was checked to be no link when listed; O_NOFOLLOW and the fstat close the gap in
-    which it could have been swapped for one.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | os.O_CLOEXEC)
+        return read_regular(path)
     except OSError as exc:
         log.warning("cannot read legacy memory file %s: %s", path, exc)
         return None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            log.warning("legacy memory file %s is not a regular file; not importing it", path)
-            return None
-        try:
-            return handle.read()
-        except OSError as exc:
-            log.warning("cannot read legacy memory file %s: %s", path, exc)
-            return None
 
 
 def _read_imports(store: Path) -> set[str]:

@@ -14,6 +14,7 @@ import contextlib
 import errno
 import json
 import re
+import time
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,6 +44,9 @@ NOTE_NAME_MAX_BYTES = 128
 MAX_SEARCH_HITS = 50
 MAX_PATTERN_CHARS = 1000
 MAX_HIT_CHARS = 500
+CACHE_MAX_CHARS = 262_144  # larger files are always read from disk
+CACHE_MAX_FILES = 256
+SEARCH_SECONDS = 2.0  # wall-clock budget of one search
 LOCK_NAME = ".lock"
 
 _ALLOWED = "use MEMORY.md, scratchpad.md, daily/YYYY-MM-DD.md or notes/<name>.md"
@@ -101,6 +105,49 @@ def _check_note(file: str, note: str) -> None:
         raise _invalid(file, f"has a note name over {NOTE_NAME_MAX_BYTES} UTF-8 bytes")
 
 
+def validate_name(file: str) -> str:
+    """Return the normalized store-relative name of `file`, or raise `InvalidName`.
+
+    Normalization is Unicode NFC only, so a note typed in decomposed form names the same file.
+    """
+    if not isinstance(file, str):
+        raise InvalidName("file: the memory file name must be a string", field="file")
+    for char in file:
+        if char == "\0" or unicodedata.category(char) in _REFUSED_CATEGORIES:
+            raise _invalid(file, "contains a control or invisible formatting character")
+    name = unicodedata.normalize("NFC", file)
+    if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
+        raise _invalid(file, f"is an absolute path; names are relative to the store; {_ALLOWED}")
+    if name in FIXED_FILES:
+        return name
+    if name.startswith("daily/"):
+        match = _DAILY.fullmatch(name)
+        try:
+            date.fromisoformat(match.group(1) if match else "")
+        except ValueError:
+            raise _invalid(
+                file, "is not a daily log; use daily/YYYY-MM-DD.md with a real calendar date"
+            ) from None
+        return name
+    if name.startswith("notes/"):
+        if not name.endswith(".md"):
+            raise _invalid(file, "is not a note; note files end in .md, as in notes/build.md")
+        _check_note(file, name[len("notes/") : -len(".md")])
+        return name
+    raise _invalid(file, f"is not a memory file; {_ALLOWED}")
+
+
+def _identity(path: Path) -> tuple[int, int, int, int] | None:
+    """What changes whenever the file does (an atomic rename gives a new inode); None if absent."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return (-1, -1, -1, -1)  # unreadable metadata: never matches, so read() reports it
+    return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
+
+
 class MarkdownStore:
     """The Markdown files of one project store folder (`<config_dir>/memory/<slug>/`).
 
@@ -110,41 +157,15 @@ class MarkdownStore:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._lock = FileLock(root / LOCK_NAME)
+        # name -> (file identity, text). Writes are atomic renames, so a changed file always has
+        # a new identity; `cached` can then answer from metadata alone.
+        self._texts: dict[str, tuple[tuple[int, int, int, int], str]] = {}
 
     # -- names ---------------------------------------------------------------------------------
 
     def validate(self, file: str) -> str:
-        """Return the normalized store-relative name of `file`, or raise `InvalidName`.
-
-        Normalization is Unicode NFC only, so a note typed in decomposed form names the same file.
-        """
-        if not isinstance(file, str):
-            raise InvalidName("file: the memory file name must be a string", field="file")
-        for char in file:
-            if char == "\0" or unicodedata.category(char) in _REFUSED_CATEGORIES:
-                raise _invalid(file, "contains a control or invisible formatting character")
-        name = unicodedata.normalize("NFC", file)
-        if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
-            raise _invalid(
-                file, f"is an absolute path; names are relative to the store; {_ALLOWED}"
-            )
-        if name in FIXED_FILES:
-            return name
-        if name.startswith("daily/"):
-            match = _DAILY.fullmatch(name)
-            try:
-                date.fromisoformat(match.group(1) if match else "")
-            except ValueError:
-                raise _invalid(
-                    file, "is not a daily log; use daily/YYYY-MM-DD.md with a real calendar date"
-                ) from None
-            return name
-        if name.startswith("notes/"):
-            if not name.endswith(".md"):
-                raise _invalid(file, "is not a note; note files end in .md, as in notes/build.md")
-            _check_note(file, name[len("notes/") : -len(".md")])
-            return name
-        raise _invalid(file, f"is not a memory file; {_ALLOWED}")
+        """Return the normalized store-relative name of `file`, or raise `InvalidName`."""
+        return validate_name(file)
 
     def _path(self, file: str) -> tuple[str, Path]:
         name = self.validate(file)
@@ -186,8 +207,27 @@ class MarkdownStore:
     def read(self, file: str) -> tuple[str, bool]:
         """Return `(content, exists)`; a missing file reads as `("", False)`."""
         name, path = self._path(file)
+        identity = _identity(path)
         text = self._load(name, path)
-        return ("", False) if text is None else (text, True)
+        if text is None:
+            return "", False
+        if identity is not None and len(text) <= CACHE_MAX_CHARS:
+            if len(self._texts) >= CACHE_MAX_FILES:
+                self._texts.clear()
+            self._texts[name] = (identity, text)
+        return text, True
+
+    def cached(self, file: str) -> tuple[str, bool] | None:
+        """`read(file)` answered from metadata alone (a few lstat calls, no file read), or None.
+
+        Cheap enough for the server's event loop; None means "call read() in a worker thread".
+        """
+        name, path = self._path(file)
+        identity = _identity(path)
+        if identity is None:
+            return "", False
+        entry = self._texts.get(name)
+        return (entry[1], True) if entry is not None and entry[0] == identity else None
 
     def list(self) -> list[MemoryFile]:
         """The store's existing Markdown files, sorted by name.
@@ -247,14 +287,22 @@ class MarkdownStore:
         if limit < 1:
             raise InvalidParams(f"limit: must be at least 1, got {limit}", field="limit")
         limit = min(limit, MAX_SEARCH_HITS)
+        # `regex` (re-compatible syntax) because its matching takes a timeout: a pattern with
+        # catastrophic backtracking must not hold a worker thread, or the server's exit.
+        # Imported here, on first search, to keep it out of start-up.
+        import regex as timed_re
+
         try:
-            regex = re.compile(pattern)
-        except re.error as exc:
-            where = "" if exc.pos is None else f" at position {exc.pos}"
+            compiled = timed_re.compile(pattern)
+        except timed_re.error as exc:
+            # regex's error has re.error's msg and pos, but its stubs do not declare them.
+            msg, pos = getattr(exc, "msg", str(exc)), getattr(exc, "pos", None)
+            where = "" if pos is None else f" at position {pos}"
             raise InvalidPattern(
-                f"pattern: not a valid regular expression: {exc.msg}{where}", field="pattern"
+                f"pattern: not a valid regular expression: {msg}{where}", field="pattern"
             ) from None
         hits: list[SearchHit] = []
+        deadline = time.monotonic() + SEARCH_SECONDS
         for entry in self.list():
             text = self._load(entry.file, self.root / entry.file) or ""
             lines = text.split("\n")
@@ -262,7 +310,15 @@ class MarkdownStore:
                 lines.pop()  # the empty "line" after a final newline is not a line
             for number, raw in enumerate(lines, start=1):
                 line = raw.removesuffix("\r")
-                if regex.search(line) is None:
+                try:
+                    found = compiled.search(line, timeout=max(deadline - time.monotonic(), 0.001))
+                except TimeoutError:
+                    raise InvalidPattern(
+                        f"pattern: the search took over {SEARCH_SECONDS:g} s and was stopped; "
+                        "simplify the pattern",
+                        field="pattern",
+                    ) from None
+                if found is None:
                     continue
                 if len(hits) == limit:
                     return hits, True

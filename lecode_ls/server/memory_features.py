@@ -42,7 +42,10 @@ async def memory_read(ls: LecodeServer, params: p.MemoryReadParams) -> p.MemoryR
     runtime, _ = await ls.runtime(params.workspace_uri)
     store = runtime.require_memory()
     name = store.validate(params.file)
-    content, exists = await asyncio.to_thread(store.read, name)
+    known = store.cached(name)  # metadata only; the read itself goes to a worker thread
+    if known is None:
+        known = await asyncio.to_thread(store.read, name)
+    content, exists = known
     return p.MemoryReadResult(file=name, content=content, exists=exists)
 
 

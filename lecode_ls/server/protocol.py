@@ -27,7 +27,8 @@ class Message(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
-        use_attribute_docstrings=True,
+        # Schemas are built on first use, not at import: start-up time matters (bench/).
+        defer_build=True,
     )
 
 

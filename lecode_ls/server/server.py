@@ -39,7 +39,10 @@ class LecodeServer(LanguageServer):
         self.settings = Settings()
         self.runtimes = Runtimes(config_dir, self.settings)
         self.ready = False
+        self.initialization_options: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._folder_uris: tuple[str, ...] = ()
+        self._folders: list[Path] = []
 
     # --- settings ----------------------------------------------------------------------------
 
@@ -94,7 +97,10 @@ class LecodeServer(LanguageServer):
     async def runtime(self, workspace_uri: str | None) -> tuple[Runtime, str]:
         """The runtime of the request's project and the folder URI it was reached through."""
         folder = self.folder_for(workspace_uri)
-        runtime = await asyncio.to_thread(self.runtimes.for_folder, folder)
+        # Creating a runtime touches the disk; finding an existing one is a dict lookup.
+        runtime = self.runtimes.existing(folder)
+        if runtime is None:
+            runtime = await asyncio.to_thread(self.runtimes.for_folder, folder)
         return runtime, from_fs_path(str(folder)) or workspace_uri or ""
 
     def forget_closed_folders(self) -> None:

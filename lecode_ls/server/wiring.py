@@ -110,8 +110,14 @@ def register(ls: LecodeServer) -> None:
 
     @ls.feature(types.INITIALIZE)
     def on_initialize(params: types.InitializeParams) -> None:
-        ls.apply_settings(params.initialization_options)
+        ls.initialization_options = params.initialization_options
         ls.ready = True
+
+    # Settings are loaded on `initialized`, not `initialize`: the client sends it before any
+    # request, and answering `initialize` without validating settings first starts faster.
+    @ls.feature(types.INITIALIZED)
+    def on_initialized(params: types.InitializedParams) -> None:
+        ls.apply_settings(ls.initialization_options)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(params: types.DidChangeConfigurationParams) -> None:

@@ -13,6 +13,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 from lsprotocol.converters import get_converter
+from pygls.protocol import JsonRPCProtocol
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
@@ -93,6 +94,8 @@ async def start(isolated_config_dir: Path) -> AsyncIterator[Start]:
     for client in clients:
         if client.capabilities is not None and not client.stopped and client.error is None:
             await client.shutdown_session()
+        elif not client.stopped:
+            client.protocol.notify(types.EXIT, None)  # never initialized: just exit
         if not client.stopped:
             await client.stop()
 
@@ -100,6 +103,11 @@ async def start(isolated_config_dir: Path) -> AsyncIterator[Start]:
 async def call(client: LanguageClient, method: str, params: Any = None) -> Any:
     """Send a custom request and return its result (JSON-RPC errors raise JsonRpcException)."""
     return await client.protocol.send_request_async(method, params if params is not None else {})
+
+
+async def raw_call(client: LanguageClient, method: str, params: Any = None) -> Any:
+    """Send a request even before `initialize`; pytest-lsp's own check would refuse to."""
+    return await JsonRPCProtocol.send_request_async(client.protocol, method, params)
 
 
 async def command(client: LanguageClient, *arguments: Any) -> Any:

@@ -385,8 +385,7 @@ class TestSearch:
             store.search("(unclosed")
         assert caught.value.field == "pattern"
         assert caught.value.message == (
-            "pattern: not a valid regular expression: missing ), unterminated subpattern "
-            "at position 0"
+            "pattern: not a valid regular expression: missing ) at position 9"
         )
 
     def test_a_pattern_over_1000_characters_is_invalid_pattern(self, store: MarkdownStore) -> None:
@@ -434,3 +433,36 @@ class TestConcurrentAppends:
         assert [worker.wait(timeout=60) for worker in workers] == [0, 0, 0, 0]
         lines = store.read("notes/log.md")[0].splitlines()
         assert sorted(lines) == sorted(f"p{w}-{i}" for w in range(4) for i in range(25))
+
+
+class TestCachedRead:
+    """`cached` answers from metadata only, and never with stale text."""
+
+    def test_a_fresh_read_is_served_from_the_cache(self, store: MarkdownStore) -> None:
+        store.write("MEMORY.md", "one\n", "replace")
+        assert store.cached("MEMORY.md") is None  # written, never read: nothing cached yet
+        assert store.read("MEMORY.md") == ("one\n", True)
+        assert store.cached("MEMORY.md") == ("one\n", True)
+
+    def test_a_change_by_another_writer_is_never_served_stale(self, store: MarkdownStore) -> None:
+        store.write("MEMORY.md", "one\n", "replace")
+        store.read("MEMORY.md")
+        other = MarkdownStore(store.root)  # as another server process would
+        other.write("MEMORY.md", "two\n", "replace")
+        assert store.cached("MEMORY.md") is None
+        assert store.read("MEMORY.md") == ("two\n", True)
+
+    def test_a_missing_file_is_answered_without_reading(self, store: MarkdownStore) -> None:
+        assert store.cached("notes/none.md") == ("", False)
+
+    def test_a_symlinked_file_is_refused_even_from_the_cache(
+        self, store: MarkdownStore, tmp_path: Path
+    ) -> None:
+        store.write("MEMORY.md", "one\n", "replace")
+        store.read("MEMORY.md")
+        target = tmp_path / "elsewhere.md"
+        target.write_text("one\n")
+        (store.root / "MEMORY.md").unlink()
+        (store.root / "MEMORY.md").symlink_to(target)
+        with pytest.raises(SymlinkRefused):
+            store.cached("MEMORY.md")

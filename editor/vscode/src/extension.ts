@@ -56,6 +56,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
     client.onDidChangeFolders(refreshProjects),
+    client.onDidSendSettings(refreshProjects),
     client.onMemoryDidChange((params) => {
       files.handleDidChange(params);
       tree.refresh();

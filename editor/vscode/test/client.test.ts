@@ -89,10 +89,11 @@ function harness(user: Record<string, unknown> = {}, startError?: Error) {
 }
 
 describe("clientOptions", () => {
-  const hooks = (client?: ClientLike, foldersChanged = () => {}): ClientHooks => ({
+  const hooks = (client?: ClientLike, foldersChanged = () => {}, settingsChanged = () => {}): ClientHooks => ({
     client: () => client,
     configuration: () => configuration({ "memory.max_bytes": 4096, "server.command": ["lecode-ls"] }),
     foldersChanged,
+    settingsChanged,
     gaveUp: () => {},
   });
 
@@ -103,13 +104,14 @@ describe("clientOptions", () => {
     expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory"] });
   });
 
-  it("sends settings changes as {lecode: {memory}}, never the extension's server section", async () => {
+  it("sends settings changes as {lecode: {memory}}, never the extension's server section, then announces them", async () => {
     const client = new FakeLanguageClient(undefined, undefined as never);
-    const options = clientOptions(output, logger, hooks(client));
+    let announcedAfter: unknown[] | undefined;
+    const options = clientOptions(output, logger, hooks(client, undefined, () => (announcedAfter = [...client.notifications])));
     await options.middleware?.workspace?.didChangeConfiguration?.(["lecode.memory"], async () => {});
-    expect(client.notifications).toEqual([
-      ["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 } } } }],
-    ]);
+    const sent = [["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 } } } }]];
+    expect(client.notifications).toEqual(sent);
+    expect(announcedAfter).toEqual(sent);
   });
 
   it("announces a folder change only after the server was told about it", async () => {
@@ -166,6 +168,16 @@ describe("ServerClient", () => {
     ]);
     expect(states.at(-1)).toEqual({ state: "failed", message: errors[0] });
     await expect(server.sendRequest("lecode/ping", {})).rejects.toThrow(errors[0]);
+  });
+
+  it("reports a client that cannot even be made, instead of staying in starting", async () => {
+    const errors: string[] = [];
+    const server = new ServerClient(output, logger, () => configuration({ "server.command": ["lecode-ls"] }), (m) => errors.push(m), () => {
+      throw new Error("Cannot read properties of undefined (reading 'Empty')");
+    });
+    await server.start();
+    expect(server.state).toEqual({ state: "failed", message: errors[0] });
+    expect(errors[0]).toMatch(/^lecode-ls did not start \(Cannot read properties/);
   });
 
   it("does not start an invalid command", async () => {

@@ -5,7 +5,7 @@
 // covers P7 (memory tree view)
 import { describe, expect, it } from "vitest";
 import * as vscode from "vscode";
-import type { Project } from "../src/common/projects";
+import { type Project, ProjectIndex } from "../src/common/projects";
 import { Requests } from "../src/common/protocol";
 import { MemoryTreeProvider, type MemoryNode, groupChildren, projectChildren, treeItem } from "../src/views/memoryTree";
 import { FakeServer, project, serverError } from "./fakes";
@@ -66,6 +66,27 @@ describe("MemoryTreeProvider", () => {
     const roots = await tree(server, [project("/src/app", [FOLDER, "file:///src/app/web"])]).getChildren();
     expect(roots.map((node) => node.kind)).toEqual(["file", "file", "group", "group"]);
     expect(server.calls).toEqual([{ method: "lecode/memory/list", params: { workspaceUri: FOLDER } }]);
+  });
+
+  it("shows two folders of one checkout as one project, without a project root node", async () => {
+    const server = new FakeServer()
+      .on(Requests.projectInfo, () => ({ projectRoot: "/src/app", slug: "app-1", storePath: "/cfg/memory/app-1", memoryEnabled: true }))
+      .on(Requests.memoryList, () => ({ files: [at("notes/build.md")] }));
+    const index = new ProjectIndex(server, () => [
+      { uri: FOLDER, name: "app" },
+      { uri: "file:///src/app-worktree", name: "app-worktree" },
+    ]);
+    await index.refresh();
+    const roots = await new MemoryTreeProvider(server, index, { notRunning: undefined }).getChildren();
+    expect(roots.map((node) => (node.kind === "group" ? node.group : node.kind === "file" ? node.file : node.kind))).toEqual([
+      "MEMORY.md",
+      "scratchpad.md",
+      "daily",
+      "notes",
+    ]);
+    expect(server.calls.filter((call) => call.method === Requests.memoryList)).toEqual([
+      { method: "lecode/memory/list", params: { workspaceUri: FOLDER } },
+    ]);
   });
 
   it("gives each of several projects a root node with its own files", async () => {

@@ -71,6 +71,8 @@ export interface ClientHooks {
   configuration(): ConfigurationLike;
   /** After the server was told about a change of workspace folders. */
   foldersChanged(): void;
+  /** After the server was sent changed settings (they may turn memory on or off). */
+  settingsChanged(): void;
   /** The server stopped and will not be restarted. */
   gaveUp(message: string): void;
 }
@@ -119,6 +121,7 @@ export function clientOptions(
           await hooks.client()?.sendNotification(DidChangeConfigurationNotification.method, {
             settings: { [SECTION]: settingsForServer(hooks.configuration()) },
           });
+          hooks.settingsChanged();
         },
         didChangeWorkspaceFolders: async (event, next) => {
           await next(event);
@@ -144,12 +147,15 @@ export class ServerClient implements RequestSender, vscode.Disposable {
   private readonly stateChanged = new vscode.EventEmitter<ServerState>();
   private readonly memoryChanged = new vscode.EventEmitter<MemoryDidChangeParams>();
   private readonly foldersChanged = new vscode.EventEmitter<void>();
+  private readonly settingsChanged = new vscode.EventEmitter<void>();
   /** Fires on every change of state; `running` means requests can be sent. */
   readonly onDidChangeState = this.stateChanged.event;
   /** The server's `lecode/memory/didChange` notification. */
   readonly onMemoryDidChange = this.memoryChanged.event;
   /** The server has been told about added or removed workspace folders. */
   readonly onDidChangeFolders = this.foldersChanged.event;
+  /** The server has been sent changed settings. */
+  readonly onDidSendSettings = this.settingsChanged.event;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
@@ -204,6 +210,7 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     this.stateChanged.dispose();
     this.memoryChanged.dispose();
     this.foldersChanged.dispose();
+    this.settingsChanged.dispose();
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
@@ -230,10 +237,12 @@ export class ServerClient implements RequestSender, vscode.Disposable {
       client: () => (this.client === client ? client : undefined),
       configuration: this.configuration,
       foldersChanged: () => this.foldersChanged.fire(),
+      settingsChanged: () => this.settingsChanged.fire(),
       gaveUp: (message) => {
-        if (this.client === client) {
+        const stopped = this.client;
+        if (stopped !== undefined && stopped === client) {
           this.client = undefined;
-          void client.dispose().catch(() => undefined);
+          void stopped.dispose().catch((error: unknown) => this.logger.warn(`disposing lecode-ls: ${errorMessage(error)}`));
           this.fail(message);
         }
       },
@@ -250,7 +259,7 @@ export class ServerClient implements RequestSender, vscode.Disposable {
       await client.start();
     } catch (error) {
       this.client = undefined;
-      await client?.dispose().catch(() => undefined);
+      await client?.dispose().catch((cleanup: unknown) => this.logger.warn(`disposing lecode-ls: ${errorMessage(cleanup)}`));
       this.fail(
         `lecode-ls did not start (${errorMessage(error)}). Check the setting lecode.server.command, then run "lecode: Restart Server".`,
       );

@@ -63,7 +63,6 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  console.log(host?.log.join("\n"), host?.messages);
   await extension?.deactivate();
   if (savedConfigDir === undefined) delete process.env.LECODE_CONFIG_DIR;
   else process.env.LECODE_CONFIG_DIR = savedConfigDir;
@@ -76,9 +75,8 @@ describe("the extension in a host", () => {
     expect(roots).toHaveLength(1);
   });
 
-  it("sends changed settings to the server", async () => {
+  it("sends changed settings to the server and refreshes the view", async () => {
     host.changeSettings({ "lecode.memory.enabled": true });
-    await run("lecode.refreshMemory");
     expect((await rootsWhen(filesShown)).map((n) => n.kind)).toEqual(["file", "file", "group", "group"]);
   });
 

