@@ -70,9 +70,7 @@ class TestSettings:
     async def test_did_change_configuration_takes_effect(self, start: Start, repo: Path) -> None:
         client = await start(repo)
         client.workspace_did_change_configuration(
-            types.DidChangeConfigurationParams(
-                settings={"lecode": {"memory": {"enabled": False}}}
-            )
+            types.DidChangeConfigurationParams(settings={"lecode": {"memory": {"enabled": False}}})
         )
         assert (await call(client, "lecode/project/info"))["memoryEnabled"] is False
 
@@ -158,5 +156,3 @@ class TestProjects:
         assert await call(client, "lecode/agents/read") == {"content": "Use uv.\n", "exists": True}
         listed = await call(client, "lecode/memory/list")
         assert listed == {"files": []}
-
-
