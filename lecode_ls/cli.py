@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level, handlers=[handler])
     # pygls logs every message body at INFO: too chatty, and bodies hold memory contents.
     logging.getLogger("pygls").setLevel(logging.WARNING)
+    logging.getLogger("pygls.server").setLevel(logging.INFO)  # lifecycle only: "Serving on ..."
     logging.getLogger("pygls.protocol.json_rpc").addFilter(_QuietDomainErrors())
 
     # Imported here so `--help` and `--version` answer without loading the server.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from lsprotocol import types
@@ -156,3 +157,46 @@ class TestProjects:
         assert await call(client, "lecode/agents/read") == {"content": "Use uv.\n", "exists": True}
         listed = await call(client, "lecode/memory/list")
         assert listed == {"files": []}
+
+
+class TestTransports:
+    async def test_tcp_serves_a_client(self, repo: Path, isolated_config_dir: Path) -> None:
+        # covers P1: `--tcp HOST:PORT` on request (stdio is what every other test uses)
+        import json
+        import socket
+        import sys
+
+        with socket.socket() as probe:  # a free port on loopback
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "lecode_ls",
+            "--tcp",
+            f"127.0.0.1:{port}",
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            assert server.stderr is not None
+            while b"Serving on" not in (line := await server.stderr.readline()):
+                assert line, "the server exited before listening"
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+
+            async def rpc(id_: int, method: str, params: object) -> dict[str, object]:
+                body = json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
+                writer.write(f"Content-Length: {len(body)}\r\n\r\n{body}".encode())
+                while True:
+                    header = await reader.readuntil(b"\r\n\r\n")
+                    length = int(header.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+                    message = json.loads(await reader.readexactly(length))
+                    if message.get("id") == id_:
+                        return message  # type: ignore[no-any-return]
+
+            init = await rpc(1, "initialize", {"capabilities": {}, "rootUri": uri(repo)})
+            assert init["result"]["serverInfo"]["name"] == "lecode-ls"  # type: ignore[index]
+            assert (await rpc(2, "lecode/ping", {}))["result"] == {}
+            writer.close()
+        finally:
+            server.kill()
+            await server.wait()
