@@ -1,0 +1,748 @@
+"""Source-linked facts: `FactStore`, the only owner of a project's facts.sqlite3 (F1-F9).
+
+A fact is an ID with numbered revisions of text. A revision may carry one validated source
+reference (session ID, transcript sequence positions, SHA-256 digest of the referenced records)
+and, in databases from before source-linked recall, unverified legacy provenance. Forgetting a
+fact installs content-free exclusions for every position its evidence ever cited; excluded
+evidence can never be remembered, corrected with, or attached again, and other facts citing it
+stay stored but are suppressed from recall.
+
+Durability and concurrency: apsw (a current SQLite, see PITFALLS "SQLite"), WAL with
+`synchronous=FULL` (facts change rarely and a forget must survive a power loss once it returned),
+a 5 s busy timeout, and every write one `BEGIN IMMEDIATE` transaction, so several editor windows
+(processes) can share one database. Within a process, one connection per store is guarded by a
+lock: every public method is safe to call from any thread and they run one at a time.
+
+Source validation (transcript reads, digests, visibility) is not done here: callers pass a
+`SourceCheck`. It runs before the write transaction, outside the store's lock, so it may call
+`excluded_seqs` or `generation` on this store; exclusions and the generation are checked again
+inside the transaction.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import errno
+import json
+import os
+import re
+import stat
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import astuple, dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import apsw
+
+from lecode_ls.errors import (
+    FactNotFound,
+    InvalidParams,
+    InvalidSource,
+    LecodeError,
+    RevisionNotFound,
+    SourceAlreadyAttached,
+    StaleRevision,
+    StoreError,
+    SymlinkRefused,
+)
+from lecode_ls.memory import facts_schema as schema
+from lecode_ls.memory.facts_schema import as_int, canonical_text, parse_seqs
+from lecode_ls.memory.files import FILE_MODE, make_dirs, refuse_symlinks
+
+DB_NAME = "facts.sqlite3"
+BUSY_TIMEOUT_MS = 5000
+MAX_PAGE = 50  # list/search never return more than this many facts
+DEFAULT_PAGE = 20
+MAX_TEXT_BYTES = 4096  # one revision's text, UTF-8
+MAX_SOURCE_POSITIONS = 200  # a SourceRef covers at most 200 sequence positions (S2)
+MAX_SESSION_ID_CHARS = 256
+MAX_DIGEST_CHARS = 128
+_ORIGIN = re.compile(r"[a-z][a-z0-9_]{0,31}")
+_SIDECARS = ("-wal", "-shm", "-journal")
+_SOURCE_FIELD = "source_snapshot"
+
+
+class SourceLike(Protocol):
+    """A source reference as the session store makes it (`sources.SourceRef` satisfies this)."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def seqs(self) -> tuple[int, ...]: ...
+    @property
+    def digest(self) -> str: ...
+
+
+class PositionsLike(Protocol):
+    """Unverified legacy provenance: a session and positions, with no digest."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def seqs(self) -> tuple[int, ...]: ...
+
+
+Purpose = Literal["working", "durable"]
+SourceCheck = Callable[[SourceLike, Purpose], None]
+"""Raises a LecodeError when the reference does not validate for the purpose (S3)."""
+AuthoredCheck = Callable[[SourceLike], bool]
+"""True when the reference's positions include persisted user or assistant text (F6)."""
+
+
+@dataclass(frozen=True)
+class StoredRef:
+    """A source reference as stored: exact session ID, ascending positions, digest."""
+
+    session_id: str
+    seqs: tuple[int, ...]
+    digest: str
+
+
+@dataclass(frozen=True)
+class Positions:
+    """One row of legacy provenance. Never trusted: it has no digest to validate."""
+
+    session_id: str
+    seqs: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact's current revision, as an administrative (unverified) read sees it."""
+
+    id: int
+    revision: int  # the current revision, 1-based
+    text: str
+    origin: str  # "unverified" (add), "remembered" (remember) or a caller's label
+    source: StoredRef | None  # the reference attached to the current revision, not validated
+    suppressed: bool  # some evidence of some revision was excluded by a forget: hide from recall
+    created_at: str  # ISO 8601 UTC
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class RevisionEvidence:
+    """What one revision of a fact cites."""
+
+    revision: int
+    created_at: str
+    source: StoredRef | None  # attached reference; must still be validated before use
+    provenance: tuple[Positions, ...]  # legacy claims, untrusted and never upgraded
+
+
+@contextlib.contextmanager
+def _store_errors() -> Iterator[None]:
+    """Turn SQLite failures into StoreError sentences that name no path."""
+    try:
+        yield
+    except LecodeError:
+        raise
+    except apsw.BusyError as error:
+        raise StoreError(
+            f"{DB_NAME} is busy: another process held its write lock for more than "
+            f"{BUSY_TIMEOUT_MS // 1000} s; try again"
+        ) from error
+    except (apsw.CorruptError, apsw.NotADBError) as error:
+        raise StoreError(f"{DB_NAME} is damaged or not a SQLite database") from error
+    except apsw.FullError as error:
+        raise StoreError(f"{DB_NAME} could not be written: the disk is full") from error
+    except apsw.CantOpenError as error:
+        if getattr(error, "extendedresult", None) == apsw.SQLITE_CANTOPEN_SYMLINK:
+            raise SymlinkRefused(
+                f"{DB_NAME} is a symbolic link; lecode-ls refuses to follow links in its store"
+            ) from error
+        raise StoreError(f"{DB_NAME} could not be opened") from error
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # O_NOFOLLOW met a link planted after the lstat check
+            raise SymlinkRefused(
+                f"{DB_NAME} is a symbolic link; lecode-ls refuses to follow links in its store"
+            ) from error
+        raise StoreError(f"{DB_NAME} could not be created ({type(error).__name__})") from error
+    except apsw.Error as error:
+        raise StoreError(
+            f"{DB_NAME} could not be read or written ({type(error).__name__})"
+        ) from error
+
+
+def _check_text(text: object) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidParams("text: a fact needs non-empty text", field="text")
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidParams(
+            "text: contains a lone surrogate, not valid Unicode", field="text"
+        ) from None
+    if size > MAX_TEXT_BYTES:
+        raise InvalidParams(
+            f"text: {size} UTF-8 bytes; a fact holds at most {MAX_TEXT_BYTES}", field="text"
+        )
+    return text
+
+
+def _check_origin(origin: object) -> str:
+    if not isinstance(origin, str) or not _ORIGIN.fullmatch(origin):
+        raise InvalidParams(
+            "origin: use a short lower-case label such as 'unverified'", field="origin"
+        )
+    return origin
+
+
+def _check_int(value: object, field: str, minimum: int) -> int:
+    if type(value) is not int or value < minimum:
+        raise InvalidParams(f"{field}: must be an integer of at least {minimum}", field=field)
+    return value
+
+
+def _check_fact_id(fact_id: object) -> int:
+    if type(fact_id) is not int:
+        raise InvalidParams("fact_id: must be an integer", field="fact_id")
+    return fact_id
+
+
+def _check_positions(source: PositionsLike, field: str) -> tuple[str, tuple[int, ...]]:
+    session_id, seqs = getattr(source, "session_id", None), getattr(source, "seqs", None)
+    if not isinstance(session_id, str) or not 0 < len(session_id) <= MAX_SESSION_ID_CHARS:
+        raise InvalidSource(
+            f"{field}: session_id must be an exact, non-empty session ID", field=field
+        )
+    if not isinstance(seqs, (tuple, list)) or not 0 < len(seqs) <= MAX_SOURCE_POSITIONS:
+        raise InvalidSource(
+            f"{field}: seqs must list 1 to {MAX_SOURCE_POSITIONS} sequence positions", field=field
+        )
+    if any(type(seq) is not int or seq < 0 for seq in seqs) or list(seqs) != sorted(set(seqs)):
+        raise InvalidSource(
+            f"{field}: seqs must be distinct non-negative integers in ascending order", field=field
+        )
+    return session_id, tuple(seqs)
+
+
+def _check_ref(ref: SourceLike) -> StoredRef:
+    session_id, seqs = _check_positions(ref, _SOURCE_FIELD)
+    digest = getattr(ref, "digest", None)
+    if not isinstance(digest, str) or not 0 < len(digest) <= MAX_DIGEST_CHARS:
+        raise InvalidSource(
+            f"{_SOURCE_FIELD}: digest must be a non-empty string", field=_SOURCE_FIELD
+        )
+    return StoredRef(session_id, seqs, digest)
+
+
+def _to_ref(session_id: object, seqs: object, digest: object) -> StoredRef | None:
+    if session_id is None:
+        return None
+    return StoredRef(str(session_id), tuple(parse_seqs(seqs) or ()), str(digest))
+
+
+# -- queries used inside transactions ------------------------------------------------------------
+
+# A fact is suppressed when any position cited by any of its revisions' refs or legacy provenance
+# is excluded. Malformed legacy JSON counts as citing nothing (verify() reports it).
+_SUPPRESSED = """(
+    EXISTS (SELECT 1 FROM source_refs x,
+                json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j
+            JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
+            WHERE x.fact_id = f.id)
+    OR EXISTS (SELECT 1 FROM provenance x,
+                json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j
+            JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
+            WHERE x.fact_id = f.id))"""
+
+_FACT_SELECT = f"""
+SELECT f.id, f.current_revision, r.text, f.origin, s.session_id, s.seqs, s.digest,
+       {_SUPPRESSED}, f.created_at, f.updated_at
+FROM facts f
+JOIN revisions r ON r.fact_id = f.id AND r.revision = f.current_revision
+LEFT JOIN source_refs s ON s.fact_id = f.id AND s.revision = f.current_revision
+"""
+
+
+def _fact(row: Sequence[Any]) -> Fact:
+    fact_id, revision, text, origin, session_id, seqs, digest, suppressed, created, updated = row
+    return Fact(
+        id=as_int(fact_id),
+        revision=as_int(revision),
+        text=str(text),
+        origin=str(origin),
+        source=_to_ref(session_id, seqs, digest),
+        suppressed=bool(suppressed),
+        created_at=str(created),
+        updated_at=str(updated),
+    )
+
+
+class FactStore:
+    """The facts of one project, in `<store>/facts.sqlite3` (see the module docstring).
+
+    The constructor touches no file. Reads of a missing database return empty results and do not
+    create it (F3); the first write creates it (mode 0600, parent folders 0700). Opening an
+    existing database runs the pending migrations. A symbolic link at the database path (or, when
+    `root` is given, anywhere from the store folder `root` down to it) is refused.
+    """
+
+    def __init__(self, path: Path, *, root: Path | None = None) -> None:
+        self.path = path
+        self._root = root
+        self._lock = threading.RLock()
+        self._conn: apsw.Connection | None = None
+        self._closed = False
+
+    # -- connection ------------------------------------------------------------------------------
+
+    def _refuse_links(self) -> None:
+        if self._root is not None:
+            refuse_symlinks(self._root, self.path)
+        for candidate in (self.path, *(Path(f"{self.path}{s}") for s in _SIDECARS)):
+            with contextlib.suppress(FileNotFoundError):
+                if stat.S_ISLNK(candidate.lstat().st_mode):
+                    raise SymlinkRefused(
+                        f"{candidate.name} is a symbolic link; lecode-ls refuses to follow links "
+                        "in its store"
+                    )
+
+    def _connection(self, *, create: bool) -> apsw.Connection | None:
+        """The open connection; None when the database is missing and `create` is false."""
+        if self._closed:
+            raise StoreError("the facts store is closed")
+        if self._conn is not None:
+            return self._conn
+        self._refuse_links()
+        if create:
+            make_dirs(self.path.parent)
+            # Made here rather than by SQLite so that it is owner-only; SQLite gives its -wal and
+            # -shm files the database file's mode. O_NOFOLLOW: no link planted since the check.
+            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            os.close(os.open(self.path, flags, FILE_MODE))
+        elif not self.path.exists():
+            return None
+        # SQLITE_OPEN_NOFOLLOW refuses a link in *any* component, and folders above the store
+        # (a symlinked ~/.config, macOS's /var) are legitimate: resolve them first, so that the
+        # flag guards the database file itself against a link planted after our check.
+        real = self.path.parent.resolve() / self.path.name
+        conn = apsw.Connection(
+            str(real), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_NOFOLLOW
+        )
+        try:
+            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+            if str(conn.pragma("journal_mode", "wal")).lower() != "wal":
+                raise StoreError(f"{DB_NAME} could not be switched to write-ahead logging")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            # Forgotten text is overwritten with zeros in the file rather than left in free pages.
+            conn.execute("PRAGMA secure_delete = ON")
+            schema.migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        return conn
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[apsw.Connection]:
+        """One BEGIN IMMEDIATE transaction: committed on normal exit, rolled back on an error."""
+        with self._lock, _store_errors():
+            conn = self._connection(create=True)
+            assert conn is not None
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:  # some errors (disk full) already rolled back
+                    conn.execute("ROLLBACK")
+                raise
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[apsw.Connection | None]:
+        """A read transaction (one consistent snapshot); None when there is no database yet."""
+        with self._lock, _store_errors():
+            conn = self._connection(create=False)
+            if conn is None:
+                yield None
+                return
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection. Idempotent; later calls raise StoreError."""
+        with self._lock:
+            self._closed = True
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    # -- generation and exclusions ---------------------------------------------------------------
+
+    def generation(self) -> int:
+        """The monotonic exclusion generation: how many forgets ever committed (0 without a DB)."""
+        with self._read() as conn:
+            return 0 if conn is None else schema.generation(conn)
+
+    def is_excluded(self, session_id: str, seq: int) -> bool:
+        """Whether a forget excluded this source position. Works with memory disabled (F3)."""
+        with self._read() as conn:
+            if conn is None:
+                return False
+            return bool(
+                schema.rows(
+                    conn,
+                    "SELECT 1 FROM exclusions WHERE session_id = ? AND seq = ?",
+                    (session_id, seq),
+                )
+            )
+
+    def excluded_seqs(self, session_id: str) -> frozenset[int]:
+        """Every excluded position of one session; the exclusion reader of source validation."""
+        with self._read() as conn:
+            if conn is None:
+                return frozenset()
+            rows = schema.rows(
+                conn, "SELECT seq FROM exclusions WHERE session_id = ?", (session_id,)
+            )
+            return frozenset(as_int(seq) for (seq,) in rows)
+
+    # -- source-linked writes --------------------------------------------------------------------
+
+    def remember(
+        self,
+        text: str,
+        ref: SourceLike,
+        *,
+        check: SourceCheck,
+        deduplicate: bool = False,
+        expected_generation: int | None = None,
+        origin: str = "remembered",
+    ) -> tuple[int, int]:
+        """Create a fact whose revision 1 carries `ref`, atomically (F6). Returns (id, revision).
+
+        `check(ref, "working")` runs first. Then one transaction refuses excluded evidence and a
+        stale `expected_generation`, returns the existing fact for a retry (same canonical text
+        and same session, seqs and digest), and with `deduplicate` returns the lowest-ID fact
+        having any revision (superseded ones too) with the same canonical text, unchanged and
+        without attaching `ref` (F8). The returned revision is that fact's current one.
+        """
+        text = _check_text(text)
+        stored = _check_ref(ref)
+        origin = _check_origin(origin)
+        check(ref, "working")
+        key = canonical_text(text)
+        with self._write() as conn:
+            schema.refuse_excluded(conn, stored.session_id, stored.seqs, _SOURCE_FIELD)
+            schema.check_generation(conn, expected_generation)
+            found = schema.rows(
+                conn,
+                "SELECT f.id, f.current_revision FROM revisions r "
+                "JOIN source_refs s ON s.fact_id = r.fact_id AND s.revision = r.revision "
+                "JOIN facts f ON f.id = r.fact_id "
+                "WHERE r.canonical = ? AND s.session_id = ? AND s.seqs = ? AND s.digest = ? "
+                "ORDER BY f.id LIMIT 1",
+                (key, stored.session_id, json.dumps(list(stored.seqs)), stored.digest),
+            )
+            if not found and deduplicate:
+                found = schema.rows(
+                    conn,
+                    "SELECT f.id, f.current_revision FROM revisions r "
+                    "JOIN facts f ON f.id = r.fact_id WHERE r.canonical = ? "
+                    "ORDER BY f.id LIMIT 1",
+                    (key,),
+                )
+            if found:
+                return as_int(found[0][0]), as_int(found[0][1])
+            fact_id = schema.insert_fact(conn, text, origin)
+            schema.insert_ref(conn, fact_id, 1, *astuple(stored))
+            return fact_id, 1
+
+    def correct(
+        self,
+        fact_id: int,
+        text: str,
+        *,
+        expected_revision: int,
+        ref: SourceLike,
+        check: SourceCheck,
+        has_authored_text: AuthoredCheck,
+        expected_generation: int | None = None,
+    ) -> int:
+        """Append revision current+1 with `ref` as its evidence (F6); returns the new revision.
+
+        Fails with FactNotFound (unknown or forgotten), whatever `check(ref, "working")` raises,
+        InvalidSource when the ref cites no persisted user or assistant text, and inside the
+        transaction with StaleGeneration (E4), ExcludedEvidence or StaleRevision (F2). Checks
+        evidence identity, not whether the claim is true.
+        """
+        fact_id = _check_fact_id(fact_id)
+        text = _check_text(text)
+        expected_revision = _check_int(expected_revision, "expected_revision", 1)
+        stored = _check_ref(ref)
+        with self._read() as conn:  # a clear answer for a missing fact before reading sources
+            if conn is None:
+                raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
+            schema.current_revision(conn, fact_id)
+        check(ref, "working")
+        if not has_authored_text(ref):
+            raise InvalidSource(
+                f"{_SOURCE_FIELD}: a correction needs persisted user or assistant text in its "
+                "source range; tool output alone cannot justify it",
+                field=_SOURCE_FIELD,
+            )
+        with self._write() as conn:
+            current = schema.current_revision(conn, fact_id)
+            schema.check_generation(conn, expected_generation)
+            schema.refuse_excluded(conn, stored.session_id, stored.seqs, _SOURCE_FIELD)
+            if expected_revision != current:
+                raise StaleRevision(
+                    f"expected_revision: fact {fact_id} is at revision {current}",
+                    field="expected_revision",
+                )
+            schema.insert_revision(conn, fact_id, current + 1, text, schema.utc_now())
+            schema.insert_ref(conn, fact_id, current + 1, *astuple(stored))
+            return current + 1
+
+    def attach_source(
+        self, fact_id: int, revision: int, ref: SourceLike, check: SourceCheck
+    ) -> bool:
+        """Attach `ref` to an existing revision that has none (F5).
+
+        Validates with `check(ref, "working")`, then refuses excluded evidence in the transaction.
+        A revision holds one reference: attaching the identical reference again is a no-op that
+        returns False; a different one raises SourceAlreadyAttached. True when attached.
+        """
+        fact_id = _check_fact_id(fact_id)
+        revision = _check_int(revision, "revision", 1)
+        stored = _check_ref(ref)
+        check(ref, "working")
+        with self._write() as conn:
+            current = schema.current_revision(conn, fact_id)
+            if revision > current:
+                raise RevisionNotFound(
+                    f"revision: fact {fact_id} has revisions 1 to {current}, not {revision}",
+                    field="revision",
+                )
+            schema.refuse_excluded(conn, stored.session_id, stored.seqs, _SOURCE_FIELD)
+            existing = schema.rows(
+                conn,
+                "SELECT session_id, seqs, digest FROM source_refs WHERE fact_id = ? AND revision = ?",
+                (fact_id, revision),
+            )
+            if existing:
+                if _to_ref(*existing[0]) == stored:
+                    return False
+                raise SourceAlreadyAttached(
+                    f"revision: fact {fact_id} revision {revision} already has a different source; "
+                    "correct the fact to cite new evidence",
+                    field="revision",
+                )
+            schema.insert_ref(conn, fact_id, revision, *astuple(stored))
+            return True
+
+    def forget(self, fact_id: int) -> bool:
+        """Forget one fact in one BEGIN IMMEDIATE transaction (F7). False when already forgotten.
+
+        Excludes every position cited by every revision's refs and legacy provenance (superseded
+        revisions too), records a content-free retry marker, advances the generation, and deletes
+        the fact, its revisions, provenance, refs and search-index entries. Raises FactNotFound
+        for an ID that was never stored. There is deliberately no bulk or pattern variant.
+        """
+        fact_id = _check_fact_id(fact_id)
+        with self._lock:
+            with _store_errors():
+                missing = self._connection(create=False) is None
+            if missing:
+                raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
+            with self._write() as conn:
+                if schema.rows(conn, "SELECT 1 FROM forgotten WHERE fact_id = ?", (fact_id,)):
+                    return False
+                schema.current_revision(conn, fact_id)
+                cited = schema.rows(
+                    conn,
+                    "SELECT session_id, seqs FROM source_refs WHERE fact_id = ? "
+                    "UNION ALL SELECT session_id, seqs FROM provenance WHERE fact_id = ?",
+                    (fact_id, fact_id),
+                )
+                generation = schema.generation(conn) + 1
+                conn.execute("UPDATE meta SET value = ? WHERE key = 'generation'", (generation,))
+                conn.executemany(
+                    "INSERT OR IGNORE INTO exclusions (session_id, seq, generation) VALUES (?, ?, ?)",
+                    [
+                        (str(session_id), seq, generation)
+                        for session_id, seqs in cited
+                        for seq in schema.lenient_seqs(seqs)
+                    ],
+                )
+                conn.execute("INSERT INTO forgotten (fact_id) VALUES (?)", (fact_id,))
+                for table in ("source_refs", "provenance", "revisions"):
+                    conn.execute(f"DELETE FROM {table} WHERE fact_id = ?", (fact_id,))
+                conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
+                # Merge index segments so the forgotten text's trigrams leave the index now.
+                conn.execute("INSERT INTO revisions_fts (revisions_fts) VALUES ('optimize')")
+                return True
+
+    # -- unverified storage ----------------------------------------------------------------------
+
+    def add(
+        self, text: str, *, origin: str = "unverified", provenance: PositionsLike | None = None
+    ) -> tuple[int, int]:
+        """Store a fact with no validated source; returns (id, 1). Unverified storage (F1).
+
+        With `provenance`, it is recorded as untrusted legacy provenance and refused, inside the
+        transaction, when it cites excluded evidence.
+        """
+        text = _check_text(text)
+        origin = _check_origin(origin)
+        positions = None if provenance is None else _check_positions(provenance, "provenance")
+        with self._write() as conn:
+            if positions is not None:
+                schema.refuse_excluded(conn, *positions, "provenance")
+            fact_id = schema.insert_fact(conn, text, origin)
+            schema.insert_provenance(conn, fact_id, 1, positions)
+            return fact_id, 1
+
+    def revise(
+        self,
+        fact_id: int,
+        text: str,
+        expected_revision: int,
+        *,
+        provenance: PositionsLike | None = None,
+    ) -> int:
+        """Append an unverified revision after an optimistic revision check (F2); returns it."""
+        fact_id = _check_fact_id(fact_id)
+        text = _check_text(text)
+        expected_revision = _check_int(expected_revision, "expected_revision", 1)
+        positions = None if provenance is None else _check_positions(provenance, "provenance")
+        with self._write() as conn:
+            current = schema.current_revision(conn, fact_id)
+            if positions is not None:
+                schema.refuse_excluded(conn, *positions, "provenance")
+            if expected_revision != current:
+                raise StaleRevision(
+                    f"expected_revision: fact {fact_id} is at revision {current}",
+                    field="expected_revision",
+                )
+            schema.insert_revision(conn, fact_id, current + 1, text, schema.utc_now())
+            schema.insert_provenance(conn, fact_id, current + 1, positions)
+            return current + 1
+
+    # -- administrative reads (unverified, F9) ---------------------------------------------------
+
+    def get(self, fact_id: int) -> Fact | None:
+        """The fact's current revision, or None. An unverified administrative read (F9):
+        model-facing consumers must go through source-validated recall instead."""
+        with self._read() as conn:
+            if conn is None:
+                return None
+            rows = schema.rows(conn, _FACT_SELECT + "WHERE f.id = ?", (_check_fact_id(fact_id),))
+            return _fact(rows[0]) if rows else None
+
+    def suppressed(self, fact_id: int) -> bool:
+        """Whether evidence of any revision of the fact was excluded: keep it, hide it (F7)."""
+        fact = self.get(fact_id)
+        if fact is None:
+            raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
+        return fact.suppressed
+
+    def list(
+        self, offset: int = 0, limit: int = DEFAULT_PAGE
+    ) -> tuple[builtins.list[Fact], int | None]:
+        """One page of facts in ID order, and the offset of the next page (None at the end).
+
+        `limit` is clamped to 1..50. Unverified administrative read (F9).
+        """
+        offset = _check_int(offset, "offset", 0)
+        limit = min(_check_int(limit, "limit", 1), MAX_PAGE)
+        with self._read() as conn:
+            if conn is None:
+                return [], None
+            rows = schema.rows(
+                conn, _FACT_SELECT + "ORDER BY f.id LIMIT ? OFFSET ?", (limit + 1, offset)
+            )
+        items = [_fact(row) for row in rows[:limit]]
+        return items, (offset + limit if len(rows) > limit else None)
+
+    def search(self, literal: str, limit: int = DEFAULT_PAGE) -> builtins.list[Fact]:
+        """Facts whose current text contains `literal` exactly (case-sensitive, no wildcards).
+
+        At most `limit` (clamped to 1..50), in ID order. Three or more characters use the trigram
+        index; shorter literals scan. Unverified administrative read (F9).
+        """
+        if not isinstance(literal, str) or not literal:
+            raise InvalidParams("literal: search text must not be empty", field="literal")
+        limit = min(_check_int(limit, "limit", 1), MAX_PAGE)
+        # instr() is exact for every character, so '%', '_', '*' and quotes need no escaping;
+        # the FTS5 string form '"..."' (with '"' doubled) makes the index query a single phrase.
+        if len(literal) >= 3 and "\x00" not in literal:
+            phrase = '"' + literal.replace('"', '""') + '"'
+            where = (
+                "WHERE r.id IN (SELECT rowid FROM revisions_fts WHERE revisions_fts MATCH ?) "
+                "AND instr(r.text, ?) > 0 "
+            )
+            bindings: tuple[object, ...] = (phrase, literal, limit)
+        else:
+            where, bindings = "WHERE instr(r.text, ?) > 0 ", (literal, limit)
+        with self._read() as conn:
+            if conn is None:
+                return []
+            rows = schema.rows(conn, _FACT_SELECT + where + "ORDER BY f.id LIMIT ?", bindings)
+        return [_fact(row) for row in rows]
+
+    def provenance(self, fact_id: int) -> builtins.list[RevisionEvidence]:
+        """What each revision cites, oldest first. References are returned unvalidated."""
+        fact_id = _check_fact_id(fact_id)
+        with self._read() as conn:
+            if conn is None:
+                raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
+            schema.current_revision(conn, fact_id)
+            revisions = schema.rows(
+                conn,
+                "SELECT r.revision, r.created_at, s.session_id, s.seqs, s.digest FROM revisions r "
+                "LEFT JOIN source_refs s ON s.fact_id = r.fact_id AND s.revision = r.revision "
+                "WHERE r.fact_id = ? ORDER BY r.revision",
+                (fact_id,),
+            )
+            legacy: dict[int, builtins.list[Positions]] = {}
+            for revision, session_id, seqs in schema.rows(
+                conn,
+                "SELECT revision, session_id, seqs FROM provenance WHERE fact_id = ? ORDER BY id",
+                (fact_id,),
+            ):
+                positions = Positions(str(session_id), tuple(schema.lenient_seqs(seqs)))
+                legacy.setdefault(as_int(revision), []).append(positions)
+        return [
+            RevisionEvidence(
+                revision=as_int(revision),
+                created_at=str(created),
+                source=_to_ref(session_id, seqs, digest),
+                provenance=tuple(legacy.get(as_int(revision), ())),
+            )
+            for revision, created, session_id, seqs, digest in revisions
+        ]
+
+    def source(self, fact_id: int, revision: int) -> StoredRef | None:
+        """The reference attached to one revision, unvalidated; None when it has none."""
+        for evidence in self.provenance(fact_id):
+            if evidence.revision == revision:
+                return evidence.source
+        raise RevisionNotFound(
+            f"revision: fact {fact_id} has no revision {revision}", field="revision"
+        )
+
+    def verify(self) -> builtins.list[str]:
+        """Re-derive the invariants (see facts_schema.verify); [] when sound or absent.
+
+        Takes the write lock and rolls back: FTS5's content check is issued as an INSERT.
+        """
+        with self._lock, _store_errors():
+            conn = self._connection(create=False)
+            if conn is None:
+                return []
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                return schema.verify(conn)
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")

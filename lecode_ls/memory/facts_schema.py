@@ -1,0 +1,406 @@
+"""The schema of facts.sqlite3: migrations, the dedup key, `verify()`, and the SQL statements.
+
+`FactStore` (facts.py) is the only user of this module. It owns the connection and the
+transactions; the statement functions at the end run inside them and never begin or commit one.
+
+`migrate` is the exception: it runs when the store opens a database, and applies each pending
+migration in one `BEGIN IMMEDIATE` transaction with the `PRAGMA user_version` bump that records
+it, so two processes opening an old database at once apply it exactly once. Never edit a
+released migration: append a new one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import apsw
+
+from lecode_ls.errors import ExcludedEvidence, FactNotFound, StaleGeneration, StoreError
+
+# Migration 1: the schema before source-linked recall. `provenance` holds unverified
+# (session_id, seqs) claims; it is never trusted and never backfilled into `source_refs` (F4).
+# Seqs are JSON arrays of transcript sequence positions, as the session store numbers them.
+# `facts.id` is AUTOINCREMENT so a forgotten ID is never reused: its retry marker stays meaningful.
+# `revisions.canonical` is `canonical_text(text)`, the deduplication key (F8).
+# `exclusions.generation` is the generation the forget that installed the exclusion produced;
+# it carries no content.
+_MIGRATION_1 = """
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+);
+INSERT INTO meta (key, value) VALUES ('generation', 0);
+CREATE TABLE facts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    current_revision INTEGER NOT NULL CHECK (current_revision >= 1),
+    origin TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE revisions (
+    id INTEGER PRIMARY KEY,
+    fact_id INTEGER NOT NULL REFERENCES facts (id),
+    revision INTEGER NOT NULL CHECK (revision >= 1),
+    text TEXT NOT NULL,
+    canonical TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (fact_id, revision)
+);
+CREATE INDEX revisions_by_canonical ON revisions (canonical);
+CREATE TABLE provenance (
+    id INTEGER PRIMARY KEY,
+    fact_id INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    seqs TEXT NOT NULL,
+    FOREIGN KEY (fact_id, revision) REFERENCES revisions (fact_id, revision)
+);
+CREATE INDEX provenance_by_revision ON provenance (fact_id, revision);
+CREATE TABLE exclusions (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    generation INTEGER NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE forgotten (
+    fact_id INTEGER PRIMARY KEY
+);
+"""
+
+# Migration 2: at most one validated SourceRef per revision (F4, F5). `generation` is the
+# exclusion generation when the ref was attached; verify() uses it to prove no ref was attached
+# after its evidence was excluded. Existing rows are not touched and nothing is backfilled.
+_MIGRATION_2 = """
+CREATE TABLE source_refs (
+    fact_id INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    seqs TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    PRIMARY KEY (fact_id, revision),
+    FOREIGN KEY (fact_id, revision) REFERENCES revisions (fact_id, revision)
+) WITHOUT ROWID;
+CREATE INDEX source_refs_by_session ON source_refs (session_id);
+"""
+
+# Migration 3: literal substring search backed by an FTS5 trigram index over every revision's
+# text. External content (the index stores no copy of the text), kept in step by triggers, so
+# deleting a revision deletes its index entries in the same transaction. Case-sensitive, so that
+# index hits and the exact `instr()` confirmation agree.
+_MIGRATION_3 = """
+CREATE VIRTUAL TABLE revisions_fts USING fts5 (
+    text, content = 'revisions', content_rowid = 'id', tokenize = 'trigram case_sensitive 1'
+);
+CREATE TRIGGER revisions_fts_insert AFTER INSERT ON revisions BEGIN
+    INSERT INTO revisions_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER revisions_fts_delete AFTER DELETE ON revisions BEGIN
+    INSERT INTO revisions_fts (revisions_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER revisions_fts_update AFTER UPDATE ON revisions BEGIN
+    INSERT INTO revisions_fts (revisions_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO revisions_fts (rowid, text) VALUES (new.id, new.text);
+END;
+INSERT INTO revisions_fts (revisions_fts) VALUES ('rebuild');
+"""
+
+MIGRATIONS: tuple[str, ...] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def canonical_text(text: str) -> str:
+    """The deduplication key of a fact's text: case-folded, whitespace runs collapsed (F8).
+
+    A versioned contract: it is stored in `revisions.canonical`, so changing it needs a migration
+    that recomputes that column. Only exact equality of keys counts; there is no fuzzy matching.
+    """
+    return " ".join(text.casefold().split())
+
+
+def parse_seqs(raw: object) -> list[int] | None:
+    """The positions of a stored seqs JSON array, or None when it is not an array of ints >= 0."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not value:
+        return None
+    seqs: list[int] = []
+    for item in value:
+        if type(item) is not int or item < 0:
+            return None
+        seqs.append(item)
+    return seqs
+
+
+def as_int(value: object) -> int:
+    """An INTEGER column's value; SQLite's types are dynamic, so check rather than cast."""
+    if type(value) is not int:
+        raise StoreError(f"facts.sqlite3 holds {type(value).__name__} where an integer belongs")
+    return value
+
+
+def user_version(conn: apsw.Connection) -> int:
+    return as_int(conn.pragma("user_version"))
+
+
+def migrate(conn: apsw.Connection) -> None:
+    """Bring the database to SCHEMA_VERSION. Refuses a database from a newer lecode-ls."""
+    if user_version(conn) == SCHEMA_VERSION:
+        return  # the common case takes no write lock
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = user_version(conn)  # another process may have migrated meanwhile
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"facts.sqlite3 has schema version {version}, newer than this lecode-ls "
+                f"understands ({SCHEMA_VERSION}); upgrade lecode-ls"
+            )
+        for number in range(version + 1, SCHEMA_VERSION + 1):
+            conn.execute(MIGRATIONS[number - 1])
+            conn.pragma("user_version", number)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def rows(conn: apsw.Connection, sql: str, bindings: Sequence[Any] = ()) -> list[Any]:
+    """Every row of a query, as tuples."""
+    return list(conn.execute(sql, tuple(bindings)).fetchall())
+
+
+def verify(conn: apsw.Connection) -> list[str]:
+    """Re-derive the store's invariants; one sentence per violation, an empty list when sound.
+
+    Run inside a read transaction so that every check sees one snapshot.
+    """
+    problems: list[str] = []
+    version = user_version(conn)
+    if version != SCHEMA_VERSION:
+        problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
+    for (row,) in rows(conn, "PRAGMA quick_check"):
+        if row != "ok":
+            problems.append(f"SQLite quick_check: {row}")
+    for fact_id, current, count, low, high in rows(
+        conn,
+        "SELECT f.id, f.current_revision, count(r.id), min(r.revision), max(r.revision) "
+        "FROM facts f LEFT JOIN revisions r ON r.fact_id = f.id GROUP BY f.id",
+    ):
+        if not (count == current and low == 1 and high == current):
+            problems.append(f"fact {fact_id}: revisions are not exactly 1..{current}")
+    for table in ("revisions", "provenance", "source_refs"):
+        for (fact_id,) in rows(
+            conn,
+            f"SELECT DISTINCT fact_id FROM {table} WHERE fact_id NOT IN (SELECT id FROM facts)",
+        ):
+            problems.append(f"{table}: rows for fact {fact_id}, which does not exist")
+    for table in ("provenance", "source_refs"):
+        for fact_id, revision in rows(
+            conn,
+            f"SELECT t.fact_id, t.revision FROM {table} t LEFT JOIN revisions r "
+            "ON r.fact_id = t.fact_id AND r.revision = t.revision WHERE r.id IS NULL",
+        ):
+            problems.append(f"{table}: fact {fact_id} has no revision {revision}")
+    for rowid, fact_id, revision, text, canonical in rows(
+        conn, "SELECT id, fact_id, revision, text, canonical FROM revisions"
+    ):
+        if not isinstance(text, str) or canonical != canonical_text(text):
+            problems.append(f"revision row {rowid} (fact {fact_id} r{revision}): stale canonical")
+    problems.extend(_verify_sources(conn))
+    problems.extend(_verify_forgetting(conn))
+    try:
+        conn.execute(
+            "INSERT INTO revisions_fts (revisions_fts, rank) VALUES ('integrity-check', 1)"
+        )
+    except apsw.Error:
+        problems.append("revisions_fts: the literal-search index is out of step with revisions")
+    return problems
+
+
+def _verify_sources(conn: apsw.Connection) -> list[str]:
+    problems: list[str] = []
+    excluded: dict[tuple[str, int], int] = {
+        (str(session), as_int(seq)): as_int(cutoff)
+        for session, seq, cutoff in rows(conn, "SELECT session_id, seq, generation FROM exclusions")
+    }
+    for fact_id, revision, session, raw, digest, attached in rows(
+        conn, "SELECT fact_id, revision, session_id, seqs, digest, generation FROM source_refs"
+    ):
+        seqs = parse_seqs(raw)
+        where = f"source_refs: fact {fact_id} r{revision}"
+        if seqs is None or seqs != sorted(set(seqs)):
+            problems.append(f"{where}: seqs is not an ascending array of positions")
+            continue
+        if not session or not digest:
+            problems.append(f"{where}: empty session_id or digest")
+        for seq in seqs:
+            cutoff = excluded.get((str(session), seq))
+            # A ref may cite excluded evidence only if it was attached before that exclusion
+            # (the fact is then suppressed); excluded evidence can never be attached again.
+            if cutoff is not None and as_int(attached) >= cutoff:
+                problems.append(f"{where}: attached after {session}:{seq} was excluded")
+    for fact_id, revision, raw in rows(conn, "SELECT fact_id, revision, seqs FROM provenance"):
+        if parse_seqs(raw) is None:
+            problems.append(f"provenance: fact {fact_id} r{revision}: seqs is not parseable")
+    return problems
+
+
+def _verify_forgetting(conn: apsw.Connection) -> list[str]:
+    problems: list[str] = []
+    generations = rows(conn, "SELECT value FROM meta WHERE key = 'generation'")
+    (forgotten,) = rows(conn, "SELECT count(*) FROM forgotten")[0]
+    if len(generations) != 1:
+        problems.append("meta: there is no single generation row")
+    else:
+        current = as_int(generations[0][0])
+        if current < as_int(forgotten):
+            problems.append(f"generation {current} is below the {forgotten} forgotten facts")
+        (newest,) = rows(conn, "SELECT coalesce(max(generation), 0) FROM exclusions")[0]
+        if as_int(newest) > current:
+            problems.append(f"an exclusion has generation {newest}, above {current}")
+    for (fact_id,) in rows(
+        conn, "SELECT fact_id FROM forgotten WHERE fact_id IN (SELECT id FROM facts)"
+    ):
+        problems.append(f"fact {fact_id} is both stored and forgotten")
+    return problems
+
+
+# -- statements FactStore runs inside its transactions ----------------------------------------
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def lenient_seqs(raw: object) -> list[int]:
+    """Every position a stored seqs value names, however malformed; forget excludes them all."""
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return []
+    items = value if isinstance(value, list) else [value]
+    return [item for item in items if type(item) is int and item >= 0]
+
+
+def generation(conn: apsw.Connection) -> int:
+    return as_int(rows(conn, "SELECT value FROM meta WHERE key = 'generation'")[0][0])
+
+
+def current_revision(conn: apsw.Connection, fact_id: int) -> int:
+    """The fact's current revision, or FactNotFound naming whether it was forgotten."""
+    row = rows(conn, "SELECT current_revision FROM facts WHERE id = ?", (fact_id,))
+    if row:
+        return as_int(row[0][0])
+    if rows(conn, "SELECT 1 FROM forgotten WHERE fact_id = ?", (fact_id,)):
+        raise FactNotFound(f"fact_id: fact {fact_id} was forgotten", field="fact_id")
+    raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
+
+
+def refuse_excluded(
+    conn: apsw.Connection, session_id: str, seqs: tuple[int, ...], field: str
+) -> None:
+    hits = [
+        as_int(seq)
+        for (seq,) in rows(
+            conn,
+            "SELECT seq FROM exclusions WHERE session_id = ? "
+            "AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq",
+            (session_id, json.dumps(list(seqs))),
+        )
+    ]
+    if hits:
+        shown = ", ".join(str(seq) for seq in hits[:5]) + (", ..." if len(hits) > 5 else "")
+        raise ExcludedEvidence(
+            f"{field}: positions {shown} of session {session_id} were excluded by a forget; "
+            "excluded evidence can never be used again",
+            field=field,
+        )
+
+
+def check_generation(conn: apsw.Connection, expected: int | None) -> None:
+    if expected is None:
+        return
+    current = generation(conn)
+    if current != expected:
+        raise StaleGeneration(
+            f"expected_generation: the exclusion generation is {current}, not {expected}; "
+            "something was forgotten since the evidence was read",
+            field="expected_generation",
+        )
+
+
+def insert_fact(conn: apsw.Connection, text: str, origin: str) -> int:
+    """Insert a fact with revision 1; returns its new ID.
+
+    AUTOINCREMENT already never reuses an ID; the ID is also kept above every retry marker, so
+    that even a hand-edited counter cannot give a new fact a forgotten fact's ID (forget of it
+    would then wrongly answer "already forgotten").
+    """
+    now = utc_now()
+    conn.execute(
+        "INSERT INTO facts (id, current_revision, origin, created_at, updated_at) VALUES ("
+        "1 + max((SELECT coalesce(max(id), 0) FROM facts),"
+        " (SELECT coalesce(max(fact_id), 0) FROM forgotten),"
+        " (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'facts')),"
+        " 1, ?, ?, ?)",
+        (origin, now, now),
+    )
+    fact_id = conn.last_insert_rowid()
+    insert_revision(conn, fact_id, 1, text, now)
+    return fact_id
+
+
+def insert_revision(
+    conn: apsw.Connection, fact_id: int, revision: int, text: str, now: str
+) -> None:
+    conn.execute(
+        "INSERT INTO revisions (fact_id, revision, text, canonical, created_at) VALUES (?, ?, ?, ?, ?)",
+        (fact_id, revision, text, canonical_text(text), now),
+    )
+    conn.execute(
+        "UPDATE facts SET current_revision = ?, updated_at = ? WHERE id = ?",
+        (revision, now, fact_id),
+    )
+
+
+def insert_ref(
+    conn: apsw.Connection,
+    fact_id: int,
+    revision: int,
+    session_id: str,
+    seqs: tuple[int, ...],
+    digest: str,
+) -> None:
+    """Attach a source reference to a revision, stamped with the current generation."""
+    conn.execute(
+        "INSERT INTO source_refs (fact_id, revision, session_id, seqs, digest, generation) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            fact_id,
+            revision,
+            session_id,
+            json.dumps(list(seqs)),
+            digest,
+            generation(conn),
+        ),
+    )
+
+
+def insert_provenance(
+    conn: apsw.Connection,
+    fact_id: int,
+    revision: int,
+    positions: tuple[str, tuple[int, ...]] | None,
+) -> None:
+    if positions is not None:
+        conn.execute(
+            "INSERT INTO provenance (fact_id, revision, session_id, seqs) VALUES (?, ?, ?, ?)",
+            (fact_id, revision, positions[0], json.dumps(list(positions[1]))),
+        )

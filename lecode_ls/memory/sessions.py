@@ -1,0 +1,526 @@
+"""The session store: a project's chat transcripts, their undo/redo/clear history, attach and delete,
+and import (S1, S4, S5, S6). The file format and its locking live in transcript.py.
+
+Seqs are 0-based line positions and every range here is inclusive. Undo, redo and clear never
+rewrite a record: they append events, and `visibility()` derives what they hide (S5).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import datetime
+import fcntl
+import logging
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from lecode_ls.errors import (
+    CorruptTranscript,
+    InvalidParams,
+    InvalidSessionId,
+    NothingToRedo,
+    NothingToUndo,
+    SessionAttached,
+    SessionNotFound,
+    StoreError,
+    SymlinkRefused,
+)
+from lecode_ls.memory.files import FILE_MODE, fsync_dir, make_dirs, refuse_symlinks
+from lecode_ls.memory.transcript import (
+    EVENT,
+    MESSAGE,
+    USER,
+    TranscriptPaths,
+    TranscriptState,
+    check_session_id,
+    create_transcript,
+    lock_transcript,
+    new_session_id,
+    open_locked,
+)
+from lecode_ls.memory.transcript import check_new_record as _check_new_record
+
+log = logging.getLogger(__name__)
+
+Purpose = Literal["working", "durable"]
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One entry of `SessionStore.list()`. A corrupt transcript is listed (so it can be deleted)
+    with `corrupt=True`, an empty title and 0 records."""
+
+    session_id: str
+    title: str
+    created: str
+    records: int
+    corrupt: bool = False
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """What undo, redo and clear hide in one session (S5).
+
+    `hidden`: seqs hidden by an undo that was not redone. `cleared_before`: the seq of the last
+    clear event, or None; working context and direct session recall only see seqs after it,
+    while durable facts keep their older evidence. `undos`: the seqs of undo events not yet
+    redone, oldest first (the last is what `redo` restores).
+    """
+
+    hidden: frozenset[int]
+    cleared_before: int | None
+    undos: tuple[int, ...]
+
+    def visible(self, seq: int, purpose: Purpose = "working") -> bool:
+        """Whether record `seq` is visible for `purpose`."""
+        if seq in self.hidden:
+            return False
+        return purpose == "durable" or self.cleared_before is None or seq > self.cleared_before
+
+
+@dataclass(frozen=True)
+class RangeRead:
+    """Records `start` .. `start + len(records) - 1` and the visibility, read under one lock."""
+
+    records: tuple[dict[str, Any], ...]
+    visibility: Visibility
+    length: int
+
+
+class _BadEvent(Exception):
+    def __init__(self, seq: int, message: str) -> None:
+        super().__init__(message)
+        self.seq = seq
+
+
+def _history(
+    events: Sequence[tuple[int, dict[str, Any]]],
+) -> tuple[Visibility, dict[int, list[int]]]:
+    """Replay undo/redo/clear events: the visibility, and each open undo's hidden seqs."""
+    undos: dict[int, list[int]] = {}
+    last_clear: int | None = None
+    for seq, record in events:
+        kind = record["type"]
+        if kind == "undo":
+            seqs = record.get("seqs")
+            if (
+                not isinstance(seqs, list)
+                or not seqs
+                or not all(type(s) is int and 0 < s < seq for s in seqs)
+                or len(set(seqs)) != len(seqs)
+            ):
+                raise _BadEvent(seq, "seqs: expected distinct earlier seqs")
+            undos[seq] = seqs
+        elif kind == "redo":
+            target = record.get("undo_seq")
+            if type(target) is not int or target not in undos:
+                raise _BadEvent(seq, "undo_seq: expected an earlier undo that is not yet redone")
+            del undos[target]
+        else:
+            last_clear = seq
+    hidden = frozenset(s for seqs in undos.values() for s in seqs)
+    return Visibility(hidden, last_clear, tuple(undos)), undos
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _check_title(title: object, field: str) -> str:
+    if not isinstance(title, str):
+        raise InvalidParams(f"{field}: expected a string", field=field)
+    return title
+
+
+def _check_range(start: object, end: object, length: int) -> tuple[int, int]:
+    for name, value in (("start_seq", start), ("end_seq", end)):
+        if type(value) is not int or value < 0:
+            raise InvalidParams(f"{name}: expected a seq, an integer >= 0", field=name)
+    assert isinstance(start, int) and isinstance(end, int)
+    if end < start:
+        raise InvalidParams(f"end_seq: {end} is before start_seq {start}", field="end_seq")
+    if end >= length:
+        raise InvalidParams(
+            f"end_seq: {end} is past the end of the session (its last seq is {length - 1})",
+            field="end_seq",
+        )
+    return start, end
+
+
+class SessionStore:
+    """The transcripts of one project store, in `<store_root>/sessions/`.
+
+    Thread- and process-safe: every operation locks the transcript it touches (transcript.py).
+    Sessions are named only by exact IDs (S4): there is no lookup by prefix or title, and
+    `list()` reads only this store's own folder.
+    """
+
+    def __init__(self, store_root: Path) -> None:
+        self.root = store_root
+        self.folder = store_root / "sessions"
+        self._states: dict[str, TranscriptState] = {}
+        self._histories: dict[
+            str, tuple[TranscriptState, int, Visibility, dict[int, list[int]]]
+        ] = {}
+
+    def close(self) -> None:
+        """Forget the cached state; the store holds no open files between calls."""
+        self._states.clear()
+        self._histories.clear()
+
+    # -- naming ----------------------------------------------------------------------------
+
+    def _paths(self, session_id: object, field: str = "sessionId") -> TranscriptPaths:
+        checked = check_session_id(session_id, field)
+        paths = TranscriptPaths.of(self.folder, checked)
+        try:
+            refuse_symlinks(self.root, paths.jsonl)
+        except SymlinkRefused:
+            raise SymlinkRefused(
+                f"{field}: the session folder or transcript of {checked} is a symbolic link; "
+                "lecode-ls refuses to follow links in its store",
+                field=field,
+            ) from None
+        return paths
+
+    def exists(self, session_id: str) -> bool:
+        """Whether `session_id` (an exact ID) has a transcript here. Refuses links."""
+        paths = self._paths(session_id)
+        return paths.jsonl.exists()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _visibility(
+        self, session_id: str, state: TranscriptState
+    ) -> tuple[Visibility, dict[int, list[int]]]:
+        """The visibility of `state`, replayed only when undo/redo/clear events were added."""
+        cached = self._histories.get(session_id)
+        if cached is not None and cached[0] is state and cached[1] == len(state.events):
+            return cached[2], cached[3]
+        try:
+            visibility, undos = _history(state.events)
+        except _BadEvent as error:
+            raise CorruptTranscript(
+                f"sessionId: the transcript of session {session_id} is damaged (event {error.seq} "
+                f"{error}); it was left untouched",
+                field="sessionId",
+            ) from None
+        self._histories[session_id] = (state, len(state.events), visibility, undos)
+        return visibility, undos
+
+    def read_range(
+        self, session_id: str, start: int, end: int, *, clamp: bool = False
+    ) -> RangeRead:
+        """Records `start` .. `end` (inclusive) with the visibility, under one lock.
+
+        With `clamp`, an `end` past the last record is cut to it (the result may then hold fewer
+        records, or none); without, it is an `InvalidParams` naming `end_seq`.
+        """
+        paths = self._paths(session_id)
+        with open_locked(paths, self._states) as transcript:
+            length = transcript.state.count
+            if clamp and type(end) is int and end >= length:
+                end = length - 1
+                if type(start) is int and start > end:
+                    visibility, _ = self._visibility(paths.session_id, transcript.state)
+                    return RangeRead((), visibility, length)
+            start, end = _check_range(start, end, length)
+            records = transcript.read(start, end)
+            visibility, _ = self._visibility(paths.session_id, transcript.state)
+            return RangeRead(tuple(records), visibility, transcript.state.count)
+
+    def read(self, session_id: str, start: int, end: int) -> list[dict[str, Any]]:
+        """Records `start` .. `end`, inclusive, 0-based, whatever their visibility."""
+        return list(self.read_range(session_id, start, end).records)
+
+    def length(self, session_id: str) -> int:
+        """The number of records, header included (the next seq)."""
+        with open_locked(self._paths(session_id), self._states) as transcript:
+            return transcript.state.count
+
+    def visibility(self, session_id: str) -> Visibility:
+        paths = self._paths(session_id)
+        with open_locked(paths, self._states) as transcript:
+            return self._visibility(paths.session_id, transcript.state)[0]
+
+    def verify(self, session_id: str) -> None:
+        """Check every line of the transcript and rebuild its index; `CorruptTranscript` if damaged."""
+        paths = self._paths(session_id)
+        with open_locked(paths, self._states) as transcript:
+            transcript.verify()
+            self._visibility(paths.session_id, transcript.state)
+
+    def list(self) -> builtins.list[SessionInfo]:
+        """Every session of this store, oldest first (IDs sort by creation time)."""
+        refuse_symlinks(self.root, self.folder)
+        if not self.folder.is_dir():
+            return []
+        infos: builtins.list[SessionInfo] = []
+        for entry in sorted(os.scandir(self.folder), key=lambda e: e.name):
+            session_id = entry.name.removesuffix(".jsonl")
+            try:
+                check_session_id(session_id)
+            except InvalidSessionId:
+                continue
+            if entry.name == session_id or not entry.is_file(follow_symlinks=False):
+                continue
+            try:
+                with open_locked(TranscriptPaths.of(self.folder, session_id), self._states) as t:
+                    header, count = t.state.header, t.state.count
+            except SessionNotFound:
+                continue  # deleted meanwhile
+            except CorruptTranscript:
+                log.warning("session %s: its transcript is damaged", session_id)
+                infos.append(SessionInfo(session_id, "", "", 0, corrupt=True))
+                continue
+            title, created = header.get("title"), header.get("created")
+            infos.append(
+                SessionInfo(
+                    session_id,
+                    title if isinstance(title, str) else "",
+                    created if isinstance(created, str) else "",
+                    count,
+                )
+            )
+        return infos
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _create(self, records: builtins.list[dict[str, Any]], session_id: str | None) -> str | None:
+        """Write a new transcript; None if `session_id` is taken. Mints an ID when None."""
+        make_dirs(self.folder)
+        refuse_symlinks(self.root, self.folder)
+        for _ in range(8):
+            chosen = session_id or new_session_id(records[0]["created"])
+            header = {**records[0], "id": chosen}
+            if create_transcript(
+                TranscriptPaths.of(self.folder, chosen), [header, *records[1:]], self._states
+            ):
+                return chosen
+            if session_id is not None:
+                return None
+        raise StoreError("sessions: could not mint a free session ID")
+
+    def create(self, title: str = "") -> str:
+        """Start a session with only its header (seq 0) and return its new ID."""
+        header = {
+            "seq": 0,
+            "kind": "session",
+            "title": _check_title(title, "title"),
+            "created": _now(),
+        }
+        try:
+            created = self._create([header], None)
+        except OSError as error:
+            raise StoreError(f"sessions: could not create a session: {error.strerror}") from None
+        assert created is not None
+        return created
+
+    def append(self, session_id: str, record: Mapping[str, Any]) -> int:
+        """Append a message or event record; return the seq it was given (its line index).
+
+        `record` must not carry `seq`. undo, redo and clear events come only from the methods of
+        those names. Durable on return: one `write()` of the whole line, then `fsync`, for every
+        record (see `Transcript.append`).
+        """
+        checked = _check_new_record(record, "record", seq=None, imported=False)
+        with open_locked(self._paths(session_id), self._states) as transcript:
+            return transcript.append(checked)
+
+    def undo(self, session_id: str) -> builtins.list[int]:
+        """Hide the last visible exchange after the last clear; return the seqs it hid.
+
+        The exchange runs from the last visible user message to the end of the transcript, with
+        the events among it (earlier undo/redo/clear events are never hidden).
+        """
+        paths = self._paths(session_id)
+        with open_locked(paths, self._states) as transcript:
+            state = transcript.state
+            visibility, _ = self._visibility(paths.session_id, state)
+            low = 1 if visibility.cleared_before is None else visibility.cleared_before + 1
+            high = state.count
+            start = -1
+            while high > low:
+                start = state.codes.rfind(bytes([USER]), low, high)
+                if start < 0 or start not in visibility.hidden:
+                    break
+                high = start
+                start = -1
+            if start < 0:
+                raise NothingToUndo(
+                    f"sessionId: session {paths.session_id} has no exchange to undo"
+                )
+            seqs = [
+                seq
+                for seq in range(start, state.count)
+                if state.codes[seq] in (USER, MESSAGE, EVENT) and seq not in visibility.hidden
+            ]
+            transcript.append({"kind": "event", "type": "undo", "seqs": seqs})
+            return seqs
+
+    def redo(self, session_id: str) -> builtins.list[int]:
+        """Restore what the most recent undo not yet redone hid; return those seqs."""
+        paths = self._paths(session_id)
+        with open_locked(paths, self._states) as transcript:
+            visibility, undos = self._visibility(paths.session_id, transcript.state)
+            if not visibility.undos:
+                raise NothingToRedo(f"sessionId: session {paths.session_id} has no undo to redo")
+            target = visibility.undos[-1]
+            transcript.append({"kind": "event", "type": "redo", "undo_seq": target})
+            return list(undos[target])
+
+    def clear(self, session_id: str) -> int:
+        """Start a fresh working context; return the clear event's seq. Durable facts keep
+        their evidence: `Visibility.visible(seq, "durable")` ignores clears."""
+        with open_locked(self._paths(session_id), self._states) as transcript:
+            return transcript.append({"kind": "event", "type": "clear"})
+
+    # -- attach and delete (S6) ------------------------------------------------------------
+
+    def _lock_fd(self, paths: TranscriptPaths) -> int:
+        try:
+            return os.open(
+                paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE
+            )
+        except OSError as error:
+            raise StoreError(
+                f"sessions/{paths.lock.name} could not be opened: {error.strerror}"
+            ) from None
+
+    @contextlib.contextmanager
+    def attach(self, session_id: str) -> Iterator[None]:
+        """Hold the session's attach lock (shared) while in use; `delete` refuses meanwhile.
+
+        The lock is `<id>.lock`, a sidecar created on first attach and never removed, so every
+        holder and the deleter lock the same inode.
+        """
+        paths = self._paths(session_id)
+        if not paths.jsonl.exists():
+            raise SessionNotFound(
+                f"sessionId: there is no session {paths.session_id} in this project",
+                field="sessionId",
+            )
+        fd = self._lock_fd(paths)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            if not paths.jsonl.exists():  # deleted while we waited
+                raise SessionNotFound(
+                    f"sessionId: there is no session {paths.session_id} in this project",
+                    field="sessionId",
+                )
+            yield
+        finally:
+            os.close(fd)
+
+    def delete(self, session_id: str) -> None:
+        """Delete a transcript and its index; refused while anyone has it attached.
+
+        Its `.lock` sidecar stays, same inode, so a late attacher cannot lock a fresh file while
+        another process still holds the old one. Facts citing it become `missing` (orphaned).
+        """
+        paths = self._paths(session_id)
+        if not paths.jsonl.exists():
+            raise SessionNotFound(
+                f"sessionId: there is no session {paths.session_id} in this project",
+                field="sessionId",
+            )
+        fd = self._lock_fd(paths)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise SessionAttached(
+                    f"sessionId: session {paths.session_id} is attached (open in a chat or another "
+                    "window); detach it before deleting",
+                    field="sessionId",
+                ) from None
+            # The transcript lock waits for an append in flight; the file may even be corrupt.
+            with lock_transcript(paths):
+                with contextlib.suppress(FileNotFoundError):
+                    paths.idx.unlink()  # first: a crash in between leaves a transcript, not an index
+                paths.jsonl.unlink()
+                fsync_dir(self.folder)
+            self._states.pop(paths.session_id, None)
+            self._histories.pop(paths.session_id, None)
+        finally:
+            os.close(fd)
+
+    # -- import (S6) -----------------------------------------------------------------------
+
+    def import_records(
+        self,
+        records: Sequence[Mapping[str, Any]],
+        title: str | None = None,
+        session_id: str | None = None,
+    ) -> tuple[str, str | None]:
+        """Create a session from OpenAI-style messages or an exported lecode transcript.
+
+        Returns (new session ID, renamed_from). A record without `kind` is an OpenAI message
+        (`role`, `content`, `tool_calls`, `tool_call_id`, `name`, ...). Records with `kind` are
+        kept as exported; a `seq` they carry must equal the position they land at, so their undo
+        and redo events still point at the right records. records[0] may be the exported header.
+        The ID is `session_id`, else the header's, else a fresh one; if that ID is taken, a fresh
+        one is minted and the taken one returned as renamed_from. Nothing else is remapped:
+        facts citing the old ID keep citing it.
+        """
+        if not isinstance(records, Sequence) or isinstance(records, str) or not records:
+            raise InvalidParams("records: expected a non-empty array of records", field="records")
+        exported = (
+            records[0]
+            if isinstance(records[0], Mapping) and records[0].get("kind") == "session"
+            else None
+        )
+        shift = 0 if exported is not None else 1  # seq of records[i] is i + shift
+        requested = None
+        if session_id is not None:
+            requested = check_session_id(session_id, "sessionId")
+        elif exported is not None:
+            requested = check_session_id(exported.get("id"), "records[0].id")
+        if title is not None:
+            title = _check_title(title, "title")
+        elif exported is not None:
+            title = _check_title(exported.get("title", ""), "records[0].title")
+        body = [
+            _check_new_record(record, f"records[{index}]", seq=index + shift, imported=True)
+            for index, record in enumerate(records)
+            if index > 0 or exported is None
+        ]
+        try:
+            _history(
+                [
+                    (r["seq"], r)
+                    for r in body
+                    if r["kind"] == "event" and r["type"] in ("undo", "redo", "clear")
+                ]
+            )
+        except _BadEvent as error:
+            index = error.seq - shift
+            raise InvalidParams(f"records[{index}].{error}", field=f"records[{index}]") from None
+        original = exported.get("id") if exported is not None else None
+        created = exported.get("created") if exported is not None else None
+
+        def header(chosen: str | None) -> dict[str, Any]:
+            made: dict[str, Any] = {"seq": 0, "kind": "session", "title": title or ""}
+            # An exported header keeps its creation time only under its own ID; the ID says when.
+            keep = chosen is not None and chosen == original and isinstance(created, str)
+            made["created"] = created if keep else _now()
+            if original is not None and chosen != original:
+                made["imported_from"] = original
+            return made
+
+        renamed_from: str | None = None
+        try:
+            made = None
+            if requested is not None:
+                made = self._create([header(requested), *body], requested)
+                renamed_from = None if made is not None else requested
+            if made is None:
+                made = self._create([header(None), *body], None)
+        except OSError as error:
+            raise StoreError(f"sessions: could not import the session: {error.strerror}") from None
+        assert made is not None
+        return made, renamed_from

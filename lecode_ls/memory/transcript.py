@@ -1,0 +1,684 @@
+"""One session transcript on disk: the JSONL file, its offset index, and the checks keeping both honest.
+
+Files, in `<store>/sessions/` (S1):
+
+- `<id>.jsonl`: one JSON object per line, canonical JSON. Every record's `seq` is its 0-based line
+  index; line 0 is the `session` header. Appends only ever add whole lines.
+- `<id>.idx`: a cache, 8 bytes per line, little-endian: bits 0-55 hold the byte offset where the
+  line starts, bits 56-63 its kind code (`HEADER` .. `CLEAR`). It lets a read seek straight to a
+  range, and lets visibility find undo/redo/clear events without parsing messages. Derived only
+  from the .jsonl: when it is missing, short, or disagrees with the file, it is rebuilt by a scan.
+- `<id>.lock`: the attach lock, owned by sessions.py.
+
+Every operation holds an exclusive `flock` on the .jsonl file itself for its whole length, which
+serializes threads (each operation opens its own descriptor) and processes alike. Locking the
+transcript rather than a separate lock file means a lookup never creates a file, and a delete
+leaves nothing behind but the attach lock.
+
+Damage (S1): a final line without its newline, or whose bytes are not JSON, is what a crash in the
+middle of an append leaves; it is cut off and logged. Anything else (a bad line before the end, a
+seq that is not its line index, a wrong header) raises `CorruptTranscript` whenever it is read.
+Opening checks the index against the file (its length, its last line, the header) rather than
+parsing every line, so a read near the end of a long transcript costs what it costs in a short one;
+a full scan, which checks every line, runs when the index is rebuilt and in `verify()`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import logging
+import os
+import re
+import secrets
+import stat
+import struct
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lecode_ls.errors import (
+    CorruptTranscript,
+    InvalidParams,
+    InvalidSessionId,
+    SessionNotFound,
+    StoreError,
+    SymlinkRefused,
+)
+from lecode_ls.memory.canonical import canonical_json
+from lecode_ls.memory.files import FILE_MODE, atomic_write, fsync_dir
+
+log = logging.getLogger(__name__)
+
+_SESSION_ID = re.compile(r"[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}")
+
+# Kind codes, stored in the top byte of each index entry. 0 is never valid, so an index entry
+# zero-filled by a power loss is noticed.
+HEADER, USER, MESSAGE, EVENT, UNDO, REDO, CLEAR = range(1, 8)
+VISIBILITY_CODES = frozenset({UNDO, REDO, CLEAR})
+_VALID_CODES = bytes(range(1, 8))
+_VISIBILITY_BYTE = re.compile(rb"[\x05-\x07]")  # finds UNDO, REDO, CLEAR in `codes` at C speed
+_EVENT_CODES = {"undo": UNDO, "redo": REDO, "clear": CLEAR}
+ROLES = frozenset({"user", "assistant", "tool", "system"})
+
+_ENTRY = struct.Struct("<Q")
+_OFFSET_MASK = (1 << 56) - 1
+_CHUNK = 1 << 20
+_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def check_session_id(text: object, field: str = "sessionId") -> str:
+    """Return `text` if it is exactly a session ID, else raise `InvalidSessionId` naming `field`.
+
+    A session ID is its creation time in UTC and 8 random hex digits,
+    `YYYYMMDDTHHMMSSZ-xxxxxxxx`. Nothing else resolves to a session: not a path, a prefix, a
+    title or an alias (S4), so a session can only be named by someone who was given its ID.
+    """
+    if isinstance(text, str) and _SESSION_ID.fullmatch(text):
+        return text
+    shown = repr(text) if isinstance(text, str) and len(text) <= 60 else "the value"
+    raise InvalidSessionId(
+        f"{field}: {shown} is not a session ID; expected the exact form "
+        "YYYYMMDDTHHMMSSZ-xxxxxxxx (paths, prefixes and names are not accepted)",
+        field=field,
+    )
+
+
+def new_session_id(created: str) -> str:
+    """A fresh ID for a session created at `created` (ISO 8601 UTC, `YYYY-MM-DDTHH:MM:SSZ`)."""
+    stamp = created.replace("-", "").replace(":", "")
+    return f"{stamp}-{secrets.token_hex(4)}"
+
+
+def kind_code(record: dict[str, Any]) -> int:
+    """The index code of a record whose structure `check_stored` accepted."""
+    kind = record["kind"]
+    if kind == "session":
+        return HEADER
+    if kind == "message":
+        return USER if record["role"] == "user" else MESSAGE
+    return _EVENT_CODES.get(record["type"], EVENT)
+
+
+class _Damage(Exception):
+    """A line that does not hold the record its position promises."""
+
+
+def check_stored(record: object, seq: int, session_id: str) -> int:
+    """Check the structure every stored record must have at `seq`; return its kind code.
+
+    Raises `_Damage`. Only the fields that lines are located and hidden by are checked here;
+    the full schema of new records is checked once, before they are written
+    (`check_new_record`).
+    """
+    if not isinstance(record, dict):
+        raise _Damage(f"line {seq} is not a JSON object")
+    if type(record.get("seq")) is not int or record["seq"] != seq:
+        raise _Damage(f"line {seq} holds seq {record.get('seq')!r}")
+    kind = record.get("kind")
+    if seq == 0:
+        if kind != "session" or record.get("id") != session_id:
+            raise _Damage("line 0 is not the header of this session")
+    elif kind == "message":
+        if record.get("role") not in ROLES:
+            raise _Damage(f"line {seq} has no valid role")
+    elif kind == "event":
+        if not isinstance(record.get("type"), str):
+            raise _Damage(f"line {seq} has no event type")
+    else:
+        raise _Damage(f"line {seq} has kind {kind!r}")
+    return kind_code(record)
+
+
+class _Unreadable(Exception):
+    """Bytes that are not one JSON value in UTF-8: what a torn write leaves."""
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _decode(line: bytes) -> object:
+    try:
+        return json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise _Unreadable(str(error)) from None
+
+
+@dataclass(frozen=True)
+class TranscriptPaths:
+    """The files of one session. Only built from a checked session ID."""
+
+    session_id: str
+    jsonl: Path
+    idx: Path
+    lock: Path
+
+    @classmethod
+    def of(cls, sessions: Path, session_id: str) -> TranscriptPaths:
+        return cls(
+            session_id,
+            sessions / f"{session_id}.jsonl",
+            sessions / f"{session_id}.idx",
+            sessions / f"{session_id}.lock",
+        )
+
+
+@dataclass
+class TranscriptState:
+    """What one process knows of a transcript, valid while the file keeps `key`.
+
+    Mutated only by the holder of the transcript's lock. `codes[seq]` is the kind code of record
+    `seq`; `events` holds the undo, redo and clear events, in order, as (seq, record).
+    """
+
+    key: tuple[int, int, int]  # (inode, size, mtime_ns) of the .jsonl
+    count: int
+    header: dict[str, Any]
+    codes: bytearray
+    events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return self.key[1]
+
+
+def _key(st: os.stat_result) -> tuple[int, int, int]:
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _os_error(paths: TranscriptPaths, error: OSError) -> Exception:
+    if error.errno == errno.ELOOP:
+        return SymlinkRefused(
+            f"sessionId: sessions/{paths.jsonl.name} is a symbolic link; lecode-ls refuses to "
+            "follow links in its store",
+            field="sessionId",
+        )
+    return StoreError(f"sessions/{paths.jsonl.name} could not be read or written: {error.strerror}")
+
+
+@contextlib.contextmanager
+def lock_transcript(paths: TranscriptPaths) -> Iterator[tuple[int, os.stat_result]]:
+    """Open the transcript and hold an exclusive lock on it; yields (fd, its stat).
+
+    Raises `SessionNotFound` (also when it was deleted while we waited for the lock),
+    `SymlinkRefused`, or `StoreError`; an `OSError` raised in the body becomes a `StoreError`.
+    """
+    for _ in range(3):
+        try:
+            fd = os.open(paths.jsonl, _OPEN_FLAGS)
+        except FileNotFoundError:
+            raise _not_found(paths) from None
+        except OSError as error:
+            raise _os_error(paths, error) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            st = os.fstat(fd)
+            try:
+                current: os.stat_result | None = os.lstat(paths.jsonl)
+            except FileNotFoundError:
+                current = None
+            if current is None or st.st_nlink == 0:
+                raise _not_found(paths)
+            if (current.st_ino, current.st_dev) != (st.st_ino, st.st_dev):
+                continue  # deleted and imported again while we waited: open the new file
+            if not stat.S_ISREG(st.st_mode):
+                raise StoreError(f"sessions/{paths.jsonl.name} is not a regular file")
+            yield fd, st
+            return
+        except OSError as error:
+            raise _os_error(paths, error) from None
+        finally:
+            os.close(fd)
+    raise StoreError(f"sessions/{paths.jsonl.name} kept changing while being opened")
+
+
+@contextlib.contextmanager
+def open_locked(paths: TranscriptPaths, cache: dict[str, TranscriptState]) -> Iterator[Transcript]:
+    """`lock_transcript`, then bring `cache[session_id]` up to date and yield the transcript.
+
+    The cache entry is replaced on success and dropped on any failure, so a half-updated state is
+    never reused. Raises as `lock_transcript`, and `CorruptTranscript`.
+    """
+    with lock_transcript(paths) as (fd, st):
+        transcript = Transcript(paths, fd, st, cache.pop(paths.session_id, None))
+        yield transcript
+        cache[paths.session_id] = transcript.state
+
+
+def _not_found(paths: TranscriptPaths) -> SessionNotFound:
+    return SessionNotFound(
+        f"sessionId: there is no session {paths.session_id} in this project", field="sessionId"
+    )
+
+
+class _StaleIndex(Exception):
+    """The index disagrees with the file; it must be rebuilt."""
+
+
+class Transcript:
+    """A transcript open and locked for one operation (see `open_locked`)."""
+
+    def __init__(
+        self, paths: TranscriptPaths, fd: int, st: os.stat_result, prior: TranscriptState | None
+    ) -> None:
+        self.paths = paths
+        self._fd = fd
+        self._size = st.st_size
+        if prior is not None and prior.key == _key(st):
+            self.state = prior
+            return
+        if prior is not None and (prior.key[0] != st.st_ino or prior.size > st.st_size):
+            prior = None  # another file, or cut shorter: nothing of it can be reused
+        loaded = self._load_from_index(prior)
+        self.state = loaded if loaded is not None else self._rebuild()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _damage(self, why: str) -> CorruptTranscript:
+        return CorruptTranscript(
+            f"sessionId: the transcript of session {self.paths.session_id} is damaged ({why}); "
+            "it was left untouched",
+            field="sessionId",
+        )
+
+    def _raw_entries(self, start: int, stop: int) -> bytes:
+        """The bytes of index entries `start` .. `stop - 1`."""
+        with _open_index(self.paths) as idx:
+            data = os.pread(idx, 8 * (stop - start), 8 * start)
+        if len(data) != 8 * (stop - start):
+            raise _StaleIndex
+        return data
+
+    def _entries(self, start: int, stop: int) -> list[int]:
+        """Index entries `start` .. `stop - 1`, as integers."""
+        return list(struct.unpack(f"<{stop - start}Q", self._raw_entries(start, stop)))
+
+    def _read_lines(
+        self, start: int, end: int, count: int, codes: bytes | bytearray | None
+    ) -> list[dict[str, Any]]:
+        """Records `start` .. `end` inclusive, each checked against its position (and code)."""
+        if end + 1 < count:
+            entries = self._entries(start, end + 2)
+            stop = entries.pop() & _OFFSET_MASK
+        else:
+            entries = self._entries(start, end + 1)
+            stop = self._size
+        begin = entries[0] & _OFFSET_MASK
+        if start == 0 and begin != 0:
+            raise _StaleIndex
+        data = os.pread(self._fd, stop - begin, begin) if stop > begin else b""
+        lines = data.split(b"\n")
+        if len(lines) != end - start + 2 or lines[-1]:
+            raise _StaleIndex
+        records: list[dict[str, Any]] = []
+        position = begin
+        for seq, (line, entry) in enumerate(zip(lines, entries, strict=False), start):
+            if entry & _OFFSET_MASK != position:
+                raise _StaleIndex
+            position += len(line) + 1
+            try:
+                record = _decode(line)
+                code = check_stored(record, seq, self.paths.session_id)
+            except (_Unreadable, _Damage):
+                raise _StaleIndex from None
+            if code != entry >> 56 or (codes is not None and code != codes[seq]):
+                raise _StaleIndex
+            assert isinstance(record, dict)
+            records.append(record)
+        return records
+
+    def read(self, start: int, end: int) -> list[dict[str, Any]]:
+        """Records `start` .. `end`, inclusive, 0-based; the caller checks the bounds."""
+        try:
+            return self._read_lines(start, end, self.state.count, self.state.codes)
+        except _StaleIndex:
+            pass
+        log.warning(
+            "session %s: index disagrees with the transcript; rebuilding", self.paths.session_id
+        )
+        self.state = self._rebuild()
+        try:
+            return self._read_lines(start, end, self.state.count, self.state.codes)
+        except _StaleIndex:
+            raise self._damage(f"records {start}..{end} changed while being read") from None
+
+    def verify(self) -> None:
+        """Check every line of the file (a full scan) and rewrite the index from it."""
+        self.state = self._rebuild()
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def _line_at(self, offset: int) -> bytes:
+        """The complete line starting at `offset`, without its newline; `_StaleIndex` if none."""
+        parts: list[bytes] = []
+        position = offset
+        while position < self._size:
+            chunk = os.pread(self._fd, min(_CHUNK, self._size - position), position)
+            if not chunk:
+                break
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                parts.append(chunk[:newline])
+                return b"".join(parts)
+            parts.append(chunk)
+            position += len(chunk)
+        raise _StaleIndex
+
+    def _load_from_index(self, base: TranscriptState | None) -> TranscriptState | None:
+        """The state from the index and `base`, after checking the index's last entry; None if
+        the index cannot be trusted."""
+        try:
+            with _open_index(self.paths) as idx:
+                idx_size = os.fstat(idx).st_size
+            count = idx_size // 8
+            if count == 0 or (base is not None and base.count > count):
+                return None
+            start = base.count if base is not None else 0
+            raw = self._raw_entries(start, count)
+            codes = raw[7::8]  # the top byte of each little-endian entry
+            if codes.translate(None, _VALID_CODES):
+                return None
+            (last,) = _ENTRY.unpack(raw[-8:] if raw else self._raw_entries(count - 1, count))
+            last_offset = last & _OFFSET_MASK
+            if last_offset >= self._size:
+                return None
+            last_line = self._line_at(last_offset)
+            if check_stored(_decode(last_line), count - 1, self.paths.session_id) != last >> 56:
+                return None
+            if base is None:
+                header = self._read_lines(0, 0, count, None)[0]
+                state = TranscriptState((0, 0, 0), 0, header, bytearray())
+            else:
+                state = base
+            first_new = state.count
+            state.codes += codes
+            state.count = count
+            for match in _VISIBILITY_BYTE.finditer(state.codes, first_new):
+                seq = match.start()
+                state.events.append((seq, self._read_lines(seq, seq, count, state.codes)[0]))
+        except (_StaleIndex, _Unreadable, _Damage):
+            return None
+        if idx_size % 8:
+            self._truncate_index(count)
+        end = last_offset + len(last_line) + 1
+        if end < self._size:
+            # A writer died between its line and its index entry, or left a torn line.
+            self._scan_into(state, end)
+        state.key = self._stat_key()
+        return state
+
+    def _rebuild(self) -> TranscriptState:
+        """Scan the whole file, checking every line, and rewrite the index from it."""
+        state = TranscriptState((0, 0, 0), 0, {}, bytearray())
+        offsets = self._scan_into(state, 0, write_index=False)
+        if state.count == 0:
+            raise self._damage("it has no session header")
+        data = b"".join(
+            _ENTRY.pack(offset | code << 56)
+            for offset, code in zip(offsets, state.codes, strict=True)
+        )
+        try:
+            atomic_write(self.paths.idx, data, backup=False)
+        except OSError as error:
+            # The index is only a cache: reads still work from this state.
+            log.warning("session %s: could not write its index: %s", self.paths.session_id, error)
+        state.key = self._stat_key()
+        return state
+
+    def _scan_into(
+        self, state: TranscriptState, offset: int, *, write_index: bool = True
+    ) -> list[int]:
+        """Parse every line from `offset` (the start of line `state.count`) to the end of the file,
+        adding them to `state`; cut a torn final line. Returns the new lines' offsets."""
+        offsets: list[int] = []
+        pending = b""
+        position = offset  # where `pending` starts in the file
+        read_at = offset
+        while read_at < self._size:
+            chunk = os.pread(self._fd, min(_CHUNK, self._size - read_at), read_at)
+            if not chunk:
+                break
+            read_at += len(chunk)
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()
+            for line in lines:
+                seq = state.count
+                is_last = position + len(line) + 1 >= self._size
+                try:
+                    record = _decode(line)
+                except _Unreadable as error:
+                    if is_last:
+                        self._cut(position, "its final line is not JSON")
+                        break
+                    raise self._damage(f"line {seq} is not JSON: {error}") from None
+                try:
+                    code = check_stored(record, seq, self.paths.session_id)
+                except _Damage as error:
+                    raise self._damage(str(error)) from None
+                assert isinstance(record, dict)
+                if seq == 0:
+                    state.header = record
+                elif code in VISIBILITY_CODES:
+                    state.events.append((seq, record))
+                offsets.append(position)
+                state.codes.append(code)
+                state.count += 1
+                position += len(line) + 1
+        if pending:
+            self._cut(position, "its final line has no newline")
+        if write_index and offsets:
+            self._append_index(state.count - len(offsets), offsets, state.codes[-len(offsets) :])
+        return offsets
+
+    def _cut(self, offset: int, why: str) -> None:
+        """Truncate a torn final line (a crash mid-append); it was never acknowledged."""
+        log.warning(
+            "session %s: cut %d bytes at the end of its transcript (%s; a crash mid-append)",
+            self.paths.session_id,
+            self._size - offset,
+            why,
+        )
+        os.ftruncate(self._fd, offset)
+        os.fsync(self._fd)
+        self._size = offset
+
+    def _stat_key(self) -> tuple[int, int, int]:
+        return _key(os.fstat(self._fd))
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _append_index(self, first: int, offsets: list[int], codes: bytes | bytearray) -> None:
+        data = b"".join(_ENTRY.pack(o | c << 56) for o, c in zip(offsets, codes, strict=True))
+        try:
+            with _open_index(self.paths) as idx:
+                os.pwrite(idx, data, 8 * first)
+        except OSError as error:
+            # The line itself is durable; the next open finds the index short and catches up.
+            log.warning("session %s: could not extend its index: %s", self.paths.session_id, error)
+
+    def _truncate_index(self, count: int) -> None:
+        with contextlib.suppress(OSError), _open_index(self.paths) as idx:
+            os.ftruncate(idx, 8 * count)
+
+    def append(self, record: dict[str, Any]) -> int:
+        """Append `record` at the next seq and return that seq.
+
+        Durability policy: the whole line goes out in one `write()` and is `fsync`ed before this
+        returns, one fsync per record, so an acknowledged record survives a crash or power loss
+        and a crash can only tear the line being written (cut off on the next open). The index
+        entry follows without an fsync: it is a cache the next open checks and repairs.
+        """
+        state = self.state
+        seq = state.count
+        stored = {**record, "seq": seq}
+        line = canonical_json(stored) + b"\n"
+        code = kind_code(stored)
+        offset = self._size
+        try:
+            if os.write(self._fd, line) != len(line):
+                raise StoreError(
+                    f"sessions/{self.paths.jsonl.name}: the disk took only part of a record"
+                )
+            os.fsync(self._fd)
+        except BaseException:
+            # Not acknowledged, so not kept: a record the caller was told failed must not
+            # reappear on the next read. Best effort; a crash here leaves a torn tail instead.
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, offset)
+            raise
+        self._size += len(line)
+        self._append_index(seq, [offset], bytes([code]))
+        state.codes.append(code)
+        state.count += 1
+        if code in VISIBILITY_CODES:
+            state.events.append((seq, stored))
+        state.key = self._stat_key()
+        return seq
+
+
+@contextlib.contextmanager
+def _open_index(paths: TranscriptPaths) -> Iterator[int]:
+    fd = os.open(paths.idx, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def create_transcript(
+    paths: TranscriptPaths, records: list[dict[str, Any]], cache: dict[str, TranscriptState]
+) -> bool:
+    """Write a new transcript holding `records` (seq already set); False if the ID is taken.
+
+    The file is written and fsynced under a temporary name, locked, then linked into place, which
+    fails rather than overwrite an existing session. Until the index is written the lock keeps
+    every other reader out, so no one ever sees a transcript without its header.
+    """
+    folder = paths.jsonl.parent
+    temp = folder / f".{paths.jsonl.name}.{secrets.token_hex(8)}.tmp"
+    fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        lines = [canonical_json(record) + b"\n" for record in records]
+        data = memoryview(b"".join(lines))
+        while data:
+            data = data[os.write(fd, data) :]
+        os.fsync(fd)
+        try:
+            os.link(temp, paths.jsonl, follow_symlinks=False)
+        except FileExistsError:
+            return False
+        offsets, position = [], 0
+        for line in lines:
+            offsets.append(position)
+            position += len(line)
+        codes = bytearray(kind_code(record) for record in records)
+        atomic_write(
+            paths.idx,
+            b"".join(_ENTRY.pack(o | c << 56) for o, c in zip(offsets, codes, strict=True)),
+            backup=False,
+        )
+        fsync_dir(folder)
+        events = [
+            (r["seq"], r) for r, c in zip(records, codes, strict=True) if c in VISIBILITY_CODES
+        ]
+        cache[paths.session_id] = TranscriptState(
+            _key(os.fstat(fd)), len(records), records[0], codes, events
+        )
+        return True
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+        os.close(fd)
+
+
+# -- the schema of new records ---------------------------------------------------------------
+
+
+def _bad(where: str, message: str) -> InvalidParams:
+    return InvalidParams(f"{where}: {message}", field=where)
+
+
+def _check_message(record: dict[str, Any], where: str) -> None:
+    role = record.get("role")
+    if role not in ROLES:
+        raise _bad(f"{where}.role", "expected one of assistant, system, tool, user")
+    content = record.get("content")
+    if isinstance(content, list):
+        for index, part in enumerate(content):
+            if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+                raise _bad(f"{where}.content[{index}]", "expected a content part with a type")
+    elif content is not None and not isinstance(content, str):
+        raise _bad(f"{where}.content", "expected a string, an array of content parts, or null")
+    calls = record.get("tool_calls")
+    if calls is not None:
+        if role != "assistant" or not isinstance(calls, list):
+            raise _bad(f"{where}.tool_calls", "expected an array, on an assistant message")
+        for index, call in enumerate(calls):
+            function = call.get("function") if isinstance(call, dict) else None
+            if (
+                not isinstance(call, dict)
+                or not isinstance(call.get("id"), str)
+                or not isinstance(function, dict)
+                or not isinstance(function.get("name"), str)
+            ):
+                raise _bad(f"{where}.tool_calls[{index}]", "expected {id, function: {name}}")
+    if role == "tool" and not isinstance(record.get("tool_call_id"), str):
+        raise _bad(f"{where}.tool_call_id", "a tool message needs the ID of its call")
+    for key in ("tool_call_id", "name"):
+        if key in record and not isinstance(record[key], str):
+            raise _bad(f"{where}.{key}", "expected a string")
+    if "meta" in record and not isinstance(record["meta"], dict):
+        raise _bad(f"{where}.meta", "expected an object")
+
+
+def check_new_record(
+    record: object, where: str, *, seq: int | None, imported: bool
+) -> dict[str, Any]:
+    """Check a record about to be written; return a copy ready to store. Errors name `where`.
+
+    `seq` None (an append): the record must not carry `seq`; the store assigns it. Otherwise
+    (an import) a carried `seq` must equal `seq`, and the copy gets it. `imported` also lets a
+    record without `kind` stand for an OpenAI message, and lets undo/redo/clear events through
+    (their references are checked by replaying them); an append gets those only from the store's
+    undo, redo and clear methods.
+    """
+    if not isinstance(record, Mapping):
+        raise _bad(where, "expected a JSON object")
+    copy = dict(record)
+    if "kind" not in copy and imported:
+        if "seq" in copy:
+            raise _bad(f"{where}.kind", "a record with a seq needs its kind")
+        copy["kind"] = "message"
+    if seq is None:
+        if "seq" in copy:
+            raise _bad(f"{where}.seq", "seqs are assigned by the store")
+    else:
+        if "seq" in copy and (type(copy["seq"]) is not int or copy["seq"] != seq):
+            raise _bad(
+                f"{where}.seq",
+                f"{copy['seq']!r} is not the position {seq} it lands at; import a whole transcript",
+            )
+        copy["seq"] = seq
+    kind = copy.get("kind")
+    if kind == "message":
+        _check_message(copy, where)
+    elif kind == "event":
+        kind_of_event = copy.get("type")
+        if not isinstance(kind_of_event, str) or not kind_of_event:
+            raise _bad(f"{where}.type", "expected the event's type, a non-empty string")
+        if kind_of_event in _EVENT_CODES and not imported:
+            raise _bad(f"{where}.type", f"{kind_of_event} events are written by {kind_of_event}()")
+    elif kind == "session":
+        raise _bad(f"{where}.kind", "a session header is only the first record of a transcript")
+    else:
+        raise _bad(f"{where}.kind", 'expected "message" or "event"')
+    try:
+        canonical_json(copy)
+    except (TypeError, ValueError) as error:
+        raise _bad(where, str(error).removeprefix("canonical_json: ")) from None
+    return copy

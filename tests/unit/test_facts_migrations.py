@@ -1,0 +1,242 @@
+"""facts.sqlite3 migrations: FactStore opens every older schema and upgrades it in place.
+
+The older schemas are frozen here as literal SQL, exactly as they were released, so a test fails
+if anyone edits a released migration instead of appending a new one. Each test builds a real
+database file from one of them, fills it the way that version did, and opens it with FactStore.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import apsw
+import pytest
+
+from lecode_ls.errors import ExcludedEvidence
+from lecode_ls.memory.facts import FactStore, Positions, Purpose, SourceLike, StoredRef
+from lecode_ls.memory.facts_schema import MIGRATIONS, SCHEMA_VERSION
+
+# Schema version 1, before source-linked recall: no source_refs, no search index.
+LEGACY_SCHEMA_V1 = """
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+);
+INSERT INTO meta (key, value) VALUES ('generation', 0);
+CREATE TABLE facts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    current_revision INTEGER NOT NULL CHECK (current_revision >= 1),
+    origin TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE revisions (
+    id INTEGER PRIMARY KEY,
+    fact_id INTEGER NOT NULL REFERENCES facts (id),
+    revision INTEGER NOT NULL CHECK (revision >= 1),
+    text TEXT NOT NULL,
+    canonical TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (fact_id, revision)
+);
+CREATE INDEX revisions_by_canonical ON revisions (canonical);
+CREATE TABLE provenance (
+    id INTEGER PRIMARY KEY,
+    fact_id INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    seqs TEXT NOT NULL,
+    FOREIGN KEY (fact_id, revision) REFERENCES revisions (fact_id, revision)
+);
+CREATE INDEX provenance_by_revision ON provenance (fact_id, revision);
+CREATE TABLE exclusions (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    generation INTEGER NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE forgotten (
+    fact_id INTEGER PRIMARY KEY
+);
+"""
+
+# Version 2 added source_refs; version 3 (current) adds the trigram search index.
+SCHEMA_V2_ADDITION = """
+CREATE TABLE source_refs (
+    fact_id INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    seqs TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    PRIMARY KEY (fact_id, revision),
+    FOREIGN KEY (fact_id, revision) REFERENCES revisions (fact_id, revision)
+) WITHOUT ROWID;
+CREATE INDEX source_refs_by_session ON source_refs (session_id);
+"""
+
+# One forgotten fact (4) left an exclusion on legacy:9; fact 1 has two revisions with legacy
+# provenance; fact 2 cites the excluded position, so it must come out suppressed.
+LEGACY_ROWS = """
+UPDATE meta SET value = 1 WHERE key = 'generation';
+INSERT INTO facts VALUES (1, 2, 'unverified', '2025-01-01T00:00:00Z', '2025-01-02T00:00:00Z');
+INSERT INTO facts VALUES (2, 1, 'unverified', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z');
+INSERT INTO revisions VALUES (1, 1, 1, 'Use Tabs.', 'use tabs.', '2025-01-01T00:00:00Z');
+INSERT INTO revisions VALUES (2, 1, 2, 'Use spaces.', 'use spaces.', '2025-01-02T00:00:00Z');
+INSERT INTO revisions VALUES (3, 2, 1, 'Deploy on Fridays.', 'deploy on fridays.', '2025-01-01T00:00:00Z');
+INSERT INTO provenance VALUES (1, 1, 1, 'legacy', '[1, 2]');
+INSERT INTO provenance VALUES (2, 1, 2, 'legacy', '[5]');
+INSERT INTO provenance VALUES (3, 2, 1, 'legacy', '[8, 9]');
+INSERT INTO exclusions VALUES ('legacy', 9, 1);
+UPDATE sqlite_sequence SET seq = 4 WHERE name = 'facts';
+INSERT INTO forgotten VALUES (4);
+"""
+
+LEGACY_TABLES = ("meta", "facts", "revisions", "provenance", "exclusions", "forgotten")
+
+
+def accept(ref: SourceLike, purpose: Purpose) -> None:
+    """A source check that accepts everything."""
+
+
+def build(db: Path, version: int) -> None:
+    """A database exactly as lecode-ls at schema `version` left it, with the legacy rows."""
+    db.parent.mkdir(parents=True, exist_ok=True)
+    conn = apsw.Connection(str(db))
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute(LEGACY_SCHEMA_V1)
+    if version >= 2:
+        conn.execute(SCHEMA_V2_ADDITION)
+    conn.execute(LEGACY_ROWS)
+    conn.execute(f"PRAGMA user_version = {version}")
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def dump(db: Path) -> dict[str, list[Any]]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {
+            name: sorted(conn.execute(f"SELECT * FROM {name}").fetchall()) for name in LEGACY_TABLES
+        }
+    finally:
+        conn.close()
+
+
+def names(db: Path) -> set[str]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {str(row[0]) for row in conn.execute("SELECT name FROM sqlite_schema")}
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "facts.sqlite3"
+
+
+class TestReleasedMigrationsAreFrozen:
+    def test_migration_1_and_2_are_exactly_the_released_sql(self) -> None:
+        assert SCHEMA_VERSION == 3
+        assert MIGRATIONS[0].strip() == LEGACY_SCHEMA_V1.strip()
+        assert MIGRATIONS[1].strip() == SCHEMA_V2_ADDITION.strip()
+
+
+class TestOpeningALegacyDatabase:
+    # covers F4
+    @pytest.mark.parametrize("version", [1, 2])
+    def test_opening_adds_the_new_tables_and_keeps_every_old_row(
+        self, db: Path, version: int
+    ) -> None:
+        build(db, version)
+        before = dump(db)
+        store = FactStore(db)
+        assert store.verify() == []
+        store.close()
+        assert dump(db) == before
+        assert {"source_refs", "revisions_fts"} <= names(db)
+        conn = apsw.Connection(str(db))
+        assert conn.pragma("user_version") == SCHEMA_VERSION
+        conn.close()
+
+    def test_legacy_provenance_is_not_backfilled_or_trusted(self, db: Path) -> None:
+        build(db, 1)
+        store = FactStore(db)
+        fact = store.get(1)
+        assert fact is not None and (fact.revision, fact.text, fact.source) == (
+            2,
+            "Use spaces.",
+            None,
+        )
+        assert [(e.revision, e.source, e.provenance) for e in store.provenance(1)] == [
+            (1, None, (Positions("legacy", (1, 2)),)),
+            (2, None, (Positions("legacy", (5,)),)),
+        ]
+        assert store.source(1, 1) is None
+        store.close()
+
+    def test_old_exclusions_and_forget_markers_still_hold(self, db: Path) -> None:
+        build(db, 1)
+        store = FactStore(db)
+        assert store.generation() == 1
+        assert store.excluded_seqs("legacy") == frozenset({9})
+        assert store.suppressed(2) is True and store.suppressed(1) is False
+        assert store.forget(4) is False
+        with pytest.raises(ExcludedEvidence):
+            store.remember("new", StoredRef("legacy", (9,), "d"), check=accept)
+        store.close()
+
+    def test_legacy_facts_can_be_attached_searched_and_forgotten(self, db: Path) -> None:
+        build(db, 1)
+        store = FactStore(db)
+        assert [f.id for f in store.search("spaces")] == [1]
+        assert [f.id for f in store.search("Tabs")] == []  # superseded text is not searched
+        assert store.attach_source(1, 2, StoredRef("s1", (3,), "d"), accept) is True
+        assert store.forget(1) is True
+        assert store.excluded_seqs("legacy") == frozenset({1, 2, 5, 9})
+        assert store.excluded_seqs("s1") == frozenset({3})
+        assert store.search("spaces") == []
+        assert store.add("next") == (5, 1)  # IDs keep counting past the forgotten 4
+        assert store.verify() == []
+        store.close()
+
+    def test_a_new_fact_never_takes_a_forgotten_id_even_if_the_counter_is_behind(
+        self, db: Path
+    ) -> None:
+        build(db, 1)
+        conn = apsw.Connection(str(db))
+        conn.execute("UPDATE sqlite_sequence SET seq = 2 WHERE name = 'facts'")
+        conn.close()
+        store = FactStore(db)
+        assert store.add("next") == (5, 1)
+        assert store.forget(5) is True
+        store.close()
+
+    def test_stores_opening_one_old_database_at_once_migrate_it_once(self, db: Path) -> None:
+        build(db, 1)
+        barrier = threading.Barrier(4)
+        results: list[object] = []
+
+        def open_and_read() -> None:
+            store = FactStore(db)
+            barrier.wait()
+            try:
+                results.append(store.generation())
+            except BaseException as error:
+                results.append(error)
+            finally:
+                store.close()
+
+        threads = [threading.Thread(target=open_and_read) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert results == [1, 1, 1, 1]
+        store = FactStore(db)
+        assert store.verify() == []
+        store.close()
