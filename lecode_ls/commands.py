@@ -6,12 +6,15 @@ in chat. Subcommands that need a part not built yet are not listed by `help`.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Callable
 from datetime import date
 
 from lecode_ls.errors import InvalidParams
 from lecode_ls.memory.markdown import daily_name
+from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
+from lecode_ls.memory.sources import source_snapshot
 from lecode_ls.runtime import Runtime
 
 HELP = """\
@@ -20,6 +23,14 @@ HELP = """\
 /memory search <pattern>  search the Markdown memory (regular expression, at most 50 hits)
 /memory log [date]        print a daily log (YYYY-MM-DD; today by default)
 /memory notes             list named notes
+/memory facts [offset]    list facts: ID, revision, status, source
+/memory recall <fact-id> [offset]
+                          a fact and a page of its evidence (JSON)
+/memory read <session-id> <start-seq> <end-seq> [offset]
+                          a validated page of a session range (JSON)
+/memory correct <fact-id> <revision> <session-id> <start-seq> <end-seq> <text>
+                          correct a fact with new evidence from that range
+/memory forget <fact-id>  forget a fact; its evidence is excluded for good
 /memory help              show this help"""
 
 TRUNCATION_MARKER = "\n[... truncated at {limit} bytes; /memory edit shows it all]"
@@ -80,11 +91,100 @@ def _notes(runtime: Runtime, args: list[str]) -> str:
     return "\n".join(f"{f.file.removeprefix('notes/')[:-3]}  ({f.bytes} bytes)" for f in notes)
 
 
+def _int(args: list[str], index: int, name: str) -> int:
+    try:
+        value = int(args[index])
+    except (IndexError, ValueError):
+        raise InvalidParams(f"text: {name} must be a whole number", field="text") from None
+    if value < 0:
+        raise InvalidParams(f"text: {name} must not be negative", field="text")
+    return value
+
+
+def _usage(args: list[str], least: int, most: int, usage: str) -> None:
+    if not least <= len(args) <= most:
+        raise InvalidParams(f"text: usage: /memory {usage}", field="text")
+
+
+def _json(answer: object) -> str:
+    return json.dumps(answer, ensure_ascii=False, indent=2)
+
+
+def _facts(runtime: Runtime, args: list[str]) -> str:
+    _usage(args, 0, 1, "facts [offset]")
+    sessions, facts = runtime.require_facts()
+    page = list_facts(facts, sessions, _int(args, 0, "offset") if args else 0)
+    if not page["facts"]:
+        return "No facts." if page["offset"] == 0 else "No more facts."
+    lines = []
+    for fact in page["facts"]:
+        line = f"#{fact['fact_id']} r{fact['revision']} {fact['status']}"
+        if "source" in fact:
+            seqs = fact["source"]["seqs"]
+            line += f" [{fact['source']['session_id']} {seqs[0]}-{seqs[-1]}] {fact['text']}"
+        lines.append(line)
+    if page["next_offset"] is not None:
+        lines.append(f"[more: /memory facts {page['next_offset']}]")
+    return "\n".join(lines)
+
+
+def _recall(runtime: Runtime, args: list[str]) -> str:
+    _usage(args, 1, 2, "recall <fact-id> [offset]")
+    sessions, facts = runtime.require_facts()
+    offset = _int(args, 1, "offset") if len(args) > 1 else 0
+    return _json(recall_fact(facts, sessions, _int(args, 0, "fact-id"), offset))
+
+
+def _read(runtime: Runtime, args: list[str]) -> str:
+    _usage(args, 3, 4, "read <session-id> <start-seq> <end-seq> [offset]")
+    sessions, facts = runtime.require_facts()
+    start, end = _int(args, 1, "start-seq"), _int(args, 2, "end-seq")
+    offset = _int(args, 3, "offset") if len(args) > 3 else 0
+    return _json(recall_session(sessions, facts, args[0], start, end, offset))
+
+
+def _correct(runtime: Runtime, args: list[str]) -> str:
+    usage = "correct <fact-id> <revision> <session-id> <start-seq> <end-seq> <text>"
+    if len(args) < 6:
+        _usage(args, 6, 6, usage)
+    sessions, facts = runtime.require_facts()
+    fact_id, revision = _int(args, 0, "fact-id"), _int(args, 1, "revision")
+    # The slash command captures the named persisted range; it never guesses evidence.
+    ref = source_snapshot(
+        sessions, args[2], _int(args, 3, "start-seq"), _int(args, 4, "end-seq"), exclusions=facts
+    )
+    new = facts.correct(
+        fact_id,
+        " ".join(args[5:]),
+        expected_revision=revision,
+        ref=ref,
+        check=runtime.check_source,
+        has_authored_text=runtime.has_authored_text,
+    )
+    return f"Fact #{fact_id} is now at revision {new}."
+
+
+def _forget(runtime: Runtime, args: list[str]) -> str:
+    _usage(args, 1, 1, "forget <fact-id>")
+    _, facts = runtime.require_facts()
+    fact_id = _int(args, 0, "fact-id")
+    if facts.forget(fact_id):
+        return f"Fact #{fact_id} is forgotten; the transcript positions it cited are excluded for good."
+    return f"Fact #{fact_id} was already forgotten."
+
+
+FACT_CHANGING = frozenset({"correct", "forget"})
+
 _SIMPLE: dict[str, Callable[[Runtime, list[str]], str]] = {
     "show": _show,
     "edit": _edit,
     "search": _search,
     "notes": _notes,
+    "facts": _facts,
+    "recall": _recall,
+    "read": _read,
+    "correct": _correct,
+    "forget": _forget,
 }
 
 

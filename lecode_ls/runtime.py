@@ -14,10 +14,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lecode_ls.config import Settings
-from lecode_ls.errors import MemoryDisabled
+from lecode_ls.errors import ExcludedEvidence, MemoryDisabled
+from lecode_ls.memory.facts import FactStore, Purpose, SourceLike
 from lecode_ls.memory.identity import Project, resolve_project
 from lecode_ls.memory.layout import migrate_legacy, store_dir
 from lecode_ls.memory.markdown import MarkdownStore
+from lecode_ls.memory.sessions import SessionStore
+from lecode_ls.memory.sources import SourceRef, validate_source
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +34,10 @@ class Runtime:
         self.store_path = store_dir(config_dir, project)
         self.settings = settings
         self.markdown = MarkdownStore(self.store_path)
+        self.sessions = SessionStore(self.store_path)
+        # Created lazily by its first write (F3): a disabled memory never creates it.
+        self.facts_path = self.store_path / "facts.sqlite3"
+        self.facts = FactStore(self.facts_path, root=self.store_path)
         self._migrated: set[Path] = set()
         self.closed = False
 
@@ -49,9 +56,48 @@ class Runtime:
             raise MemoryDisabled()
         return self.markdown
 
+    def require_facts(self) -> tuple[SessionStore, FactStore]:
+        """The transcript and fact stores, or MemoryDisabled."""
+        if not self.settings.memory.enabled:
+            raise MemoryDisabled()
+        return self.sessions, self.facts
+
+    def check_source(self, ref: SourceLike, purpose: Purpose) -> None:
+        """Validate evidence against this project's transcripts and exclusions (S3); raises."""
+        source = SourceRef(ref.session_id, tuple(ref.seqs), ref.digest)
+        verdict = validate_source(self.sessions, source, purpose=purpose, exclusions=self.facts)
+        if verdict.reason == "excluded":  # its own code: this evidence is gone for good
+            raise ExcludedEvidence(
+                "source: a forget excluded this evidence; it can never be used again",
+                field="source",
+            )
+        verdict.require()
+
+    def has_authored_text(self, ref: SourceLike) -> bool:
+        """Whether the cited records include persisted user or assistant text (F6)."""
+        records = self.sessions.read(ref.session_id, ref.seqs[0], ref.seqs[-1])
+        cited = (records[seq - ref.seqs[0]] for seq in ref.seqs)
+        return any(
+            record.get("role") in ("user", "assistant") and _has_text(record.get("content"))
+            for record in cited
+        )
+
     def close(self) -> None:
         """Stop in-flight work and close every store (K3). Idempotent."""
         self.closed = True
+        self.facts.close()
+        self.sessions.close()
+
+
+def _has_text(content: object) -> bool:
+    if isinstance(content, str):
+        return bool(content.strip())
+    if isinstance(content, list):  # OpenAI content parts
+        return any(
+            isinstance(part, dict) and part.get("type") == "text" and _has_text(part.get("text"))
+            for part in content
+        )
+    return False
 
 
 class Runtimes:
@@ -85,6 +131,10 @@ class Runtimes:
         with self._lock:
             root = self._root_of.get(folder)
             return self._by_root.get(root) if root is not None else None
+
+    def all(self) -> list[Runtime]:
+        with self._lock:
+            return list(self._by_root.values())
 
     def update_settings(self, settings: Settings) -> None:
         with self._lock:

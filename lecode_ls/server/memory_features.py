@@ -10,7 +10,7 @@ import asyncio
 from datetime import date
 from pathlib import Path
 
-from lecode_ls.commands import run_memory_command
+from lecode_ls.commands import FACT_CHANGING, run_memory_command
 from lecode_ls.memory.agents import read_agents
 from lecode_ls.server import protocol as p
 from lecode_ls.server.server import LecodeServer
@@ -86,7 +86,11 @@ async def agents_read(ls: LecodeServer, params: p.AgentsReadParams) -> p.AgentsR
 async def memory_command(ls: LecodeServer, params: p.MemoryCommandArgs) -> str:
     runtime, _ = await ls.runtime(params.workspace_uri)
     # The local calendar day: "today's log" is the person's today, not UTC's.
-    return await asyncio.to_thread(run_memory_command, runtime, params.text, date.today())
+    output = await asyncio.to_thread(run_memory_command, runtime, params.text, date.today())
+    words = params.text.strip().removeprefix("/memory").split()
+    if words and words[0] in FACT_CHANGING:
+        await ls.facts_changed(runtime)
+    return output
 
 
 def _changed(ls: LecodeServer, root: Path, folder_uri: str, files: list[str]) -> None:

@@ -21,9 +21,25 @@ from lecode_ls import __version__
 from lecode_ls.config import Settings, editor_section, merge, read_config_file, validate
 from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
 from lecode_ls.runtime import Runtime, Runtimes
-from lecode_ls.server.protocol import Message
+from lecode_ls.server.protocol import FactsDidChangeParams, Message
 
 log = logging.getLogger(__name__)
+
+
+def _facts_stamp(runtime: Runtime) -> tuple[int, ...]:
+    """What changes whenever the facts database is written (its file or its WAL)."""
+    stamp: list[int] = []
+    for path in (
+        runtime.facts_path,
+        runtime.facts_path.with_name(runtime.facts_path.name + "-wal"),
+    ):
+        try:
+            info = path.stat()
+        except OSError:
+            stamp += [0, 0]
+        else:
+            stamp += [info.st_mtime_ns, info.st_size]
+    return tuple(stamp)
 
 
 class LecodeServer(LanguageServer):
@@ -43,6 +59,7 @@ class LecodeServer(LanguageServer):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._folder_uris: tuple[str, ...] = ()
         self._folders: list[Path] = []
+        self._fact_stamps: dict[Path, tuple[int, ...]] = {}
 
     # --- settings ----------------------------------------------------------------------------
 
@@ -101,11 +118,44 @@ class LecodeServer(LanguageServer):
         runtime = self.runtimes.existing(folder)
         if runtime is None:
             runtime = await asyncio.to_thread(self.runtimes.for_folder, folder)
+            # From now on, a change to its facts by anyone is news (see watch_facts).
+            stamp = await asyncio.to_thread(_facts_stamp, runtime)
+            self._fact_stamps.setdefault(runtime.project.root, stamp)
         return runtime, from_fs_path(str(folder)) or workspace_uri or ""
 
     def forget_closed_folders(self) -> None:
         for project in self.runtimes.retain(self.workspace_folders()):
             log.info("closed the memory runtime of %s", project.root)
+
+    # --- fact changes --------------------------------------------------------------------------
+
+    async def facts_changed(self, runtime: Runtime) -> None:
+        """Tell the client that `runtime`'s facts changed (P3)."""
+        generation = await asyncio.to_thread(runtime.facts.generation)
+        self._fact_stamps[runtime.project.root] = _facts_stamp(runtime)
+        root = runtime.project.root
+        self.send(
+            "lecode/facts/didChange",
+            FactsDidChangeParams(
+                workspace_uri=from_fs_path(str(root)) or "",
+                project_root=str(root),
+                generation=generation,
+            ),
+        )
+
+    async def watch_facts(self, interval: float = 1.0) -> None:
+        """Notice fact changes made by other lecode-ls processes on the same projects.
+
+        A stat of the database and its WAL every `interval` seconds: every committed write
+        changes one of them, and it costs nothing while nothing changes.
+        """
+        while True:
+            await asyncio.sleep(interval)
+            for runtime in self.runtimes.all():
+                stamp = await asyncio.to_thread(_facts_stamp, runtime)
+                known = self._fact_stamps.setdefault(runtime.project.root, stamp)
+                if stamp != known:
+                    await self.facts_changed(runtime)
 
     # --- messages and tasks ------------------------------------------------------------------
 

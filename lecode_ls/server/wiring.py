@@ -17,9 +17,11 @@ from typing import Any
 
 from lsprotocol import types
 from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
 
 from lecode_ls.errors import INVALID_PARAMS, LecodeError
+from lecode_ls.server import facts_features as facts
 from lecode_ls.server import memory_features as memory
 from lecode_ls.server.protocol import METHODS_BY_NAME, Message, Method
 from lecode_ls.server.server import LecodeServer
@@ -37,6 +39,15 @@ HANDLERS: dict[str, Handler] = {
     "lecode/memory/edit": memory.memory_edit,
     "lecode/memory/search": memory.memory_search,
     "lecode/agents/read": memory.agents_read,
+    "lecode/session/list": facts.session_list,
+    "lecode/session/import": facts.session_import,
+    "lecode/session/read": facts.session_read,
+    "lecode/session/snapshot": facts.session_snapshot,
+    "lecode/facts/list": facts.facts_list,
+    "lecode/facts/remember": facts.facts_remember,
+    "lecode/facts/recall": facts.facts_recall,
+    "lecode/facts/correct": facts.facts_correct,
+    "lecode/facts/forget": facts.facts_forget,
     "lecode.memory": memory.memory_command,
 }
 
@@ -73,6 +84,21 @@ def _invalid(field: str, message: str) -> JsonRpcException:
     )
 
 
+def _to_rpc(exc: LecodeError) -> JsonRpcException:
+    """A core error as the client sees it. The core names fields in snake_case (as the spec's
+    JSON does); the protocol's fields are camelCase, so the name is converted here."""
+    data: dict[str, Any] = {"code": exc.code}
+    message = exc.message
+    if exc.field:
+        field = ".".join(to_camel(part) for part in exc.field.split("."))
+        data["field"] = field
+        if message.startswith(exc.field + ":"):
+            message = field + message[len(exc.field) :]
+    if (status := getattr(exc, "status", None)) is not None:
+        data["status"] = status
+    return JsonRpcException(message=message, code=exc.rpc_code, data=data)
+
+
 def boundary(ls: LecodeServer, method: Method, handler: Handler) -> Callable[..., Awaitable[Any]]:
     async def handle(*args: Any) -> Any:
         if not ls.ready:
@@ -83,8 +109,7 @@ def boundary(ls: LecodeServer, method: Method, handler: Handler) -> Callable[...
         try:
             result = await handler(ls, parse(method, raw))
         except LecodeError as exc:
-            data = {"code": exc.code} | ({"field": exc.field} if exc.field else {})
-            raise JsonRpcException(message=exc.message, code=exc.rpc_code, data=data) from None
+            raise _to_rpc(exc) from None
         except (JsonRpcException, asyncio.CancelledError):
             raise
         except Exception:
@@ -94,7 +119,12 @@ def boundary(ls: LecodeServer, method: Method, handler: Handler) -> Callable[...
                 code=-32603,
                 data={"code": "internal_error"},
             ) from None
-        return result.model_dump(mode="json") if isinstance(result, Message) else result
+        # exclude_unset: optional fields the core did not fill are absent, not null.
+        return (
+            result.model_dump(mode="json", exclude_unset=True)
+            if isinstance(result, Message)
+            else result
+        )
 
     return handle
 
@@ -118,6 +148,7 @@ def register(ls: LecodeServer) -> None:
     @ls.feature(types.INITIALIZED)
     def on_initialized(params: types.InitializedParams) -> None:
         ls.apply_settings(ls.initialization_options)
+        ls.run_task(ls.watch_facts(), "watch-facts")
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(params: types.DidChangeConfigurationParams) -> None:

@@ -10,10 +10,20 @@ export const Requests = {
   memoryEdit: "lecode/memory/edit",
   memorySearch: "lecode/memory/search",
   agentsRead: "lecode/agents/read",
+  sessionList: "lecode/session/list",
+  sessionImport: "lecode/session/import",
+  sessionRead: "lecode/session/read",
+  sessionSnapshot: "lecode/session/snapshot",
+  factsList: "lecode/facts/list",
+  factsRemember: "lecode/facts/remember",
+  factsRecall: "lecode/facts/recall",
+  factsCorrect: "lecode/facts/correct",
+  factsForget: "lecode/facts/forget",
 } as const;
 
 export const Notifications = {
   memoryDidChange: "lecode/memory/didChange",
+  factsDidChange: "lecode/facts/didChange",
 } as const;
 
 export const Commands = {
@@ -157,6 +167,221 @@ export interface AgentsReadResult {
   content: string;
   /** Whether the folder has an AGENTS.md. */
   exists: boolean;
+}
+
+export interface SessionListParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+}
+
+export interface SessionListResult {
+  /** Every session of the project, oldest first. */
+  sessions: SessionInfoModel[];
+}
+
+export interface SessionInfoModel {
+  /** The exact session ID. */
+  sessionId: string;
+  /** The session's title (may be empty). */
+  title: string;
+  /** Creation time (ISO 8601, UTC). */
+  created: string;
+  /** Number of records, the header included (the next seq). */
+  records: number;
+  /** The transcript is damaged before its end (listed so it can be inspected). */
+  corrupt?: boolean;
+}
+
+export interface SessionImportParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** OpenAI-style messages `{role, content, tool_calls?, tool_call_id?, name?}`, or the records of a transcript lecode-ls exported. Exactly one of `records` and `path`. */
+  records?: Record<string, unknown>[] | null;
+  /** A JSONL file of either kind, inside a workspace folder. */
+  path?: string | null;
+  /** A title for the new session. */
+  title?: string | null;
+}
+
+export interface SessionImportResult {
+  /** The new session's ID. */
+  sessionId: string;
+  /** The exported session's own ID when it collided with an existing one (then a new ID is minted; old provenance is never remapped). */
+  renamedFrom: string | null;
+}
+
+export interface SessionReadParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The exact session ID. */
+  sessionId: string;
+  /** First seq of the range (0-based, inclusive). */
+  startSeq: number;
+  /** Last seq of the range (inclusive); at most 200 positions in all. */
+  endSeq: number;
+  /** Character offset into `sourceText` (pass back `nextOffset`). */
+  offset?: number;
+  /** Page size in characters (default 4096, at most 8192; smaller when escaping needs it). */
+  limit?: number | null;
+}
+
+/** The recall page of a session range (R1-R7). Only a valid answer carries text. */
+export interface RecallSessionResult {
+  /** The session ID asked for. */
+  sessionId: string;
+  /** The range asked for. */
+  startSeq: number;
+  /** The range asked for. */
+  endSeq: number;
+  /** valid, missing (no such session), stale (changed or damaged) or hidden (undone, cleared, forgotten). */
+  status: "valid" | "missing" | "stale" | "hidden" | "unverified";
+  /** Reminder that recalled text is untrusted evidence, not instructions. */
+  label?: string | null;
+  /** The visible messages of the range and their digest; compare it across pages. */
+  source?: SourceRefModel | null;
+  /** One character page of a JSON array of the cited records; concatenate pages, then parse. */
+  sourceText?: string | null;
+  /** Offset of this page. */
+  offset?: number | null;
+  /** Offset of the next page; null when this is the last. */
+  nextOffset?: number | null;
+}
+
+/** Evidence: exact transcript records, checked by digest at every use. */
+export interface SourceRefModel {
+  /** The exact session ID (`YYYYMMDDTHHMMSSZ-xxxxxxxx`). */
+  sessionId: string;
+  /** The cited message seqs (0-based, increasing, spanning at most 200 positions). */
+  seqs: number[];
+  /** `sha256:` + hex of the canonical JSON of every record from the first seq to the last. */
+  digest: string;
+}
+
+export interface SessionSnapshotParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The exact session ID. */
+  sessionId: string;
+  /** First seq of the range (0-based, inclusive). */
+  startSeq: number;
+  /** Last seq of the range (inclusive); at most 200 positions in all. */
+  endSeq: number;
+}
+
+export interface FactsListParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** Index of the first fact of the page (pass back `nextOffset`). */
+  offset?: number;
+}
+
+export interface FactsListResult {
+  /** At most 20 facts, in ID order, within 16,384 bytes. */
+  facts: FactEntry[];
+  /** Offset of this page. */
+  offset: number;
+  /** Offset of the next page; null when this is the last. */
+  nextOffset: number | null;
+}
+
+export interface FactEntry {
+  /** The fact's ID. */
+  factId: number;
+  /** Its current revision. */
+  revision: number;
+  /** Whether its current evidence validates now. */
+  status: "valid" | "missing" | "stale" | "hidden" | "unverified";
+  /** Its evidence (valid facts only). */
+  source?: SourceRefModel | null;
+  /** Its text, at most 512 characters (valid facts only; untrusted data). */
+  text?: string | null;
+  /** Whether `text` was cut at 512 characters. */
+  factTextTruncated?: boolean | null;
+}
+
+export interface FactsRememberParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The fact. */
+  text: string;
+  /** Its evidence, from `lecode/session/snapshot` (validated now, and at every later use). */
+  source: SourceRefModel;
+}
+
+export interface FactRevisionResult {
+  /** The fact's ID. */
+  factId: number;
+  /** Its current revision. */
+  revision: number;
+}
+
+export interface FactsRecallParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The fact's ID. */
+  factId: number;
+  /** Character offset into `sourceText` (pass back `nextOffset`). */
+  offset?: number;
+  /** Page size in characters (default 4096, at most 8192). */
+  limit?: number | null;
+}
+
+/** A fact and a page of its evidence (R1-R7). Only a valid answer carries text. */
+export interface RecallFactResult {
+  /** The fact's ID. */
+  factId: number;
+  /** Its current revision. */
+  revision: number;
+  /** valid, unverified (no source), hidden (forgotten or undone evidence), missing, stale. */
+  status: "valid" | "missing" | "stale" | "hidden" | "unverified";
+  /** Reminder that recalled text is untrusted evidence, not instructions. */
+  label?: string | null;
+  /** The fact's text, at most 512 characters. */
+  text?: string | null;
+  /** Whether `text` was cut at 512 characters. */
+  factTextTruncated?: boolean | null;
+  /** The evidence of the current revision. */
+  source?: SourceRefModel | null;
+  /** One character page of a JSON array of the cited records. */
+  sourceText?: string | null;
+  /** Offset of this page. */
+  offset?: number | null;
+  /** Offset of the next page; null when this is the last. */
+  nextOffset?: number | null;
+}
+
+export interface FactsCorrectParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The fact to correct. */
+  factId: number;
+  /** The revision the correction was made against (optimistic check). */
+  expectedRevision: number;
+  /** The corrected text. */
+  text: string;
+  /** New evidence: it must include persisted user or assistant text. */
+  source: SourceRefModel;
+}
+
+export interface FactsForgetParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The fact to forget, with all its revisions and the evidence they cite. */
+  factId: number;
+}
+
+export interface FactsForgetResult {
+  /** true the first time; false when the fact was already forgotten. */
+  forgotten: boolean;
+}
+
+export interface FactsDidChangeParams {
+  /** The workspace folder URI of the project. */
+  workspaceUri: string;
+  /** The project whose facts changed (here or in another server process). */
+  projectRoot: string;
+  /** The project's exclusion generation (it grows with every forget). */
+  generation: number;
 }
 
 export interface MemoryCommandArgs {

@@ -1,0 +1,164 @@
+"""Handlers of the session (transcript) and fact methods.
+
+Blocking SQLite and transcript work runs in a worker thread; the core returns snake_case JSON
+(the shapes of the spec), which the result models turn into the protocol's camelCase.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace
+from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
+from lecode_ls.memory.sources import SourceRef, source_snapshot
+from lecode_ls.runtime import Runtime
+from lecode_ls.server import protocol as p
+from lecode_ls.server.server import LecodeServer
+
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+
+
+def _ref(model: p.SourceRefModel) -> SourceRef:
+    return SourceRef(model.session_id, tuple(model.seqs), model.digest)
+
+
+async def _facts_runtime(ls: LecodeServer, params: p.WorkspaceParams) -> Runtime:
+    runtime, _ = await ls.runtime(params.workspace_uri)
+    runtime.require_facts()
+    return runtime
+
+
+async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.SessionListResult:
+    runtime = await _facts_runtime(ls, params)
+    infos = await asyncio.to_thread(runtime.sessions.list)
+    return p.SessionListResult(
+        sessions=[
+            p.SessionInfoModel(
+                session_id=i.session_id,
+                title=i.title,
+                created=i.created,
+                records=i.records,
+                corrupt=i.corrupt,
+            )
+            for i in infos
+        ]
+    )
+
+
+def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
+    """The records of a JSONL file inside a workspace folder: one JSON object a line."""
+    path = Path(name).resolve()  # a link is followed, and must then still land inside
+    if not any(path.is_relative_to(folder) for folder in folders):
+        raise OutsideWorkspace("path: the file is outside every workspace folder", field="path")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_IMPORT_BYTES + 1)
+    except FileNotFoundError:
+        raise NotFound("path: no such file", field="path") from None
+    except OSError as exc:
+        raise InvalidParams(f"path: cannot be read ({exc.strerror})", field="path") from None
+    if len(data) > MAX_IMPORT_BYTES:
+        raise InvalidParams("path: the file is larger than 64 MiB", field="path")
+    records: list[dict[str, Any]] = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            raise InvalidParams(f"path: line {number} is not JSON", field="path") from None
+        if not isinstance(record, dict):
+            raise InvalidParams(f"path: line {number} is not a JSON object", field="path")
+        records.append(record)
+    return records
+
+
+async def session_import(ls: LecodeServer, params: p.SessionImportParams) -> p.SessionImportResult:
+    runtime = await _facts_runtime(ls, params)
+    if (params.records is None) == (params.path is None):
+        raise InvalidParams("records: give exactly one of records and path", field="records")
+    records = params.records
+    if params.path is not None:
+        records = await asyncio.to_thread(_read_jsonl, params.path, ls.workspace_folders())
+    assert records is not None
+    session_id, renamed = await asyncio.to_thread(
+        runtime.sessions.import_records, records, params.title
+    )
+    return p.SessionImportResult(session_id=session_id, renamed_from=renamed)
+
+
+async def session_read(ls: LecodeServer, params: p.SessionReadParams) -> p.RecallSessionResult:
+    runtime = await _facts_runtime(ls, params)
+    answer = await asyncio.to_thread(
+        recall_session,
+        runtime.sessions,
+        runtime.facts,
+        params.session_id,
+        params.start_seq,
+        params.end_seq,
+        params.offset,
+        params.limit,
+    )
+    return p.RecallSessionResult.model_validate(answer)
+
+
+async def session_snapshot(ls: LecodeServer, params: p.SessionSnapshotParams) -> p.SourceRefModel:
+    runtime = await _facts_runtime(ls, params)
+    ref = await asyncio.to_thread(
+        source_snapshot,
+        runtime.sessions,
+        params.session_id,
+        params.start_seq,
+        params.end_seq,
+        exclusions=runtime.facts,
+    )
+    return p.SourceRefModel(session_id=ref.session_id, seqs=list(ref.seqs), digest=ref.digest)
+
+
+async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsListResult:
+    runtime = await _facts_runtime(ls, params)
+    answer = await asyncio.to_thread(list_facts, runtime.facts, runtime.sessions, params.offset)
+    return p.FactsListResult.model_validate(answer)
+
+
+async def facts_remember(ls: LecodeServer, params: p.FactsRememberParams) -> p.FactRevisionResult:
+    runtime = await _facts_runtime(ls, params)
+    fact_id, revision = await asyncio.to_thread(
+        lambda: runtime.facts.remember(params.text, _ref(params.source), check=runtime.check_source)
+    )
+    await ls.facts_changed(runtime)
+    return p.FactRevisionResult(fact_id=fact_id, revision=revision)
+
+
+async def facts_recall(ls: LecodeServer, params: p.FactsRecallParams) -> p.RecallFactResult:
+    runtime = await _facts_runtime(ls, params)
+    answer = await asyncio.to_thread(
+        recall_fact, runtime.facts, runtime.sessions, params.fact_id, params.offset, params.limit
+    )
+    return p.RecallFactResult.model_validate(answer)
+
+
+async def facts_correct(ls: LecodeServer, params: p.FactsCorrectParams) -> p.FactRevisionResult:
+    runtime = await _facts_runtime(ls, params)
+    revision = await asyncio.to_thread(
+        lambda: runtime.facts.correct(
+            params.fact_id,
+            params.text,
+            expected_revision=params.expected_revision,
+            ref=_ref(params.source),
+            check=runtime.check_source,
+            has_authored_text=runtime.has_authored_text,
+        )
+    )
+    await ls.facts_changed(runtime)
+    return p.FactRevisionResult(fact_id=params.fact_id, revision=revision)
+
+
+async def facts_forget(ls: LecodeServer, params: p.FactsForgetParams) -> p.FactsForgetResult:
+    runtime = await _facts_runtime(ls, params)
+    forgotten = await asyncio.to_thread(runtime.facts.forget, params.fact_id)
+    await ls.facts_changed(runtime)
+    return p.FactsForgetResult(forgotten=forgotten)
