@@ -41,6 +41,7 @@ from lecode_ls.memory.transcript import (
     lock_transcript,
     new_session_id,
     open_locked,
+    session_not_found,
 )
 from lecode_ls.memory.transcript import check_new_record as _check_new_record
 
@@ -400,18 +401,12 @@ class SessionStore:
         """
         paths = self._paths(session_id)
         if not paths.jsonl.exists():
-            raise SessionNotFound(
-                f"sessionId: there is no session {paths.session_id} in this project",
-                field="sessionId",
-            )
+            raise session_not_found(paths)
         fd = self._lock_fd(paths)
         try:
             fcntl.flock(fd, fcntl.LOCK_SH)
             if not paths.jsonl.exists():  # deleted while we waited
-                raise SessionNotFound(
-                    f"sessionId: there is no session {paths.session_id} in this project",
-                    field="sessionId",
-                )
+                raise session_not_found(paths)
             yield
         finally:
             os.close(fd)
@@ -424,10 +419,7 @@ class SessionStore:
         """
         paths = self._paths(session_id)
         if not paths.jsonl.exists():
-            raise SessionNotFound(
-                f"sessionId: there is no session {paths.session_id} in this project",
-                field="sessionId",
-            )
+            raise session_not_found(paths)
         fd = self._lock_fd(paths)
         try:
             try:

@@ -211,7 +211,7 @@ def lock_transcript(paths: TranscriptPaths) -> Iterator[tuple[int, os.stat_resul
         try:
             fd = os.open(paths.jsonl, _OPEN_FLAGS)
         except FileNotFoundError:
-            raise _not_found(paths) from None
+            raise session_not_found(paths) from None
         except OSError as error:
             raise _os_error(paths, error) from None
         try:
@@ -222,7 +222,7 @@ def lock_transcript(paths: TranscriptPaths) -> Iterator[tuple[int, os.stat_resul
             except FileNotFoundError:
                 current = None
             if current is None or st.st_nlink == 0:
-                raise _not_found(paths)
+                raise session_not_found(paths)
             if (current.st_ino, current.st_dev) != (st.st_ino, st.st_dev):
                 continue  # deleted and imported again while we waited: open the new file
             if not stat.S_ISREG(st.st_mode):
@@ -249,7 +249,7 @@ def open_locked(paths: TranscriptPaths, cache: dict[str, TranscriptState]) -> It
         cache[paths.session_id] = transcript.state
 
 
-def _not_found(paths: TranscriptPaths) -> SessionNotFound:
+def session_not_found(paths: TranscriptPaths) -> SessionNotFound:
     return SessionNotFound(
         f"sessionId: there is no session {paths.session_id} in this project", field="sessionId"
     )
