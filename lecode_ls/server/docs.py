@@ -16,7 +16,8 @@ from pydantic import BaseModel
 from lecode_ls.config import Settings
 from lecode_ls.errors import LecodeError
 from lecode_ls.fielddocs import field_docs
-from lecode_ls.server.protocol import METHODS, Message, Method
+from lecode_ls.server.messages import Message
+from lecode_ls.server.protocol import METHODS, Method
 
 T = TypeVar("T")
 

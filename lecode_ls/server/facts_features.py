@@ -15,7 +15,8 @@ from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.sources import SourceRef, source_snapshot
 from lecode_ls.runtime import Runtime
-from lecode_ls.server import protocol as p
+from lecode_ls.server import fact_messages as p
+from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
@@ -25,7 +26,7 @@ def _ref(model: p.SourceRefModel) -> SourceRef:
     return SourceRef(model.session_id, tuple(model.seqs), model.digest)
 
 
-async def _facts_runtime(ls: LecodeServer, params: p.WorkspaceParams) -> Runtime:
+async def _facts_runtime(ls: LecodeServer, params: WorkspaceParams) -> Runtime:
     runtime, _ = await ls.runtime(params.workspace_uri)
     runtime.require_facts()
     return runtime

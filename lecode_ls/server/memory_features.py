@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lecode_ls.commands import FACT_CHANGING, run_memory_command
 from lecode_ls.memory.agents import read_agents
-from lecode_ls.server import protocol as p
+from lecode_ls.server import messages as p
 from lecode_ls.server.server import LecodeServer
 
 

@@ -21,7 +21,8 @@ from lecode_ls import __version__
 from lecode_ls.config import Settings, editor_section, merge, read_config_file, validate
 from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
 from lecode_ls.runtime import Runtime, Runtimes
-from lecode_ls.server.protocol import FactsDidChangeParams, Message
+from lecode_ls.server.fact_messages import FactsDidChangeParams
+from lecode_ls.server.messages import Message
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
 from lecode_ls.errors import INVALID_PARAMS, LecodeError
 from lecode_ls.server import facts_features as facts
 from lecode_ls.server import memory_features as memory
-from lecode_ls.server.protocol import METHODS_BY_NAME, Message, Method
+from lecode_ls.server.messages import Message
+from lecode_ls.server.protocol import METHODS_BY_NAME, Method
 from lecode_ls.server.server import LecodeServer
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,195 @@
+"""The JSON objects of the project and Markdown-memory methods, and the base classes of all.
+
+JSON fields are camelCase; each field's docstring is its documentation (protocol.md is generated
+from them). Params are strict: unknown fields and wrong types are refused with -32602.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+
+class Message(BaseModel):
+    """A JSON object of the protocol: camelCase on the wire, snake_case in Python."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        # Schemas are built on first use, not at import: start-up time matters (bench/).
+        defer_build=True,
+    )
+
+
+class Params(Message):
+    """Params from a client: only the camelCase names are accepted."""
+
+    model_config = ConfigDict(validate_by_name=False)
+
+
+class WorkspaceParams(Params):
+    workspace_uri: str | None = None
+    """Any folder or file URI inside a project; default: the first workspace folder."""
+
+
+# --- lecode/ping -----------------------------------------------------------------------------
+
+
+class PingParams(Params):
+    """No fields."""
+
+
+class PingResult(Message):
+    """An empty object."""
+
+
+# --- lecode/project/info ---------------------------------------------------------------------
+
+
+class ProjectInfoParams(WorkspaceParams):
+    pass
+
+
+class ProjectInfoResult(Message):
+    project_root: str
+    """The project path: the main Git checkout root, or the folder itself outside Git."""
+    slug: str
+    """The project's store name: readable name plus a short hash of the project path."""
+    store_path: str
+    """The folder that holds this project's memory."""
+    memory_enabled: bool
+    """Whether `[memory] enabled` is true."""
+
+
+# --- lecode/memory/* -------------------------------------------------------------------------
+
+
+class MemoryListParams(WorkspaceParams):
+    pass
+
+
+class MemoryFileInfo(Message):
+    file: str
+    """Store-relative name, e.g. `notes/build.md`."""
+    bytes: int
+    """Size in bytes."""
+    modified: datetime
+    """Last modification time (ISO 8601, UTC)."""
+
+
+class MemoryListResult(Message):
+    files: list[MemoryFileInfo]
+    """Every memory file that exists, sorted by name."""
+
+
+class MemoryReadParams(WorkspaceParams):
+    file: str = Field(max_length=512)
+    """`MEMORY.md`, `scratchpad.md`, `daily/YYYY-MM-DD.md` or `notes/<name>.md`."""
+
+
+class MemoryReadResult(Message):
+    file: str
+    """The normalized store-relative name."""
+    content: str
+    """The file's text; empty when it does not exist."""
+    exists: bool
+    """Whether the file exists."""
+
+
+class MemoryWriteParams(WorkspaceParams):
+    file: str = Field(max_length=512)
+    """`MEMORY.md`, `scratchpad.md`, `daily/YYYY-MM-DD.md` or `notes/<name>.md`."""
+    content: str = Field(max_length=1_048_576)
+    """Text to write (at most 1 MiB per request)."""
+    mode: Literal["replace", "append"] = "replace"
+    """`replace` the whole file, or `append` to it (a newline is inserted if the file lacks one)."""
+
+
+class MemoryWriteResult(Message):
+    file: str
+    """The normalized store-relative name."""
+    bytes: int
+    """Size of the file after the write."""
+
+
+class MemoryEditParams(WorkspaceParams):
+    file: str = Field(max_length=512)
+    """The memory file to edit."""
+    search: str = Field(min_length=1, max_length=1_048_576)
+    """Exact text to find (not a pattern); every occurrence is replaced."""
+    replace: str = Field(max_length=1_048_576)
+    """Replacement text."""
+
+
+class MemoryEditResult(Message):
+    file: str
+    """The normalized store-relative name."""
+    replacements: int
+    """How many occurrences were replaced (at least 1)."""
+
+
+class MemorySearchParams(WorkspaceParams):
+    pattern: str = Field(min_length=1, max_length=1000)
+    """A Python regular expression, matched line by line over the Markdown files only."""
+
+
+class SearchHit(Message):
+    file: str
+    """Store-relative name of the file."""
+    line: int
+    """1-based line number."""
+    text: str
+    """The line (at most 500 characters)."""
+
+
+class MemorySearchResult(Message):
+    hits: list[SearchHit]
+    """At most 50 hits, in file order."""
+    truncated: bool
+    """Whether more lines matched than were returned."""
+
+
+class MemoryDidChangeParams(Message):
+    workspace_uri: str
+    """The workspace folder URI the change was made through."""
+    project_root: str
+    """The project whose memory changed: every folder of this project should refresh."""
+    files: list[str]
+    """Store-relative names of the files that changed."""
+
+
+# --- lecode/agents/read ----------------------------------------------------------------------
+
+
+class AgentsReadParams(WorkspaceParams):
+    pass
+
+
+class AgentsReadResult(Message):
+    content: str
+    """AGENTS.md of the active folder (checkout-specific instructions, kept apart from memory)."""
+    exists: bool
+    """Whether the folder has an AGENTS.md."""
+
+
+# --- command lecode.memory -------------------------------------------------------------------
+
+
+class MemoryCommandArgs(Params):
+    text: str = Field(max_length=1_048_576)
+    """arguments[0]: the text after `/memory`, e.g. `show`, `search foo`, `log 2026-11-29`."""
+    workspace_uri: str | None = None
+    """arguments[1], optional: a URI inside the project; default: the first workspace folder."""
+
+
+class CommandOutput(Message):
+    output: str
+    """What the slash command shows (plain text). The command itself returns this string."""
