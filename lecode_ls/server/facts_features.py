@@ -161,5 +161,6 @@ async def facts_correct(ls: LecodeServer, params: p.FactsCorrectParams) -> p.Fac
 async def facts_forget(ls: LecodeServer, params: p.FactsForgetParams) -> p.FactsForgetResult:
     runtime = await _facts_runtime(ls, params)
     forgotten = await asyncio.to_thread(runtime.facts.forget, params.fact_id)
-    await ls.facts_changed(runtime)
+    if forgotten:  # a retry changes nothing
+        await ls.facts_changed(runtime)
     return p.FactsForgetResult(forgotten=forgotten)

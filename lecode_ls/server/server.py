@@ -14,7 +14,9 @@ from typing import Any
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from lecode_ls import __version__
@@ -43,11 +45,39 @@ def _facts_stamp(runtime: Runtime) -> tuple[int, ...]:
     return tuple(stamp)
 
 
+class AnsweredError(JsonRpcInvalidParams):
+    """A request whose params did not decode; its error response has already been sent."""
+
+
+class LecodeProtocol(LanguageServerProtocol):
+    """pygls' protocol, made to answer every request.
+
+    pygls sends no response when a request's envelope does not decode (its params do not match an
+    LSP type, or `params` is absent, which JSON-RPC allows): the client would wait forever.
+    """
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        request = "jsonrpc" in data and "method" in data and "id" in data
+        if request and "params" not in data:
+            data = {**data, "params": None}
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            if not request:
+                raise
+            error = types.ResponseError(
+                code=-32602, message=f"params: not valid params for {data['method']}"
+            )
+            self._send_response(data["id"], error=error)
+            raise AnsweredError() from None
+
+
 class LecodeServer(LanguageServer):
     def __init__(self, config_dir: Path) -> None:
         super().__init__(
             "lecode-ls",
             __version__,
+            protocol_cls=LecodeProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.None_,
             # Custom params then arrive as plain dicts, which the boundary validates itself.
             converter_factory=get_converter,
@@ -61,6 +91,10 @@ class LecodeServer(LanguageServer):
         self._folder_uris: tuple[str, ...] = ()
         self._folders: list[Path] = []
         self._fact_stamps: dict[Path, tuple[int, ...]] = {}
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        if not isinstance(error, AnsweredError):  # that one was answered to its request
+            super().report_server_error(error, source)
 
     # --- settings ----------------------------------------------------------------------------
 

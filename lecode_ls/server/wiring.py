@@ -64,7 +64,7 @@ def parse(method: Method, raw: Any) -> Message:
         raw = {
             method.params.model_fields[n].alias or n: v for n, v in zip(names, raw, strict=False)
         }
-    if raw is None:
+    if raw is None or raw == []:  # absent, or by-position with no items (Neovim's `{}`)
         raw = {}
     if not isinstance(raw, dict):
         raise _invalid("params", "params must be an object")

@@ -40,6 +40,7 @@ MALFORMED: list[tuple[str, Any, str]] = [
     ("lecode/memory/read", {"file": "MEMORY.md", "extra": 1}, "extra"),
     ("lecode/memory/read", {"file": "MEMORY.md", "workspaceUri": 3}, "workspaceUri"),
     ("lecode/memory/read", ["MEMORY.md"], "params"),
+    ("lecode/memory/read", [], "file"),
     ("lecode/memory/read", "MEMORY.md", "params"),
     ("lecode/memory/write", {"file": "MEMORY.md"}, "content"),
     ("lecode/memory/write", {"file": "MEMORY.md", "content": "x", "mode": "prepend"}, "mode"),
@@ -196,3 +197,39 @@ class TestLifecycle:
         with pytest.raises((asyncio.CancelledError, JsonRpcException)):
             await slow
         assert await call(client, "lecode/ping") == {}
+
+
+async def raw_request(client: Any, message: dict[str, Any]) -> Any:
+    """Send a hand-made JSON-RPC request (pygls' client would fill in what we leave out)."""
+    future = asyncio.get_running_loop().create_future()
+    client.protocol._request_futures[message["id"]] = future
+    body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+    client.protocol.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    return await asyncio.wait_for(future, 10)
+
+
+class TestEnvelopes:
+    async def test_a_request_without_params_is_answered(self, start: Start, repo: Path) -> None:
+        # JSON-RPC lets a request leave out params; pygls alone would never answer it.
+        client = await start(repo)
+        listed = await raw_request(client, {"id": "no-params", "method": "lecode/memory/list"})
+        assert listed == {"files": []}
+
+    async def test_an_empty_params_array_means_no_params(self, start: Start, repo: Path) -> None:
+        client = await start(repo)  # Neovim encodes an empty Lua table `{}` as []
+        assert await call(client, "lecode/memory/list", []) == {"files": []}
+
+    async def test_a_standard_request_with_undecodable_params_gets_32602(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers P5: never silence, even where pygls decodes the params itself
+        client = await start(repo)
+        exc = await error_of(
+            raw_request(
+                client,
+                {"id": "bad", "method": "workspace/executeCommand", "params": {"command": 5}},
+            )
+        )
+        assert exc.code == -32602
+        assert await call(client, "lecode/ping") == {}
+        assert not [m for m in client.messages if "Error in server" in m.message]

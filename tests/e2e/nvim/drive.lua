@@ -8,6 +8,8 @@ local TIMEOUT = 20000 -- ms; the pytest side bounds the whole run as well
 
 local result = { notifications = {} }
 local exited = false
+-- Every lecode/facts/didChange the server sent, in arrival order (see `changing` below).
+local fact_changes = {}
 
 -- Messages from the :Memory command end up here instead of on a screen.
 vim.notify = function(msg, level)
@@ -18,6 +20,12 @@ dofile(config_path)
 -- Run the server from the interpreter under test rather than whatever `lecode-ls` is on PATH.
 vim.lsp.config('lecode', {
   cmd = cmd,
+  -- What a plugin would do to refresh its view of the facts; the README config needs none.
+  handlers = {
+    ['lecode/facts/didChange'] = function(_, params)
+      table.insert(fact_changes, params)
+    end,
+  },
   on_exit = function(code, signal)
     result.exit = { code = code, signal = signal }
     exited = true
@@ -74,6 +82,50 @@ vim.cmd('close')
 vim.cmd('Memory frobnicate')
 assert(vim.wait(TIMEOUT, function() return #result.notifications > 0 end),
   ':Memory frobnicate reported nothing')
+
+-- Transcripts and facts: import a chat, capture evidence, remember, list, recall, forget.
+local facts, did_change = {}, {}
+result.facts, result.did_change = facts, did_change
+
+-- A fact-changing request, and the lecode/facts/didChange it caused. The server sends that
+-- notification just before its response and Neovim runs both callbacks in arrival order, so once
+-- the response is back it is the newest one; the bounded wait only guards against a missing one.
+local function changing(method, params)
+  local before = #fact_changes
+  local response = request(method, params)
+  assert(vim.wait(TIMEOUT, function() return #fact_changes > before end),
+    method .. ': no lecode/facts/didChange')
+  return response, fact_changes[#fact_changes]
+end
+
+local PREFERENCE = 'We use tabs for indentation in this repo.'
+facts.import = request('lecode/session/import', {
+  title = 'from neovim',
+  records = { -- OpenAI-style messages; the transcript's header takes seq 0, so these are 1-3
+    { role = 'user', content = PREFERENCE },
+    { role = 'assistant', content = 'Noted: tabs for indentation.' },
+    { role = 'user', content = 'Please fix the build.' },
+  },
+})
+local session = assert(facts.import.result, 'lecode/session/import failed').sessionId
+-- Evidence: the user's preference and the assistant's reply.
+facts.snapshot =
+  request('lecode/session/snapshot', { sessionId = session, startSeq = 1, endSeq = 2 })
+local source = assert(facts.snapshot.result, 'lecode/session/snapshot failed')
+facts.remember, did_change.remember =
+  changing('lecode/facts/remember', { text = PREFERENCE, source = source })
+-- Empty params must be vim.empty_dict(): Neovim sends {} as the JSON array [] (refused as not an
+-- object), and omits `params` for nil, which the server leaves unanswered.
+facts.list = request('lecode/facts/list', vim.empty_dict())
+facts.recall = request('lecode/facts/recall', { factId = 1 })
+facts.command_facts = memory_command('facts')
+facts.command_recall = memory_command('recall 1')
+facts.forget, did_change.forget = changing('lecode/facts/forget', { factId = 1 })
+facts.forget_again = request('lecode/facts/forget', { factId = 1 })
+facts.command_forget = memory_command('forget 1')
+facts.command_facts_after = memory_command('facts')
+-- The very same evidence once more: the forget excluded it for good.
+facts.remember_again = request('lecode/facts/remember', { text = PREFERENCE, source = source })
 
 client:stop()
 assert(vim.wait(TIMEOUT, function() return exited end), 'lecode-ls did not exit after shutdown')
