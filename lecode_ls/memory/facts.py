@@ -658,8 +658,13 @@ class FactStore:
         with self._read() as conn:
             if conn is None:
                 return [], None
+            # The page's IDs first: OFFSET then skips bare IDs, not rows of the three-way join
+            # (47 ms against 2 ms for the last page of 100,000 facts; bench/facts.py).
             rows = schema.rows(
-                conn, _FACT_SELECT + "ORDER BY f.id LIMIT ? OFFSET ?", (limit + 1, offset)
+                conn,
+                _FACT_SELECT
+                + "WHERE f.id IN (SELECT id FROM facts ORDER BY id LIMIT ? OFFSET ?) ORDER BY f.id",
+                (limit + 1, offset),
             )
         items = [_fact(row) for row in rows[:limit]]
         return items, (offset + limit if len(rows) > limit else None)
