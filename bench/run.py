@@ -7,10 +7,10 @@ import os
 import platform
 from importlib.metadata import version
 
-from bench import memory_rss, roundtrip, startup
+from bench import durability, facts, memory_rss, roundtrip, sources, startup
 from bench.common import now, parse_args
 
-BENCHES = (startup, roundtrip, memory_rss)
+BENCHES = (startup, roundtrip, memory_rss, sources, facts, durability)
 
 
 async def run_all(quick: bool) -> None:

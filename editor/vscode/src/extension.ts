@@ -6,9 +6,13 @@ import { createLogger } from "./common/logger";
 import { ProjectIndex } from "./common/projects";
 import { SECTION } from "./common/settings";
 import * as api from "./common/vscodeapi";
+import { factCommands } from "./facts/commands";
+import { TranscriptProvider } from "./facts/transcriptProvider";
+import { TRANSCRIPT_SCHEME } from "./facts/uri";
 import { guarded, memoryCommands } from "./memory/commands";
 import { MemoryFileSystem } from "./memory/fileSystem";
 import { SCHEME } from "./memory/uri";
+import { type FactNode, FactsTreeProvider } from "./views/factsTree";
 import { type MemoryNode, MemoryTreeProvider } from "./views/memoryTree";
 
 let server: ServerClient | undefined;
@@ -23,6 +27,12 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const files = new MemoryFileSystem(client, projects);
   const tree = new MemoryTreeProvider(client, projects, client);
+  const facts = new FactsTreeProvider(client, projects, client);
+  const transcripts = new TranscriptProvider(client);
+  const refreshFacts = (): void => {
+    facts.refresh();
+    transcripts.refresh();
+  };
   // Nothing runs unobserved: a background step that fails is logged and shown.
   const background = (what: string, step: Promise<unknown>): void => {
     step.catch((error: unknown) => {
@@ -34,10 +44,22 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const commands: Record<string, (arg?: unknown) => unknown> = {
     ...memoryCommands({ sender: client, projects, now: () => new Date() }),
+    ...factCommands({
+      sender: client,
+      projects,
+      transcripts,
+      refresh: refreshFacts,
+      showMore: (folderUri) => facts.showMore(folderUri),
+    }),
     "lecode.restartServer": guarded(() => client.restart()),
     "lecode.refreshMemory": guarded(async () => {
       await projects.refresh();
       tree.refresh();
+      refreshFacts();
+    }),
+    "lecode.refreshFacts": guarded(async () => {
+      await projects.refresh();
+      refreshFacts();
     }),
   };
 
@@ -46,8 +68,12 @@ export function activate(context: vscode.ExtensionContext): void {
     projects,
     files,
     tree,
+    facts,
+    transcripts,
     api.registerFileSystemProvider(SCHEME, files, { isCaseSensitive: true }),
+    api.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
     api.createTreeView<MemoryNode>("lecode.memory", { treeDataProvider: tree, showCollapseAll: true }),
+    api.createTreeView<FactNode>("lecode.facts", { treeDataProvider: facts, showCollapseAll: true }),
     client.onDidChangeState((state) => {
       if (state.state === "running") {
         refreshProjects();
@@ -61,7 +87,11 @@ export function activate(context: vscode.ExtensionContext): void {
       files.handleDidChange(params);
       tree.refresh();
     }),
-    projects.onDidChange(() => tree.refresh()),
+    client.onFactsDidChange(refreshFacts),
+    projects.onDidChange(() => {
+      tree.refresh();
+      refreshFacts();
+    }),
     api.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration(`${SECTION}.server`)) {
         background("restarting lecode-ls", client.restart());

@@ -160,6 +160,16 @@ describe("ServerClient", () => {
     expect(seen).toEqual([params]);
   });
 
+  it("passes lecode/facts/didChange on to its listeners", async () => {
+    const { server, clients } = harness({ "server.command": ["lecode-ls"] });
+    const seen: unknown[] = [];
+    server.onFactsDidChange((params) => seen.push(params));
+    await server.start();
+    const params = { workspaceUri: "file:///p", projectRoot: "/p", generation: 2 };
+    clients[0].handlers.get("lecode/facts/didChange")?.(params);
+    expect(seen).toEqual([params]);
+  });
+
   it("tells the user in a sentence when the server does not start, and refuses requests", async () => {
     const { server, errors, states } = harness({ "server.command": ["lecode-ls"] }, new Error("spawn lecode-ls ENOENT"));
     await server.start();

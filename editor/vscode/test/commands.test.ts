@@ -10,6 +10,7 @@ import type { Project } from "../src/common/projects";
 import { Requests } from "../src/common/protocol";
 import { CANCELLED, type CommandDeps, chooseFolder, memoryCommands, searchPicks } from "../src/memory/commands";
 import { memoryUri } from "../src/memory/uri";
+import { transcriptUri } from "../src/facts/uri";
 import { FakeServer, project, serverError } from "./fakes";
 
 vi.mock("../src/common/vscodeapi");
@@ -68,6 +69,13 @@ describe("chooseFolder", () => {
 
   it("uses the project of the active memory document", async () => {
     vi.mocked(api.activeDocumentUri).mockReturnValue(memoryUri("MEMORY.md", LIB));
+    expect(await chooseFolder(deps(new FakeServer(), projects))).toBe(LIB);
+  });
+
+  it("uses the project of the active transcript document", async () => {
+    vi.mocked(api.activeDocumentUri).mockReturnValue(
+      transcriptUri({ sessionId: "20261129T100000Z-3f2a9c41", startSeq: 1, endSeq: 2, workspaceUri: LIB }),
+    );
     expect(await chooseFolder(deps(new FakeServer(), projects))).toBe(LIB);
   });
 

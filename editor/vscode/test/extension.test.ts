@@ -35,12 +35,13 @@ vi.mock("vscode-languageclient/node", () => ({
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 describe("activate", () => {
-  it("registers exactly the contributed commands, the view and the file system, and starts one client", async () => {
+  it("registers exactly the contributed commands, the views, the file system and the transcript documents, and starts one client", async () => {
     const disposable = () => new vscode.Disposable(() => undefined);
     const channel = { debug() {}, info() {}, warn() {}, error() {}, dispose() {} };
     vi.mocked(api.createLogOutputChannel).mockReturnValue(channel as never);
     vi.mocked(api.registerCommand).mockImplementation(disposable);
     vi.mocked(api.registerFileSystemProvider).mockImplementation(disposable);
+    vi.mocked(api.registerTextDocumentContentProvider).mockImplementation(disposable);
     vi.mocked(api.createTreeView).mockImplementation(disposable as never);
     vi.mocked(api.onDidChangeConfiguration).mockImplementation(disposable);
     vi.mocked(api.workspaceFolders).mockReturnValue([]);
@@ -58,8 +59,22 @@ describe("activate", () => {
     expect(registered).toEqual(declared);
     expect(declared).not.toContain(Commands.memory);
     expect(vi.mocked(api.registerFileSystemProvider).mock.calls[0][0]).toBe("lecode-memory");
-    expect(vi.mocked(api.createTreeView).mock.calls[0][0]).toBe(manifest.contributes.views.lecode[0].id);
+    expect(vi.mocked(api.registerTextDocumentContentProvider).mock.calls[0][0]).toBe("lecode-transcript");
+    const views = manifest.contributes.views.lecode.map((view: { id: string }) => view.id);
+    expect(views).toEqual(["lecode.memory", "lecode.facts"]);
+    expect(vi.mocked(api.createTreeView).mock.calls.map(([id]) => id)).toEqual(views);
     expect(started).toHaveLength(1);
+  });
+
+  it("hides the commands that need a fact node from the palette, and offers them on fact nodes", () => {
+    const hidden = manifest.contributes.menus.commandPalette.map((entry: { command: string; when: string }) => [entry.command, entry.when]);
+    expect(hidden).toEqual(
+      ["lecode.recallFact", "lecode.correctFact", "lecode.forgetFact", "lecode.openFactSource", "lecode.showMoreFacts"].map((id) => [id, "false"]),
+    );
+    const onFacts = manifest.contributes.menus["view/item/context"]
+      .filter((entry: { when: string }) => entry.when.startsWith("view == lecode.facts"))
+      .map((entry: { command: string }) => entry.command);
+    expect(new Set(onFacts)).toEqual(new Set(["lecode.recallFact", "lecode.correctFact", "lecode.forgetFact"]));
   });
 
   it("declares an activation on the memory file system, so restored memory tabs open", () => {

@@ -25,7 +25,7 @@ import {
 } from "vscode-languageclient/node";
 import { errorMessage } from "./errors";
 import { type Logger, logServerLine } from "./logger";
-import type { MemoryDidChangeParams } from "./protocol";
+import type { FactsDidChangeParams, MemoryDidChangeParams } from "./protocol";
 import { Notifications } from "./protocol";
 import type { RequestSender } from "./requests";
 import { type ConfigurationLike, SECTION, SERVER_SECTIONS, serverCommand, settingsForServer } from "./settings";
@@ -146,12 +146,15 @@ export class ServerClient implements RequestSender, vscode.Disposable {
   private queue: Promise<void> = Promise.resolve();
   private readonly stateChanged = new vscode.EventEmitter<ServerState>();
   private readonly memoryChanged = new vscode.EventEmitter<MemoryDidChangeParams>();
+  private readonly factsChanged = new vscode.EventEmitter<FactsDidChangeParams>();
   private readonly foldersChanged = new vscode.EventEmitter<void>();
   private readonly settingsChanged = new vscode.EventEmitter<void>();
   /** Fires on every change of state; `running` means requests can be sent. */
   readonly onDidChangeState = this.stateChanged.event;
   /** The server's `lecode/memory/didChange` notification. */
   readonly onMemoryDidChange = this.memoryChanged.event;
+  /** The server's `lecode/facts/didChange` notification. */
+  readonly onFactsDidChange = this.factsChanged.event;
   /** The server has been told about added or removed workspace folders. */
   readonly onDidChangeFolders = this.foldersChanged.event;
   /** The server has been sent changed settings. */
@@ -209,6 +212,7 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     await this.stop();
     this.stateChanged.dispose();
     this.memoryChanged.dispose();
+    this.factsChanged.dispose();
     this.foldersChanged.dispose();
     this.settingsChanged.dispose();
   }
@@ -255,6 +259,9 @@ export class ServerClient implements RequestSender, vscode.Disposable {
       this.client = client;
       client.onNotification(Notifications.memoryDidChange, (params: MemoryDidChangeParams) =>
         this.memoryChanged.fire(params),
+      );
+      client.onNotification(Notifications.factsDidChange, (params: FactsDidChangeParams) =>
+        this.factsChanged.fire(params),
       );
       await client.start();
     } catch (error) {

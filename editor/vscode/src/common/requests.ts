@@ -7,6 +7,14 @@ import {
   Requests,
   type AgentsReadParams,
   type AgentsReadResult,
+  type FactRevisionResult,
+  type FactsCorrectParams,
+  type FactsForgetParams,
+  type FactsForgetResult,
+  type FactsListParams,
+  type FactsListResult,
+  type FactsRecallParams,
+  type FactsRememberParams,
   type MemoryEditParams,
   type MemoryEditResult,
   type MemoryListParams,
@@ -21,6 +29,15 @@ import {
   type PingResult,
   type ProjectInfoParams,
   type ProjectInfoResult,
+  type RecallFactResult,
+  type RecallSessionResult,
+  type SessionImportParams,
+  type SessionImportResult,
+  type SessionListParams,
+  type SessionListResult,
+  type SessionReadParams,
+  type SessionSnapshotParams,
+  type SourceRefModel,
 } from "./protocol";
 
 export interface RequestTypes {
@@ -32,6 +49,15 @@ export interface RequestTypes {
   [Requests.memoryEdit]: [MemoryEditParams, MemoryEditResult];
   [Requests.memorySearch]: [MemorySearchParams, MemorySearchResult];
   [Requests.agentsRead]: [AgentsReadParams, AgentsReadResult];
+  [Requests.sessionList]: [SessionListParams, SessionListResult];
+  [Requests.sessionImport]: [SessionImportParams, SessionImportResult];
+  [Requests.sessionRead]: [SessionReadParams, RecallSessionResult];
+  [Requests.sessionSnapshot]: [SessionSnapshotParams, SourceRefModel];
+  [Requests.factsList]: [FactsListParams, FactsListResult];
+  [Requests.factsRemember]: [FactsRememberParams, FactRevisionResult];
+  [Requests.factsRecall]: [FactsRecallParams, RecallFactResult];
+  [Requests.factsCorrect]: [FactsCorrectParams, FactRevisionResult];
+  [Requests.factsForget]: [FactsForgetParams, FactsForgetResult];
 }
 
 export type Method = keyof RequestTypes;

@@ -13,6 +13,19 @@ export function showInformationMessage(message: string): Thenable<string | undef
   return vscode.window.showInformationMessage(message);
 }
 
+/** A warning; with `{ modal: true }` a dialog whose answer is the chosen item (undefined: cancelled). */
+export function showWarningMessage(
+  message: string,
+  options: vscode.MessageOptions,
+  ...items: string[]
+): Thenable<string | undefined> {
+  return vscode.window.showWarningMessage(message, options, ...items);
+}
+
+export function showOpenDialog(options: vscode.OpenDialogOptions): Thenable<vscode.Uri[] | undefined> {
+  return vscode.window.showOpenDialog(options);
+}
+
 export function showInputBox(options: vscode.InputBoxOptions): Thenable<string | undefined> {
   return vscode.window.showInputBox(options);
 }
@@ -43,6 +56,29 @@ export async function openDocument(uri: vscode.Uri, line?: number): Promise<void
     options.selection = new vscode.Range(position, position);
   }
   await vscode.window.showTextDocument(document, options);
+}
+
+export function openTextDocument(uri: vscode.Uri): Thenable<vscode.TextDocument> {
+  return vscode.workspace.openTextDocument(uri);
+}
+
+/**
+ * Show an opened document with whole lines `start`..`end` (0-based, inclusive) selected and
+ * scrolled into view; with no lines, just show it.
+ */
+export async function showLines(
+  document: vscode.TextDocument,
+  lines?: { start: number; end: number },
+): Promise<void> {
+  if (lines === undefined) {
+    await vscode.window.showTextDocument(document);
+    return;
+  }
+  const start = Math.max(Math.min(lines.start, document.lineCount - 1), 0);
+  const end = Math.max(Math.min(lines.end, document.lineCount - 1), start);
+  const selection = new vscode.Selection(new vscode.Position(start, 0), document.lineAt(end).range.end);
+  const editor = await vscode.window.showTextDocument(document, { selection });
+  editor?.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }
 
 export function activeDocumentUri(): vscode.Uri | undefined {
@@ -80,4 +116,11 @@ export function registerFileSystemProvider(
   options: { isCaseSensitive?: boolean },
 ): vscode.Disposable {
   return vscode.workspace.registerFileSystemProvider(scheme, provider, options);
+}
+
+export function registerTextDocumentContentProvider(
+  scheme: string,
+  provider: vscode.TextDocumentContentProvider,
+): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(scheme, provider);
 }

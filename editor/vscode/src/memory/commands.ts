@@ -10,6 +10,7 @@ import type { Project } from "../common/projects";
 import type { SearchHit } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
+import { TRANSCRIPT_SCHEME, parseTranscriptUri } from "../facts/uri";
 import type { MemoryNode } from "../views/memoryTree";
 import { MEMORY_FILE, SCRATCHPAD_FILE, dailyLogFile, noteFile, noteNameProblem } from "./names";
 import { SCHEME, memoryUri, parseMemoryUri, workspaceParams } from "./uri";
@@ -36,7 +37,7 @@ type Folder = string | undefined;
  * Undefined (no folder, so the server's default) when no project is known.
  */
 export async function chooseFolder(
-  deps: CommandDeps,
+  deps: Pick<CommandDeps, "projects">,
   node?: MemoryNode,
 ): Promise<Folder | typeof CANCELLED> {
   if (node !== undefined) {
@@ -49,7 +50,11 @@ export async function chooseFolder(
   const active = api.activeDocumentUri();
   if (active !== undefined) {
     const folder =
-      active.scheme === SCHEME ? parseMemoryUri(active).workspaceUri : api.getWorkspaceFolder(active)?.uri.toString();
+      active.scheme === SCHEME
+        ? parseMemoryUri(active).workspaceUri
+        : active.scheme === TRANSCRIPT_SCHEME
+          ? transcriptWorkspace(active)
+          : api.getWorkspaceFolder(active)?.uri.toString();
     const project = folder === undefined ? undefined : deps.projects.projectOfFolder(folder);
     if (project !== undefined) {
       return project.folderUri;
@@ -64,6 +69,11 @@ export async function chooseFolder(
     { placeHolder: "Which project's memory?" },
   );
   return picked === undefined ? CANCELLED : picked.project.folderUri;
+}
+
+function transcriptWorkspace(uri: vscode.Uri): string | undefined {
+  const location = parseTranscriptUri(uri);
+  return "problem" in location ? undefined : location.workspaceUri;
 }
 
 /** What the note-name input box says about what the user typed (undefined when it is fine). */

@@ -4,8 +4,8 @@
  * the palette commands open and search memory, saves report changes, and a restart re-registers
  * the server's commands without a clash. Run `npm run build` first (`npm run test:e2e` does).
  */
-// covers P7 (the extension end to end), P2 (one client per window)
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+// covers P7 (the extension end to end: memory, facts, recall-to-source), P2 (one client per window), F7
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,22 +19,22 @@ let host: FakeHost;
 let extension: ReturnType<FakeHost["load"]>;
 let savedConfigDir: string | undefined;
 
-function tree() {
-  const provider = host.trees.get("lecode.memory");
-  if (!provider) throw new Error("the lecode.memory view was not created");
+function tree(view = "lecode.memory") {
+  const provider = host.trees.get(view);
+  if (!provider) throw new Error(`the ${view} view was not created`);
   return provider;
 }
 
 /** The tree's top level once it satisfies `ready`, waiting on the tree's change events. */
-async function rootsWhen(ready: (roots: Node[]) => boolean): Promise<Node[]> {
+async function rootsWhen(ready: (roots: Node[]) => boolean, view = "lecode.memory"): Promise<Node[]> {
   for (;;) {
     const changed = new Promise<void>((resolve) => {
-      const subscription = tree().onDidChangeTreeData(() => {
+      const subscription = tree(view).onDidChangeTreeData(() => {
         (subscription as { dispose(): void }).dispose();
         resolve();
       });
     });
-    const roots = await tree().getChildren();
+    const roots = await tree(view).getChildren();
     if (ready(roots)) return roots;
     await changed;
   }
@@ -120,5 +120,86 @@ describe("the extension in a host", () => {
     expect((await rootsWhen(filesShown)).length).toBe(4);
     expect(host.messages).toEqual([]);
     expect(host.commands.has("lecode.memory")).toBe(true);
+  });
+});
+
+describe("facts in the host", () => {
+  const said = "We use tabs for indentation in this repo.";
+  type FactNode = Node & { fact?: { factId: number; text?: string } };
+  const facts = (roots: Node[]) => roots.filter((n): n is FactNode => n.kind === "fact");
+  const factsWhen = async (ready: (roots: FactNode[]) => boolean) =>
+    facts(await rootsWhen((roots) => ready(facts(roots)), "lecode.facts"));
+
+  /** Run what a click on a tree node runs. */
+  async function click(node: Node): Promise<void> {
+    const command = tree("lecode.facts").getTreeItem(node).command;
+    if (!command) throw new Error("the node has no command");
+    await run(command.command, ...(command.arguments ?? []));
+  }
+
+  it("imports a JSONL transcript picked in the open dialog", async () => {
+    const project = host.folders[0].uri.fsPath;
+    mkdirSync(join(project, "chats"));
+    mkdirSync(join(project, "src"));
+    writeFileSync(join(project, "src", "main.py"), "#!/usr/bin/env python\nimport os\n");
+    const lines = [
+      { role: "user", content: "Which indentation do we use?" },
+      { role: "assistant", content: said },
+      { role: "user", content: "And main.py?" },
+      { role: "assistant", content: "It imports os." },
+    ];
+    writeFileSync(join(project, "chats", "indent.jsonl"), lines.map((line) => JSON.stringify(line)).join("\n"));
+    host.messages.length = 0;
+    host.picked.push([URI.file(join(project, "chats", "indent.jsonl"))]);
+    await run("lecode.importSession");
+    expect(host.messages).toEqual([expect.stringMatching(/^info: Imported indent\.jsonl as session \d{8}T\d{6}Z-[0-9a-f]{8}\.$/)]);
+  });
+
+  it("remembers facts from the session and shows them in the Facts view after the server's notice", async () => {
+    host.typed.push("2", said);
+    await run("lecode.rememberFromSession");
+    host.typed.push("4", 'src/main.py contains "import os"');
+    await run("lecode.rememberFromSession");
+    expect(host.messages.slice(-2)).toEqual([
+      expect.stringMatching(/^info: Remembered fact #1, with \S+ seq 2 as its evidence\.$/),
+      expect.stringMatching(/^info: Remembered fact #2, with \S+ seq 4 as its evidence\.$/),
+    ]);
+    const shown = await factsWhen((roots) => roots.length === 2);
+    expect(shown.map((n) => [n.fact?.factId, n.fact?.text])).toEqual([
+      [1, said],
+      [2, 'src/main.py contains "import os"'],
+    ]);
+    expect(tree("lecode.facts").getTreeItem(shown[0]).description).toBe("#1 r1 valid");
+  });
+
+  it("opens a fact's evidence as a transcript document with the cited message selected", async () => {
+    const [fact] = await factsWhen((roots) => roots.length === 2);
+    await click(fact);
+    const opened = host.opened.at(-1)!;
+    expect(opened.uri).toMatch(/^lecode-transcript:\/\d{8}T\d{6}Z-[0-9a-f]{8}\.transcript\?/);
+    const lines = opened.text.split("\n");
+    expect(lines[0]).toMatch(/^Untrusted evidence/);
+    expect(opened.text).toContain("Which indentation do we use?");
+    expect(lines.slice(opened.line, (opened.endLine ?? opened.line!) + 1)).toEqual(["── seq 2 · assistant · cited ──", said]);
+  });
+
+  it("opens a verified project fact's file at the claimed line", async () => {
+    const [, verified] = await factsWhen((roots) => roots.length === 2);
+    await click(verified);
+    expect(host.opened.at(-1)).toMatchObject({ uri: URI.file(join(host.folders[0].uri.fsPath, "src", "main.py")).toString(), line: 1 });
+  });
+
+  it("forgets after a modal confirmation that names the excluded positions, and the view empties", async () => {
+    host.messages.length = 0;
+    for (const node of await factsWhen((roots) => roots.length === 2)) {
+      host.answers.push("Forget");
+      await run("lecode.forgetFact", node);
+    }
+    expect(host.messages.filter((m) => m.startsWith("warning: "))).toEqual([
+      expect.stringMatching(/^warning: Forget fact #1\? Its 1 revision is deleted and transcript positions \S+ seq 2 can never be used as evidence again\.$/),
+      expect.stringMatching(/^warning: Forget fact #2\? .* seq 4 can never/),
+    ]);
+    const roots = await rootsWhen((r) => r[0]?.text?.startsWith("No facts yet") === true, "lecode.facts");
+    expect(roots).toHaveLength(1);
   });
 });

@@ -51,7 +51,24 @@ class CancellationTokenSource {
 export interface Opened {
   uri: string;
   text: string;
+  /** The first selected line, if the editor was opened with a selection. */
   line?: number;
+  /** The last selected line. */
+  endLine?: number;
+}
+
+/** What `workspace.openTextDocument` returns here: enough of a TextDocument for the extension. */
+function textDocument(uri: URI, text: string) {
+  const lines = text.split(/\r\n|\r|\n/);
+  return {
+    uri,
+    getText: () => text,
+    lineCount: lines.length,
+    lineAt: (line: number) => ({
+      text: lines[line],
+      range: { start: new stub.Position(line, 0), end: new stub.Position(line, lines[line].length) },
+    }),
+  };
 }
 
 export class FakeHost {
@@ -64,13 +81,22 @@ export class FakeHost {
   }>();
   readonly trees = new Map<string, {
     getChildren(node?: unknown): Promise<{ kind: string; text?: string; file?: string }[]>;
+    getTreeItem(node: unknown): { label?: unknown; description?: unknown; command?: { command: string; arguments?: unknown[] } };
     onDidChangeTreeData: (listener: Listener<unknown>) => unknown;
+  }>();
+  readonly contentProviders = new Map<string, {
+    provideTextDocumentContent(uri: URI, token: unknown): Promise<string> | string;
+    onDidChange?: (listener: Listener<URI>) => unknown;
   }>();
   readonly messages: string[] = [];
   readonly log: string[] = [];
   readonly opened: Opened[] = [];
   /** What the user types into the next input boxes, in order. A quick pick takes its first item. */
   readonly typed: string[] = [];
+  /** The answers to the next modal questions (showWarningMessage with items), in order. */
+  readonly answers: (string | undefined)[] = [];
+  /** The files picked in the next open dialogs, in order. */
+  readonly picked: (URI[] | undefined)[] = [];
   private readonly configurationChanged = new stub.EventEmitter<{ affectsConfiguration(section: string): boolean }>();
 
   constructor(readonly folders: { uri: URI; name: string; index: number }[]) {}
@@ -123,9 +149,16 @@ export class FakeHost {
     );
     Object.assign(channel, { name: "lecode", show() {}, hide() {}, clear() {}, replace() {}, dispose() {}, logLevel: 2, onDidChangeLogLevel: event() });
     const openTextDocument = async (uri: URI) => {
+      const content = host.contentProviders.get(uri.scheme);
+      if (content) {
+        return textDocument(uri, await content.provideTextDocumentContent(uri, new CancellationTokenSource().token));
+      }
+      if (uri.scheme === "file") {
+        return textDocument(uri, readFileSync(uri.fsPath, "utf8"));
+      }
       const provider = host.fileSystems.get(uri.scheme);
       const text = provider ? new TextDecoder().decode(await provider.readFile(uri)) : "";
-      return { uri, getText: () => text };
+      return textDocument(uri, text);
     };
     return {
       ...libraryValues(bundle),
@@ -151,10 +184,24 @@ export class FakeHost {
           return noop();
         },
         showErrorMessage: async (message: string) => void host.messages.push(`error: ${message}`),
-        showWarningMessage: async (message: string) => void host.messages.push(`warning: ${message}`),
+        showWarningMessage: async (message: string, ...rest: unknown[]) => {
+          host.messages.push(`warning: ${message}`);
+          return rest.some((item) => typeof item === "string") ? host.answers.shift() : undefined;
+        },
+        showOpenDialog: async () => host.picked.shift(),
         showInformationMessage: async (message: string) => void host.messages.push(`info: ${message}`),
-        showTextDocument: async (document: { uri: URI; getText(): string }, options?: { selection?: { start: { line: number } } }) => {
-          host.opened.push({ uri: document.uri.toString(), text: document.getText(), line: options?.selection?.start.line });
+        showTextDocument: async (
+          document: { uri: URI; getText(): string },
+          options?: { selection?: { start: { line: number }; end: { line: number } } },
+        ) => {
+          const selection = options?.selection;
+          host.opened.push({
+            uri: document.uri.toString(),
+            text: document.getText(),
+            line: selection?.start.line,
+            ...(selection && selection.end.line !== selection.start.line ? { endLine: selection.end.line } : {}),
+          });
+          return { document, revealRange() {} };
         },
         showInputBox: async () => host.typed.shift(),
         showQuickPick: async (items: readonly unknown[]) => items[0],
@@ -175,6 +222,10 @@ export class FakeHost {
         onDidChangeWorkspaceFolders: event(),
         registerFileSystemProvider(scheme: string, provider: never) {
           host.fileSystems.set(scheme, provider);
+          return noop();
+        },
+        registerTextDocumentContentProvider(scheme: string, provider: never) {
+          host.contentProviders.set(scheme, provider);
           return noop();
         },
         openTextDocument,

@@ -6,7 +6,7 @@
  * The server command is $LECODE_LS_E2E_COMMAND (a JSON array) or the repository's
  * .venv/bin/python -m lecode_ls (`uv sync` at the repository root makes it).
  */
-// covers P7 (memory through the server), P5 (errors are sentences with stable codes)
+// covers P7 (memory and facts through the server, recall-to-source), P5 (errors are sentences with stable codes), F7, R7
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,10 +22,13 @@ import {
 import * as vscode from "vscode";
 import { serverErrorCode } from "../../src/common/errors";
 import { ProjectIndex } from "../../src/common/projects";
-import { type MemoryDidChangeParams, Notifications, Requests } from "../../src/common/protocol";
+import { type FactsDidChangeParams, type MemoryDidChangeParams, Notifications, Requests } from "../../src/common/protocol";
 import { type RequestSender, request } from "../../src/common/requests";
+import { TranscriptProvider } from "../../src/facts/transcriptProvider";
+import { contextRange, transcriptUri } from "../../src/facts/uri";
 import { MemoryFileSystem } from "../../src/memory/fileSystem";
 import { memoryUri } from "../../src/memory/uri";
+import { type FactNode, FactsTreeProvider } from "../../src/views/factsTree";
 import { MemoryTreeProvider, type MemoryNode } from "../../src/views/memoryTree";
 import { serverCommand } from "./serverCommand";
 
@@ -37,6 +40,12 @@ let connection: MessageConnection;
 let sender: RequestSender;
 const changes: MemoryDidChangeParams[] = [];
 let changeWaiters: (() => void)[] = [];
+let factWaiters: ((params: FactsDidChangeParams) => void)[] = [];
+
+/** Resolves at the next lecode/facts/didChange; call it before the request that causes one. */
+function nextFactsChange(): Promise<FactsDidChangeParams> {
+  return new Promise((resolve) => factWaiters.push(resolve));
+}
 
 /** Resolves at the next lecode/memory/didChange; call it before the request that causes one. */
 function nextChange(): Promise<void> {
@@ -60,6 +69,11 @@ beforeAll(async () => {
     const waiters = changeWaiters;
     changeWaiters = [];
     waiters.forEach((resolve) => resolve());
+  });
+  connection.onNotification(Notifications.factsDidChange, (params: FactsDidChangeParams) => {
+    const waiters = factWaiters;
+    factWaiters = [];
+    waiters.forEach((resolve) => resolve(params));
   });
   connection.onNotification("window/showMessage", () => undefined);
   connection.onNotification("window/logMessage", () => undefined);
@@ -169,5 +183,96 @@ describe("against lecode-ls", () => {
     await connection.sendNotification("workspace/didChangeConfiguration", { settings: { lecode: { memory: {} } } });
     const on = await request(sender, Requests.projectInfo, { workspaceUri: folderUri });
     expect([off.memoryEnabled, on.memoryEnabled]).toEqual([false, true]);
+  });
+});
+
+describe("facts against lecode-ls", () => {
+  const said = "We use tabs for indentation in this repo.";
+  let sessionId: string;
+  let factId: number;
+
+  async function factsTree() {
+    const index = new ProjectIndex(sender, folders);
+    await index.refresh();
+    return new FactsTreeProvider(sender, index, { notRunning: undefined });
+  }
+
+  it("imports records, snapshots a range and remembers a fact with it", async () => {
+    const imported = await request(sender, Requests.sessionImport, {
+      workspaceUri: folderUri,
+      title: "indentation",
+      records: [
+        { role: "user", content: "Which indentation do we use?" },
+        { role: "assistant", content: said },
+        { role: "user", content: "Thanks." },
+        { role: "assistant", content: "You're welcome." },
+      ],
+    });
+    sessionId = imported.sessionId;
+    const source = await request(sender, Requests.sessionSnapshot, { workspaceUri: folderUri, sessionId, startSeq: 2, endSeq: 2 });
+    expect(source.seqs).toEqual([2]);
+    const changed = nextFactsChange();
+    const remembered = await request(sender, Requests.factsRemember, { workspaceUri: folderUri, text: said, source });
+    factId = remembered.factId;
+    expect(await changed).toMatchObject({ projectRoot });
+  });
+
+  it("lists the fact as a valid tree node with its source as a child", async () => {
+    const tree = await factsTree();
+    const roots = await tree.getChildren();
+    expect(roots).toHaveLength(1);
+    const node = roots[0] as Extract<FactNode, { kind: "fact" }>;
+    expect(node.fact).toMatchObject({ factId, revision: 1, status: "valid", text: said, source: { sessionId, seqs: [2] } });
+    const item = tree.getTreeItem(node);
+    expect(item.description).toBe(`#${factId} r1 valid`);
+    expect((await tree.getChildren(node)).map((child) => child.kind)).toEqual(["source"]);
+  });
+
+  it("recalls the fact into a transcript document that contains the cited message, selected", async () => {
+    const recalled = await request(sender, Requests.factsRecall, { workspaceUri: folderUri, factId, limit: 1 });
+    expect(recalled.status).toBe("valid");
+    const { sessions } = await request(sender, Requests.sessionList, { workspaceUri: folderUri });
+    const records = sessions.find((session) => session.sessionId === sessionId)?.records;
+    expect(records).toBe(5);
+    const uri = transcriptUri({ sessionId, ...contextRange(recalled.source!.seqs, records), workspaceUri: folderUri, factId });
+    expect(uri.query).toContain("start=1&end=4");
+    const transcripts = new TranscriptProvider(sender);
+    const text = await transcripts.provideTextDocumentContent(vscode.Uri.parse(uri.toString()));
+    const lines = text.split("\n");
+    expect(lines[0]).toMatch(/^Untrusted evidence/);
+    expect(text).toContain(`Fact #${factId}, revision 1: ${said}`);
+    expect(text).toContain("Which indentation do we use?");
+    const cited = transcripts.linesOf(uri, [2]);
+    expect(lines.slice(cited!.start, cited!.end + 1)).toEqual(["── seq 2 · assistant · cited ──", said]);
+  });
+
+  it("refuses a correction against an old revision with stale_revision", async () => {
+    const source = await request(sender, Requests.sessionSnapshot, { workspaceUri: folderUri, sessionId, startSeq: 3, endSeq: 3 });
+    const error = await request(sender, Requests.factsCorrect, {
+      workspaceUri: folderUri,
+      factId,
+      expectedRevision: 7,
+      text: "We use spaces.",
+      source,
+    }).catch((e: unknown) => e);
+    expect(serverErrorCode(error)).toBe("stale_revision");
+    expect((error as Error).message).not.toMatch(/Traceback|\.py/);
+  });
+
+  it("forgets the fact: the tree is empty after the didChange refresh and the evidence is hidden", async () => {
+    const tree = await factsTree();
+    const redrawn = new Promise<void>((resolve) => tree.onDidChangeTreeData(() => resolve()));
+    const changed = nextFactsChange();
+    const forgotten = await request(sender, Requests.factsForget, { workspaceUri: folderUri, factId });
+    expect(forgotten.forgotten).toBe(true);
+    expect((await changed).generation).toBeGreaterThan(0);
+    tree.refresh(); // what the extension does on lecode/facts/didChange
+    await redrawn;
+    expect(await tree.getChildren()).toEqual([{ kind: "message", text: expect.stringContaining("No facts yet"), folderUri }]);
+
+    const transcripts = new TranscriptProvider(sender);
+    const text = await transcripts.provideTextDocumentContent(transcriptUri({ sessionId, startSeq: 2, endSeq: 2, workspaceUri: folderUri }));
+    expect(text).toContain("the source is hidden");
+    expect(text).not.toContain(said);
   });
 });

@@ -40,8 +40,15 @@ export enum TreeItemCollapsibleState {
   Expanded = 2,
 }
 
-export class ThemeIcon {
+export class ThemeColor {
   constructor(public readonly id: string) {}
+}
+
+export class ThemeIcon {
+  constructor(
+    public readonly id: string,
+    public readonly color?: ThemeColor,
+  ) {}
 }
 
 export class TreeItem {
@@ -116,6 +123,22 @@ export class Range {
   ) {}
 }
 
+export class Selection extends Range {
+  constructor(
+    public readonly anchor: Position,
+    public readonly active: Position,
+  ) {
+    super(anchor, active);
+  }
+}
+
+export enum TextEditorRevealType {
+  Default = 0,
+  InCenter = 1,
+  InCenterIfOutsideViewport = 2,
+  AtTop = 3,
+}
+
 const inert = (): undefined => undefined;
 
 export const window = {
@@ -124,6 +147,7 @@ export const window = {
   showWarningMessage: inert,
   showInputBox: inert,
   showQuickPick: inert,
+  showOpenDialog: inert,
   createOutputChannel: inert,
   createTreeView: inert,
   showTextDocument: inert,
@@ -136,6 +160,7 @@ export const workspace = {
   getWorkspaceFolder: inert,
   onDidChangeConfiguration: () => new Disposable(inert),
   registerFileSystemProvider: () => new Disposable(inert),
+  registerTextDocumentContentProvider: () => new Disposable(inert),
   openTextDocument: inert,
 };
 

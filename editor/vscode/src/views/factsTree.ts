@@ -1,0 +1,252 @@
+/**
+ * The "Facts" tree (view `lecode.facts` in the lecode activity-bar container).
+ *
+ * Per project, one node per fact of `lecode/facts/list` (every page, up to a cap with a "more…"
+ * node), labelled with its text and described as `#id r<revision> <status>`. A valid fact's
+ * children are its source (session and seqs), which opens the transcript with the cited records
+ * selected, and, for a verified project fact (`<path> contains "<line>"`), the project file.
+ * Folders of one project appear once (see ProjectIndex); with several projects each gets a root.
+ * Fact text is untrusted data: it is only ever shown.
+ */
+import * as vscode from "vscode";
+import { errorMessage } from "../common/errors";
+import type { Project, ProjectIndex } from "../common/projects";
+import type { FactEntry, SourceRefModel } from "../common/protocol";
+import { Requests } from "../common/protocol";
+import { type RequestSender, request } from "../common/requests";
+import { type ProjectFileClaim, parseProjectFileFact } from "../facts/projectFile";
+import { STATUS_ICONS, sourceIs } from "../facts/status";
+import { seqsPhrase } from "../facts/transcript";
+import type { ServerStatus } from "./memoryTree";
+
+/** Facts shown per project before a "more…" node; each click on it shows this many more. */
+export const FACTS_CAP = 500;
+
+export type FactNode =
+  | { kind: "project"; project: Project }
+  | { kind: "fact"; fact: FactEntry; folderUri: string }
+  | { kind: "source"; fact: FactEntry; source: SourceRefModel; folderUri: string }
+  | { kind: "file"; fact: FactEntry; claim: ProjectFileClaim; folderUri: string }
+  | { kind: "more"; folderUri: string; shown: number }
+  | { kind: "message"; text: string; folderUri?: string };
+
+export type FactNodeOf<K extends FactNode["kind"]> = Extract<FactNode, { kind: K }>;
+
+export interface FactPage {
+  facts: FactEntry[];
+  /** Whether the project has more facts than were read. */
+  more: boolean;
+}
+
+/** Up to `cap` facts of a project, following `nextOffset` page by page. */
+export async function listFacts(sender: RequestSender, folderUri: string, cap: number): Promise<FactPage> {
+  const facts: FactEntry[] = [];
+  let offset = 0;
+  for (;;) {
+    const page = await request(sender, Requests.factsList, { workspaceUri: folderUri, offset });
+    facts.push(...page.facts);
+    const next = page.nextOffset;
+    if (next === null || next === undefined) {
+      return { facts: facts.slice(0, cap), more: facts.length > cap };
+    }
+    if (facts.length >= cap) {
+      return { facts: facts.slice(0, cap), more: true };
+    }
+    if (next <= offset) {
+      throw new Error("lecode-ls answered a page of facts that does not advance; refresh the Facts view");
+    }
+    offset = next;
+  }
+}
+
+/** The nodes of one project's facts. */
+export function factNodes(folderUri: string, page: FactPage): FactNode[] {
+  if (page.facts.length === 0) {
+    return [{ kind: "message", text: 'No facts yet. "lecode: Remember From Session…" stores one.', folderUri }];
+  }
+  const nodes: FactNode[] = page.facts.map((fact) => ({ kind: "fact", fact, folderUri }));
+  if (page.more) {
+    nodes.push({ kind: "more", folderUri, shown: page.facts.length });
+  }
+  return nodes;
+}
+
+/** A fact's children: its source, and the project file a verified project fact names. */
+export function factChildren(node: FactNodeOf<"fact">): FactNode[] {
+  const { fact, folderUri } = node;
+  const children: FactNode[] = [];
+  if (fact.source) {
+    children.push({ kind: "source", fact, source: fact.source, folderUri });
+  }
+  const claim = fact.text ? parseProjectFileFact(fact.text) : undefined;
+  if (claim !== undefined) {
+    children.push({ kind: "file", fact, claim, folderUri });
+  }
+  return children;
+}
+
+/** The label of a fact: its text on one line, or `(#id, status)` when the server sent none. */
+export function factLabel(fact: FactEntry): string {
+  const text = fact.text?.replace(/\s+/g, " ").trim();
+  return text ? text : `(#${fact.factId}, ${fact.status})`;
+}
+
+function statusIcon(status: FactEntry["status"]): vscode.ThemeIcon {
+  const icon = STATUS_ICONS[status] ?? { id: "circle-outline" };
+  return icon.color === undefined ? new vscode.ThemeIcon(icon.id) : new vscode.ThemeIcon(icon.id, new vscode.ThemeColor(icon.color));
+}
+
+/** The command a click on a node runs (navigation), if any. */
+function openCommand(node: FactNode): vscode.Command {
+  return { command: "lecode.openFactSource", title: "Go to Source", arguments: [node] };
+}
+
+export function factTreeItem(node: FactNode): vscode.TreeItem {
+  switch (node.kind) {
+    case "project": {
+      const name = node.project.projectRoot.split(/[\\/]/).filter(Boolean).pop() ?? node.project.projectRoot;
+      const item = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.Expanded);
+      item.description = node.project.projectRoot;
+      item.tooltip = `Facts of ${node.project.projectRoot}`;
+      item.iconPath = new vscode.ThemeIcon("repo");
+      item.contextValue = "lecode.project";
+      return item;
+    }
+    case "fact": {
+      const { fact } = node;
+      const children = factChildren(node);
+      const item = new vscode.TreeItem(
+        factLabel(fact),
+        children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+      );
+      item.description = `#${fact.factId} r${fact.revision} ${fact.status}`;
+      item.iconPath = statusIcon(fact.status);
+      const lines = [`Fact #${fact.factId}, revision ${fact.revision}: ${fact.status === "valid" ? "valid" : sourceIs(fact.status)}`];
+      if (fact.text) {
+        lines.push("", fact.text + (fact.factTextTruncated ? " …(cut at 512 characters)" : ""), "", "Untrusted data, not instructions.");
+      }
+      if (fact.source) {
+        lines.push(`Evidence: session ${fact.source.sessionId}, ${seqsPhrase(fact.source.seqs)}`);
+      }
+      item.tooltip = lines.join("\n");
+      item.contextValue = `lecode.fact.${fact.status}`;
+      if (children.length > 0) {
+        item.command = openCommand(node);
+      }
+      return item;
+    }
+    case "source": {
+      const item = new vscode.TreeItem(`session ${node.source.sessionId}`, vscode.TreeItemCollapsibleState.None);
+      item.description = seqsPhrase(node.source.seqs);
+      item.tooltip = `Open the transcript of session ${node.source.sessionId} with ${seqsPhrase(node.source.seqs)} selected`;
+      item.iconPath = new vscode.ThemeIcon("comment-discussion");
+      item.command = openCommand(node);
+      item.contextValue = "lecode.factSource";
+      return item;
+    }
+    case "file": {
+      const item = new vscode.TreeItem(node.claim.path, vscode.TreeItemCollapsibleState.None);
+      if (node.claim.ok) {
+        item.description = JSON.stringify(node.claim.line);
+        item.tooltip = `Open ${node.claim.path} at the first line equal to ${JSON.stringify(node.claim.line)}`;
+        item.iconPath = new vscode.ThemeIcon("file");
+        item.command = openCommand(node);
+      } else {
+        item.description = "refused";
+        item.tooltip = node.claim.problem;
+        item.iconPath = new vscode.ThemeIcon("circle-slash");
+      }
+      item.contextValue = "lecode.factFile";
+      return item;
+    }
+    case "more": {
+      const item = new vscode.TreeItem("more…", vscode.TreeItemCollapsibleState.None);
+      item.description = `the first ${node.shown} facts are shown`;
+      item.tooltip = `Show ${FACTS_CAP} more facts`;
+      item.iconPath = new vscode.ThemeIcon("ellipsis");
+      item.command = { command: "lecode.showMoreFacts", title: "Show More Facts", arguments: [node] };
+      item.contextValue = "lecode.factsMore";
+      return item;
+    }
+    case "message": {
+      const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+      item.iconPath = new vscode.ThemeIcon("info");
+      item.tooltip = node.text;
+      return item;
+    }
+  }
+}
+
+export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<FactNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  /** How many facts each project shows, by its folder URI, once "more…" was used. */
+  private readonly caps = new Map<string, number>();
+
+  constructor(
+    private readonly sender: RequestSender,
+    private readonly projects: Pick<ProjectIndex, "projects" | "problems">,
+    private readonly status: ServerStatus,
+  ) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  /** Show FACTS_CAP more facts of the project of `folderUri`. */
+  showMore(folderUri: string): void {
+    this.caps.set(folderUri, (this.caps.get(folderUri) ?? FACTS_CAP) + FACTS_CAP);
+    this.refresh();
+  }
+
+  getTreeItem(node: FactNode): vscode.TreeItem {
+    return factTreeItem(node);
+  }
+
+  async getChildren(node?: FactNode): Promise<FactNode[]> {
+    if (node === undefined) {
+      return this.roots();
+    }
+    switch (node.kind) {
+      case "project":
+        return this.factsOf(node.project);
+      case "fact":
+        return factChildren(node);
+      default:
+        return [];
+    }
+  }
+
+  private async roots(): Promise<FactNode[]> {
+    const notRunning = this.status.notRunning;
+    if (notRunning !== undefined) {
+      return [{ kind: "message", text: notRunning }];
+    }
+    const problems: FactNode[] = this.projects.problems.map((problem) => ({
+      kind: "message",
+      text: `${problem.folder.name}: ${problem.message}`,
+      folderUri: problem.folder.uri,
+    }));
+    const projects = this.projects.projects;
+    if (projects.length === 1) {
+      return [...(await this.factsOf(projects[0])), ...problems];
+    }
+    return [...projects.map((project): FactNode => ({ kind: "project", project })), ...problems];
+  }
+
+  private async factsOf(project: Project): Promise<FactNode[]> {
+    const folderUri = project.folderUri;
+    if (!project.memoryEnabled) {
+      return [{ kind: "message", text: "Memory is turned off (lecode.memory.enabled or [memory] enabled in config.toml)", folderUri }];
+    }
+    try {
+      return factNodes(folderUri, await listFacts(this.sender, folderUri, this.caps.get(folderUri) ?? FACTS_CAP));
+    } catch (error) {
+      return [{ kind: "message", text: errorMessage(error), folderUri }];
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
