@@ -249,13 +249,28 @@ _SUPPRESSED = """(
             JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
             WHERE x.fact_id = f.id))"""
 
-_FACT_SELECT = f"""
+_FACT_COLUMNS = f"""
 SELECT f.id, f.current_revision, r.text, f.origin, s.session_id, s.seqs, s.digest,
        {_SUPPRESSED}, f.created_at, f.updated_at
-FROM facts f
+"""
+_FACT_SELECT = (
+    _FACT_COLUMNS
+    + """FROM facts f
 JOIN revisions r ON r.fact_id = f.id AND r.revision = f.current_revision
 LEFT JOIN source_refs s ON s.fact_id = f.id AND s.revision = f.current_revision
 """
+)
+# Driven by the trigram index in its own (rowid) order, so a LIMIT stops the walk early.
+_FACT_SEARCH = (
+    _FACT_COLUMNS
+    + """FROM revisions_fts
+JOIN revisions r ON r.id = revisions_fts.rowid
+JOIN facts f ON f.id = r.fact_id AND f.current_revision = r.revision
+LEFT JOIN source_refs s ON s.fact_id = f.id AND s.revision = f.current_revision
+WHERE revisions_fts MATCH ? AND instr(r.text, ?) > 0
+ORDER BY revisions_fts.rowid LIMIT ?
+"""
+)
 
 
 def _fact(row: Sequence[Any]) -> Fact:
@@ -672,8 +687,9 @@ class FactStore:
     def search(self, literal: str, limit: int = DEFAULT_PAGE) -> builtins.list[Fact]:
         """Facts whose current text contains `literal` exactly (case-sensitive, no wildcards).
 
-        At most `limit` (clamped to 1..50), in ID order. Three or more characters use the trigram
-        index; shorter literals scan. Unverified administrative read (F9).
+        At most `limit` (clamped to 1..50), returned in ID order; when more match, the first found
+        (oldest revisions first for the index, lowest IDs for a scan). Three or more characters
+        use the trigram index; shorter literals scan. Unverified administrative read (F9).
         """
         if not isinstance(literal, str) or not literal:
             raise InvalidParams("literal: search text must not be empty", field="literal")
@@ -682,18 +698,17 @@ class FactStore:
         # the FTS5 string form '"..."' (with '"' doubled) makes the index query a single phrase.
         if len(literal) >= 3 and "\x00" not in literal:
             phrase = '"' + literal.replace('"', '""') + '"'
-            where = (
-                "WHERE r.id IN (SELECT rowid FROM revisions_fts WHERE revisions_fts MATCH ?) "
-                "AND instr(r.text, ?) > 0 "
-            )
-            bindings: tuple[object, ...] = (phrase, literal, limit)
+            query, bindings = _FACT_SEARCH, (phrase, literal, limit)
         else:
-            where, bindings = "WHERE instr(r.text, ?) > 0 ", (literal, limit)
+            query = _FACT_SELECT + "WHERE instr(r.text, ?) > 0 ORDER BY f.id LIMIT ?"
+            bindings = (literal, limit)
         with self._read() as conn:
             if conn is None:
                 return []
-            rows = schema.rows(conn, _FACT_SELECT + where + "ORDER BY f.id LIMIT ?", bindings)
-        return [_fact(row) for row in rows]
+            rows = schema.rows(conn, query, bindings)
+        # The index yields matches in storage order: the first `limit` found, returned by ID.
+        # (Sorting every match of a common literal first cost 59 ms at 100,000 facts.)
+        return sorted((_fact(row) for row in rows), key=lambda fact: fact.id)
 
     def provenance(self, fact_id: int) -> builtins.list[RevisionEvidence]:
         """What each revision cites, oldest first. References are returned unvalidated."""
