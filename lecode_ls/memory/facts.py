@@ -698,7 +698,8 @@ class FactStore:
         # the FTS5 string form '"..."' (with '"' doubled) makes the index query a single phrase.
         if len(literal) >= 3 and "\x00" not in literal:
             phrase = '"' + literal.replace('"', '""') + '"'
-            query, bindings = _FACT_SEARCH, (phrase, literal, limit)
+            query = _FACT_SEARCH
+            bindings: tuple[object, ...] = (phrase, literal, limit)
         else:
             query = _FACT_SELECT + "WHERE instr(r.text, ?) > 0 ORDER BY f.id LIMIT ?"
             bindings = (literal, limit)
