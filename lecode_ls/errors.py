@@ -194,6 +194,8 @@ class SourceInvalid(InvalidSource):
     "hidden" (undone, cleared from working context, or excluded by a forget).
     """
 
+    code = "source_not_valid"
+
     def __init__(self, message: str, *, status: str, field: str | None = None) -> None:
         super().__init__(message, field=field)
         self.status = status

@@ -278,7 +278,7 @@ METHODS: tuple[Method, ...] = (
         "Store a fact with its evidence, atomically. Sends `lecode/facts/didChange`.",
         FactsRememberParams,
         FactRevisionResult,
-        errors=("memory_disabled", "invalid_source", "excluded_evidence"),
+        errors=("memory_disabled", "invalid_source", "source_not_valid", "excluded_evidence"),
         example_params={
             "text": "We use tabs for indentation in this repo.",
             "source": {"sessionId": _SID, "seqs": [1], "digest": _DIGEST},
@@ -319,6 +319,7 @@ METHODS: tuple[Method, ...] = (
             "stale_revision",
             "stale_generation",
             "invalid_source",
+            "source_not_valid",
             "excluded_evidence",
         ),
         example_params={

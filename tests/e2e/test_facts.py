@@ -203,7 +203,7 @@ class TestFactLifecycle:
                 {"text": "x", "source": {**tampered, "digest": "sha256:" + "0" * 64}},
             )
         )
-        assert (exc.data["code"], exc.data["status"]) == ("invalid_source", "stale")
+        assert (exc.data["code"], exc.data["status"]) == ("source_not_valid", "stale")
 
     async def test_an_unknown_fact_is_fact_not_found(self, start: Start, repo: Path) -> None:
         client = await start(repo)
