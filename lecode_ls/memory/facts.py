@@ -49,7 +49,7 @@ from lecode_ls.errors import (
 )
 from lecode_ls.memory import facts_schema as schema
 from lecode_ls.memory.facts_schema import as_int, canonical_text, parse_seqs
-from lecode_ls.memory.files import FILE_MODE, make_dirs, refuse_symlinks
+from lecode_ls.memory.files import FILE_MODE, FileLock, make_dirs, refuse_symlinks
 
 DB_NAME = "facts.sqlite3"
 BUSY_TIMEOUT_MS = 5000
@@ -335,6 +335,16 @@ class FactStore:
         # (a symlinked ~/.config, macOS's /var) are legitimate: resolve them first, so that the
         # flag guards the database file itself against a link planted after our check.
         real = self.path.parent.resolve() / self.path.name
+        # Opening is serialized across processes: two first opens switching a new database to
+        # WAL at once get SQLITE_BUSY at once, busy timeout or not (SQLite avoids a deadlock).
+        with FileLock(self.path.with_name(DB_NAME + ".open.lock")):
+            conn = self._open(real)
+        self._conn = conn
+        return conn
+
+    @staticmethod
+    def _open(real: Path) -> apsw.Connection:
+        """Connect, switch to WAL, set the pragmas, and migrate."""
         conn = apsw.Connection(
             str(real), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_NOFOLLOW
         )
@@ -350,7 +360,6 @@ class FactStore:
         except BaseException:
             conn.close()
             raise
-        self._conn = conn
         return conn
 
     @contextlib.contextmanager
