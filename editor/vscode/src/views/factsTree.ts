@@ -9,7 +9,6 @@
  * Fact text is untrusted data: it is only ever shown.
  */
 import * as vscode from "vscode";
-import { errorMessage } from "../common/errors";
 import type { Project, ProjectIndex } from "../common/projects";
 import type { FactEntry, SourceRefModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
@@ -17,7 +16,7 @@ import { type RequestSender, request } from "../common/requests";
 import { type ProjectFileClaim, parseProjectFileFact } from "../facts/projectFile";
 import { STATUS_ICONS, sourceIs } from "../facts/status";
 import { seqsPhrase } from "../facts/transcript";
-import type { ServerStatus } from "./memoryTree";
+import { type ServerStatus, projectChildrenOr, projectRoots } from "./projectRoots";
 
 /** Facts shown per project before a "more…" node; each click on it shows this many more. */
 export const FACTS_CAP = 500;
@@ -217,33 +216,14 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
     }
   }
 
-  private async roots(): Promise<FactNode[]> {
-    const notRunning = this.status.notRunning;
-    if (notRunning !== undefined) {
-      return [{ kind: "message", text: notRunning }];
-    }
-    const problems: FactNode[] = this.projects.problems.map((problem) => ({
-      kind: "message",
-      text: `${problem.folder.name}: ${problem.message}`,
-      folderUri: problem.folder.uri,
-    }));
-    const projects = this.projects.projects;
-    if (projects.length === 1) {
-      return [...(await this.factsOf(projects[0])), ...problems];
-    }
-    return [...projects.map((project): FactNode => ({ kind: "project", project })), ...problems];
+  private roots(): Promise<FactNode[]> {
+    return projectRoots(this.status, this.projects, (project) => this.factsOf(project));
   }
 
-  private async factsOf(project: Project): Promise<FactNode[]> {
-    const folderUri = project.folderUri;
-    if (!project.memoryEnabled) {
-      return [{ kind: "message", text: "Memory is turned off (lecode.memory.enabled or [memory] enabled in config.toml)", folderUri }];
-    }
-    try {
-      return factNodes(folderUri, await listFacts(this.sender, folderUri, this.caps.get(folderUri) ?? FACTS_CAP));
-    } catch (error) {
-      return [{ kind: "message", text: errorMessage(error), folderUri }];
-    }
+  private factsOf(project: Project): Promise<FactNode[]> {
+    return projectChildrenOr(project, async (folderUri) =>
+      factNodes(folderUri, await listFacts(this.sender, folderUri, this.caps.get(folderUri) ?? FACTS_CAP)),
+    );
   }
 
   dispose(): void {

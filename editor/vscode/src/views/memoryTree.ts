@@ -7,13 +7,15 @@
  * `lecode-memory` file system.
  */
 import * as vscode from "vscode";
-import { errorMessage } from "../common/errors";
 import type { Project, ProjectIndex } from "../common/projects";
 import type { MemoryFileInfo } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
 import { type FileKind, MEMORY_FILE, SCRATCHPAD_FILE, fileKind } from "../memory/names";
 import { memoryUri } from "../memory/uri";
+import { type ServerStatus, projectChildrenOr, projectRoots } from "./projectRoots";
+
+export type { ServerStatus } from "./projectRoots";
 
 export type MemoryNode =
   | { kind: "project"; project: Project }
@@ -106,11 +108,6 @@ export function treeItem(node: MemoryNode): vscode.TreeItem {
 }
 
 /** Why there is nothing to show, when the server is not there to ask. */
-export interface ServerStatus {
-  /** A sentence when the server is not running; undefined while it runs. */
-  readonly notRunning: string | undefined;
-}
-
 export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<MemoryNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -143,33 +140,15 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
     }
   }
 
-  private async roots(): Promise<MemoryNode[]> {
-    const notRunning = this.status.notRunning;
-    if (notRunning !== undefined) {
-      return [{ kind: "message", text: notRunning }];
-    }
-    const problems: MemoryNode[] = this.projects.problems.map((problem) => ({
-      kind: "message",
-      text: `${problem.folder.name}: ${problem.message}`,
-      folderUri: problem.folder.uri,
-    }));
-    const projects = this.projects.projects;
-    if (projects.length === 1) {
-      return [...(await this.filesOf(projects[0])), ...problems];
-    }
-    return [...projects.map((project): MemoryNode => ({ kind: "project", project })), ...problems];
+  private roots(): Promise<MemoryNode[]> {
+    return projectRoots(this.status, this.projects, (project) => this.filesOf(project));
   }
 
-  private async filesOf(project: Project): Promise<MemoryNode[]> {
-    if (!project.memoryEnabled) {
-      return [{ kind: "message", text: "Memory is turned off (lecode.memory.enabled or [memory] enabled in config.toml)", folderUri: project.folderUri }];
-    }
-    try {
-      const listing = await request(this.sender, Requests.memoryList, { workspaceUri: project.folderUri });
-      return projectChildren(project.folderUri, listing.files);
-    } catch (error) {
-      return [{ kind: "message", text: errorMessage(error), folderUri: project.folderUri }];
-    }
+  private filesOf(project: Project): Promise<MemoryNode[]> {
+    return projectChildrenOr(project, async (folderUri) => {
+      const listing = await request(this.sender, Requests.memoryList, { workspaceUri: folderUri });
+      return projectChildren(folderUri, listing.files);
+    });
   }
 
   dispose(): void {
