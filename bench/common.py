@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -207,6 +207,12 @@ def parse_args(description: str) -> argparse.Namespace:
         "--quick", action="store_true", help="few iterations: a smoke run (CI), not a measurement"
     )
     return parser.parse_args()
+
+
+def run_bench(measure: Callable[[bool], Awaitable[str]], doc: str | None) -> None:
+    """The `main` of every bench module: parse `--quick`, measure, print the table."""
+    args = parse_args(doc.splitlines()[0] if doc else "")
+    print(asyncio.run(measure(args.quick)))
 
 
 def now() -> float:

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.common import make_repo, markdown_table, now, parse_args, percentile, ratio
+from bench.common import make_repo, markdown_table, now, percentile, ratio, run_bench
 from lecode_ls.config import Settings
 from lecode_ls.memory.sources import SourceRef, source_snapshot
 from lecode_ls.runtime import Runtimes
@@ -118,8 +118,7 @@ async def measure(quick: bool = False) -> str:
 
 
 def main() -> None:
-    args = parse_args(__doc__.splitlines()[0] if __doc__ else "")
-    print(asyncio.run(measure(args.quick)))
+    run_bench(measure, __doc__)
 
 
 if __name__ == "__main__":

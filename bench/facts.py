@@ -28,9 +28,9 @@ from bench.common import (
     make_repo,
     markdown_table,
     now,
-    parse_args,
     percentile,
     ratio,
+    run_bench,
     running,
     server_env,
 )
@@ -229,8 +229,7 @@ async def measure(quick: bool = False) -> str:
 
 
 def main() -> None:
-    args = parse_args(__doc__.splitlines()[0] if __doc__ else "")
-    print(asyncio.run(measure(args.quick)))
+    run_bench(measure, __doc__)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ is VmRSS from /proc/<pid>/status (Linux only), read once the last answer has arr
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 import sys
 import tempfile
@@ -19,8 +18,8 @@ from bench.common import (
     compile_bytecode,
     make_repo,
     markdown_table,
-    parse_args,
     ratio,
+    run_bench,
     running,
     server_env,
 )
@@ -78,8 +77,7 @@ async def measure(quick: bool = False) -> str:
 
 
 def main() -> None:
-    args = parse_args(__doc__.splitlines()[0] if __doc__ else "")
-    print(asyncio.run(measure(args.quick)))
+    run_bench(measure, __doc__)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ file read). Requests are sent one at a time and alternate, so both see the same 
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 from pathlib import Path
 
@@ -16,9 +15,9 @@ from bench.common import (
     make_repo,
     markdown_table,
     now,
-    parse_args,
     percentile,
     ratio,
+    run_bench,
     running,
     server_env,
     verdict,
@@ -72,8 +71,7 @@ async def measure(quick: bool = False) -> str:
 
 
 def main() -> None:
-    args = parse_args(__doc__.splitlines()[0] if __doc__ else "")
-    print(asyncio.run(measure(args.quick)))
+    run_bench(measure, __doc__)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.common import markdown_table, now, parse_args, percentile, ratio
+from bench.common import markdown_table, now, percentile, ratio, run_bench
 from lecode_ls.memory.canonical import canonical_json
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.files import FILE_MODE, make_dirs
@@ -215,8 +215,7 @@ async def measure(quick: bool = False) -> str:
 
 
 def main() -> None:
-    args = parse_args(__doc__.splitlines()[0] if __doc__ else "")
-    print(asyncio.run(measure(args.quick)))
+    run_bench(measure, __doc__)
 
 
 if __name__ == "__main__":

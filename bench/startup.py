@@ -7,7 +7,6 @@ falls on both alike. The clock starts before the process is spawned and stops wh
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,9 +20,9 @@ from bench.common import (
     make_repo,
     markdown_table,
     now,
-    parse_args,
     percentile,
     ratio,
+    run_bench,
     server_env,
     verdict,
 )
@@ -77,8 +76,7 @@ async def measure(quick: bool = False) -> str:
 
 
 def main() -> None:
-    args = parse_args(__doc__.splitlines()[0] if __doc__ else "")
-    print(asyncio.run(measure(args.quick)))
+    run_bench(measure, __doc__)
 
 
 if __name__ == "__main__":
