@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -43,10 +43,39 @@ class MemorySettings(_Section):
     are built)."""
 
 
+class ProviderSettings(_Section):
+    """`[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to."""
+
+    base_url: str = Field("https://api.openai.com/v1", min_length=1, max_length=2048)
+    """Base URL of the API, up to and including `/v1` (`/chat/completions` is appended):
+    OpenAI, OpenRouter (`https://openrouter.ai/api/v1`), Ollama (`http://localhost:11434/v1`),
+    LM Studio, vLLM or llama.cpp's server."""
+
+    model: str = Field("gpt-4o-mini", min_length=1, max_length=256)
+    """Model ID as the provider names it (`gpt-4.1`, `anthropic/claude-sonnet-4`, `llama3.1:8b`)."""
+
+    api_key_env: str = Field("OPENAI_API_KEY", max_length=256)
+    """Name of the environment variable that holds the API key (never the key itself); empty
+    for a local server that needs no key."""
+
+    thinking: Literal["low", "medium", "high"] | None = None
+    """Reasoning effort sent to models that have one (`reasoning_effort`); unset sends nothing."""
+
+
+class AgentSettings(_Section):
+    """`[agent]`: the chat agent."""
+
+    context_window: int | None = Field(None, ge=1024, le=10_000_000)
+    """Context window in tokens of a model the built-in catalog does not know; unset means
+    such a model's window is unknown."""
+
+
 class Settings(_Section):
     """Every setting of lecode-ls. Each section is a table of config.toml."""
 
     memory: MemorySettings = MemorySettings()
+    provider: ProviderSettings = ProviderSettings()
+    agent: AgentSettings = AgentSettings()
 
 
 def _drop(tree: dict[str, Any], loc: tuple[str | int, ...]) -> None:

@@ -199,3 +199,42 @@ class SourceInvalid(InvalidSource):
     def __init__(self, message: str, *, status: str, field: str | None = None) -> None:
         super().__init__(message, field=field)
         self.status = status
+
+
+# The model provider (lecode_ls/agent/openai.py). Messages never contain the API key.
+
+
+class ProviderError(LecodeError):
+    """The model provider failed a request; the message quotes its status and error, trimmed."""
+
+    code = "provider_error"
+
+
+class ProviderAuth(ProviderError):
+    """The provider rejected the API key (HTTP 401 or 403)."""
+
+    code = "provider_auth"
+
+
+class ProviderUnreachable(ProviderError):
+    """The provider's base URL could not be reached (DNS, refused or timed-out connection)."""
+
+    code = "provider_unreachable"
+
+
+class ProviderModel(ProviderError):
+    """The provider does not know the configured model."""
+
+    code = "provider_model"
+
+
+class ProviderTimeout(ProviderError):
+    """The provider sent nothing for longer than the read timeout, between two chunks."""
+
+    code = "provider_timeout"
+
+
+class ProviderIncomplete(ProviderError):
+    """The stream ended before the provider finished (no finish reason and no `[DONE]`)."""
+
+    code = "provider_incomplete"

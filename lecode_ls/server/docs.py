@@ -253,8 +253,9 @@ def render_settings_table() -> str:
         model = section.annotation
         assert isinstance(model, type) and issubclass(model, BaseModel)
         docs = field_docs(model)
+        props = model.model_json_schema()["properties"]
         for name, info in model.model_fields.items():
-            kind = getattr(info.annotation, "__name__", str(info.annotation))
+            kind = _type(props[name]).replace("|", "\\|")  # a bare | would end the cell
             bounds = [
                 f"{sym} {getattr(m, attr)}"
                 for m in info.metadata
@@ -263,7 +264,7 @@ def render_settings_table() -> str:
             ]
             default = json.dumps(info.default)
             rows.append(
-                f"| `[{section_name}] {name}` | `lecode.{section_name}.{name}` | {kind} | "
+                f"| `[{section_name}] {name}` | `lecode.{section_name}.{name}` | `{kind}` | "
                 f"`{default}` | {', '.join(bounds) or 'any'} | {docs.get(name, '')} |"
             )
     return "\n".join(rows)

@@ -1,0 +1,1 @@
+"""The chat agent: the provider interface, its OpenAI-compatible adapter and the model catalog."""

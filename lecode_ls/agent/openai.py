@@ -1,0 +1,344 @@
+"""The OpenAI-compatible Chat Completions adapter, over httpx with SSE streaming (K2).
+
+It speaks the API that OpenAI, OpenRouter, Ollama, LM Studio, vLLM and llama.cpp's server share:
+POST `{base_url}/chat/completions` with `stream: true`, answered by Server-Sent Events, each a JSON
+chunk, ended by `data: [DONE]`.
+
+Retries (429, 5xx, connection failures) happen only before the first event is yielded: once the
+caller has seen part of an answer, a retry would show it a different answer spliced on.
+
+The API key goes only into the Authorization header. It never appears in an exception message,
+a log line or a repr: provider error text is quoted only after the key is cut out of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from httpx_sse import EventSource, SSEError
+
+from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
+from lecode_ls.errors import (
+    ProviderAuth,
+    ProviderError,
+    ProviderIncomplete,
+    ProviderModel,
+    ProviderTimeout,
+    ProviderUnreachable,
+)
+
+log = logging.getLogger(__name__)
+
+RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+# A Retry-After longer than this is not waited out: the person is told instead.
+MAX_RETRY_AFTER = 60.0
+MAX_ERROR_CHARS = 300
+
+
+@dataclass
+class _PendingCall:
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+class OpenAICompatible:
+    """A `Provider` for any OpenAI-compatible endpoint.
+
+    `read_timeout` bounds each gap between streamed chunks (httpx applies it per read), not the
+    whole answer, so a long answer that keeps streaming never times out. `sleep` and
+    `backoff_base` exist so tests can retry without waiting.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        *,
+        client: httpx.AsyncClient | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 60.0,
+        max_retries: int = 3,
+        backoff_base: float = 0.5,
+        thinking: str | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self._api_key = api_key or None
+        self._owns_client = client is None
+        self._client = client if client is not None else httpx.AsyncClient()
+        self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
+        self.read_timeout = read_timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.thinking = thinking
+        self._sleep = sleep
+
+    def __repr__(self) -> str:
+        # Written out so that no future field can carry the key into a log line.
+        key = "set" if self._api_key else "none"
+        return f"OpenAICompatible(base_url={self.base_url!r}, model={self.model!r}, api_key={key})"
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this provider created it."""
+        if self._owns_client:
+            await self._client.aclose()
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def body(self, request: ChatRequest) -> dict[str, Any]:
+        """The JSON body sent for `request`."""
+        body: dict[str, Any] = {
+            "model": request.model or self.model,
+            "messages": [dict(message) for message in request.messages],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            body["tools"] = [dict(tool) for tool in request.tools]
+        if request.max_tokens is not None:
+            body["max_tokens"] = request.max_tokens
+        if self.thinking:
+            body["reasoning_effort"] = self.thinking
+        return body
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[Event]:
+        body = self.body(request)
+        model = body["model"]
+        attempt = 0
+        while True:
+            yielded = False
+            retry_after: float | None = None
+            try:
+                async with self._client.stream(
+                    "POST", self.url, json=body, headers=self._headers(), timeout=self._timeout
+                ) as response:
+                    if response.status_code >= 400:
+                        await response.aread()
+                        error = self._http_error(response, model)
+                        if response.status_code not in RETRY_STATUSES:
+                            raise error
+                        retry_after = _retry_after(response.headers.get("retry-after"))
+                        if attempt >= self.max_retries or (
+                            retry_after is not None and retry_after > MAX_RETRY_AFTER
+                        ):
+                            raise error
+                        failure: ProviderError = error
+                    else:
+                        async for event in self._events(response):
+                            yielded = True
+                            yield event
+                        return
+            except httpx.ConnectError as exc:
+                failure = ProviderUnreachable(self._unreachable(exc))
+                if attempt >= self.max_retries:
+                    raise failure from None
+            except httpx.TimeoutException as exc:
+                if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+                    failure = ProviderUnreachable(self._unreachable(exc))
+                    if attempt >= self.max_retries:
+                        raise failure from None
+                else:
+                    raise ProviderTimeout(
+                        f"the provider at {self._safe_base()} sent nothing for "
+                        f"{self.read_timeout:g} s (the read timeout between streamed chunks)"
+                    ) from None
+            except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+                failure = ProviderIncomplete(
+                    f"the provider at {self._safe_base()} closed the connection before the "
+                    f"answer was complete ({exc.__class__.__name__})"
+                )
+                if yielded or attempt >= self.max_retries:
+                    raise failure from None
+            delay = (
+                retry_after
+                if retry_after is not None
+                else self.backoff_base * 2**attempt + random.uniform(0, self.backoff_base)
+            )
+            attempt += 1
+            log.warning(
+                "provider request failed (%s); retry %d of %d in %.2f s",
+                failure.code,
+                attempt,
+                self.max_retries,
+                delay,
+            )
+            await self._sleep(delay)
+
+    async def _events(self, response: httpx.Response) -> AsyncIterator[Event]:
+        """Turn one SSE response into events; raise if it ends before the answer does."""
+        pending: dict[int, _PendingCall] = {}
+        reason: str | None = None
+        usage: Usage | None = None
+        done = False
+        try:
+            async for sse in EventSource(response).aiter_sse():
+                data = sse.data.strip()
+                if not data:
+                    continue
+                if data == "[DONE]":
+                    done = True
+                    break
+                try:
+                    chunk = json.loads(data)
+                except json.JSONDecodeError:
+                    raise ProviderError(
+                        f"the provider sent a chunk that is not JSON: {self._trim(data)}"
+                    ) from None
+                if not isinstance(chunk, dict):
+                    continue
+                if "error" in chunk:
+                    raise ProviderError(
+                        f"the provider failed mid-answer: {self._error_text(chunk)}"
+                    )
+                usage = _usage(chunk.get("usage")) or usage
+                for choice in chunk.get("choices") or ():
+                    if not isinstance(choice, dict):
+                        continue
+                    delta = choice.get("delta") or {}
+                    text = delta.get("content")
+                    if isinstance(text, str) and text:
+                        yield TextDelta(text)
+                    for piece in delta.get("tool_calls") or ():
+                        _accumulate(pending, piece)
+                    if choice.get("finish_reason"):
+                        reason = str(choice["finish_reason"])
+        except SSEError:
+            kind = response.headers.get("content-type", "no content type")
+            raise ProviderError(
+                f"the provider at {self._safe_base()} did not answer with an event stream "
+                f"({kind}); is base_url an OpenAI-compatible API?"
+            ) from None
+        # A finish_reason means the answer is whole even if [DONE] never came; neither means the
+        # stream was cut off, and a partial answer must not pass for a complete one.
+        if reason is None and not done:
+            raise ProviderIncomplete(
+                f"the provider at {self._safe_base()} ended the stream before the answer was "
+                "complete (no finish reason and no [DONE])"
+            )
+        for index in sorted(pending):
+            call = pending[index]
+            yield ToolCall(call.id or f"call_{index}", call.name, call.arguments)
+        yield Finish(reason or "unknown", usage)
+
+    def _http_error(self, response: httpx.Response, model: str) -> ProviderError:
+        status = response.status_code
+        text = self._error_text(_json_or_none(response))
+        if not text:
+            text = self._trim(response.text) or response.reason_phrase
+        if status in (401, 403):
+            return ProviderAuth(
+                f"the provider rejected the API key (HTTP {status}; check the environment "
+                "variable named by [provider] api_key_env)"
+            )
+        if _unknown_model(status, text):
+            return ProviderModel(f"the provider does not know the model {model}: {text}")
+        if status == 429:
+            return ProviderError(f"the provider is rate limiting requests (HTTP 429): {text}")
+        return ProviderError(f"the provider answered HTTP {status}: {text}")
+
+    def _error_text(self, payload: Any) -> str:
+        """The provider's own error message from `{"error": {"message": ...}}` or similar."""
+        if not isinstance(payload, dict):
+            return ""
+        error = payload.get("error", payload)
+        if isinstance(error, dict):
+            message = error.get("message") or error.get("detail") or ""
+        else:
+            message = error
+        return self._trim(str(message)) if message else ""
+
+    def _trim(self, text: str) -> str:
+        text = " ".join(text.split())
+        if self._api_key:
+            text = text.replace(self._api_key, "[redacted]")
+        if len(text) > MAX_ERROR_CHARS:
+            text = text[: MAX_ERROR_CHARS - 1] + "…"
+        return text
+
+    def _safe_base(self) -> str:
+        url = httpx.URL(self.base_url)
+        # Credentials in a base URL (http://user:pass@host) must not reach a message.
+        return str(url.copy_with(username=None, password=None)) if url.userinfo else self.base_url
+
+    def _unreachable(self, exc: Exception) -> str:
+        return f"cannot reach {self._safe_base()} ({exc.__class__.__name__}); is base_url right and the server running?"
+
+
+def _accumulate(pending: dict[int, _PendingCall], piece: Any) -> None:
+    """Fold one streamed tool-call fragment into the call at its index."""
+    if not isinstance(piece, dict):
+        return
+    index = piece.get("index")
+    # Some servers omit the index when they send each call whole; number those in order.
+    key = index if isinstance(index, int) else len(pending)
+    call = pending.setdefault(key, _PendingCall())
+    if piece.get("id"):
+        call.id = str(piece["id"])
+    function = piece.get("function") or {}
+    if function.get("name"):
+        call.name += str(function["name"])
+    if function.get("arguments"):
+        call.arguments += str(function["arguments"])
+
+
+def _unknown_model(status: int, text: str) -> bool:
+    """Whether an error answer says the model is unknown (a 404, or a 400 naming the model)."""
+    lowered = text.lower()
+    if status not in (400, 404) or "model" not in lowered:
+        return False
+    hints = ("not found", "does not exist", "not a valid model", "unknown model", "invalid model")
+    return status == 404 or any(hint in lowered for hint in hints)
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+    try:
+        prompt = int(raw.get("prompt_tokens") or 0)
+        completion = int(raw.get("completion_tokens") or 0)
+        total = int(raw.get("total_tokens") or prompt + completion)
+    except (TypeError, ValueError):
+        return None
+    return Usage(prompt, completion, total)
+
+
+def _json_or_none(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

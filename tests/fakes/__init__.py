@@ -1,0 +1,1 @@
+"""Test doubles at the two seams STYLE 8 allows: the scripted provider and this HTTP server."""
