@@ -15,7 +15,8 @@ from pathlib import Path
 
 from lecode_ls.config import Settings
 from lecode_ls.errors import ExcludedEvidence, MemoryDisabled
-from lecode_ls.memory.facts import FactStore, Purpose, SourceLike
+from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.facts_types import Purpose, SourceLike
 from lecode_ls.memory.identity import Project, resolve_project
 from lecode_ls.memory.layout import migrate_legacy, store_dir
 from lecode_ls.memory.markdown import MarkdownStore

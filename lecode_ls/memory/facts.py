@@ -26,13 +26,11 @@ import contextlib
 import errno
 import json
 import os
-import re
 import stat
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import astuple, dataclass
+from collections.abc import Iterator
+from dataclasses import astuple
 from pathlib import Path
-from typing import Any, Literal, Protocol
 
 import apsw
 
@@ -48,88 +46,33 @@ from lecode_ls.errors import (
     SymlinkRefused,
 )
 from lecode_ls.memory import facts_schema as schema
-from lecode_ls.memory.facts_schema import as_int, canonical_text, parse_seqs
+from lecode_ls.memory.facts_schema import as_int, canonical_text
+from lecode_ls.memory.facts_types import (
+    SOURCE_FIELD,
+    AuthoredCheck,
+    Fact,
+    Positions,
+    PositionsLike,
+    RevisionEvidence,
+    SourceCheck,
+    SourceLike,
+    StoredRef,
+    check_fact_id,
+    check_int,
+    check_origin,
+    check_positions,
+    check_ref,
+    check_text,
+    fact_from_row,
+    to_ref,
+)
 from lecode_ls.memory.files import FILE_MODE, FileLock, make_dirs, refuse_symlinks
 
 DB_NAME = "facts.sqlite3"
 BUSY_TIMEOUT_MS = 5000
 MAX_PAGE = 50  # list/search never return more than this many facts
 DEFAULT_PAGE = 20
-MAX_TEXT_BYTES = 4096  # one revision's text, UTF-8
-MAX_SOURCE_POSITIONS = 200  # a SourceRef covers at most 200 sequence positions (S2)
-MAX_SESSION_ID_CHARS = 256
-MAX_DIGEST_CHARS = 128
-_ORIGIN = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _SIDECARS = ("-wal", "-shm", "-journal")
-_SOURCE_FIELD = "source_snapshot"
-
-
-class SourceLike(Protocol):
-    """A source reference as the session store makes it (`sources.SourceRef` satisfies this)."""
-
-    @property
-    def session_id(self) -> str: ...
-    @property
-    def seqs(self) -> tuple[int, ...]: ...
-    @property
-    def digest(self) -> str: ...
-
-
-class PositionsLike(Protocol):
-    """Unverified legacy provenance: a session and positions, with no digest."""
-
-    @property
-    def session_id(self) -> str: ...
-    @property
-    def seqs(self) -> tuple[int, ...]: ...
-
-
-Purpose = Literal["working", "durable"]
-SourceCheck = Callable[[SourceLike, Purpose], None]
-"""Raises a LecodeError when the reference does not validate for the purpose (S3)."""
-AuthoredCheck = Callable[[SourceLike], bool]
-"""True when the reference's positions include persisted user or assistant text (F6)."""
-
-
-@dataclass(frozen=True)
-class StoredRef:
-    """A source reference as stored: exact session ID, ascending positions, digest."""
-
-    session_id: str
-    seqs: tuple[int, ...]
-    digest: str
-
-
-@dataclass(frozen=True)
-class Positions:
-    """One row of legacy provenance. Never trusted: it has no digest to validate."""
-
-    session_id: str
-    seqs: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Fact:
-    """A fact's current revision, as an administrative (unverified) read sees it."""
-
-    id: int
-    revision: int  # the current revision, 1-based
-    text: str
-    origin: str  # "unverified" (add), "remembered" (remember) or a caller's label
-    source: StoredRef | None  # the reference attached to the current revision, not validated
-    suppressed: bool  # some evidence of some revision was excluded by a forget: hide from recall
-    created_at: str  # ISO 8601 UTC
-    updated_at: str
-
-
-@dataclass(frozen=True)
-class RevisionEvidence:
-    """What one revision of a fact cites."""
-
-    revision: int
-    created_at: str
-    source: StoredRef | None  # attached reference; must still be validated before use
-    provenance: tuple[Positions, ...]  # legacy claims, untrusted and never upgraded
 
 
 @contextlib.contextmanager
@@ -164,75 +107,6 @@ def _store_errors() -> Iterator[None]:
         raise StoreError(
             f"{DB_NAME} could not be read or written ({type(error).__name__})"
         ) from error
-
-
-def _check_text(text: object) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidParams("text: a fact needs non-empty text", field="text")
-    try:
-        size = len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise InvalidParams(
-            "text: contains a lone surrogate, not valid Unicode", field="text"
-        ) from None
-    if size > MAX_TEXT_BYTES:
-        raise InvalidParams(
-            f"text: {size} UTF-8 bytes; a fact holds at most {MAX_TEXT_BYTES}", field="text"
-        )
-    return text
-
-
-def _check_origin(origin: object) -> str:
-    if not isinstance(origin, str) or not _ORIGIN.fullmatch(origin):
-        raise InvalidParams(
-            "origin: use a short lower-case label such as 'unverified'", field="origin"
-        )
-    return origin
-
-
-def _check_int(value: object, field: str, minimum: int) -> int:
-    if type(value) is not int or value < minimum:
-        raise InvalidParams(f"{field}: must be an integer of at least {minimum}", field=field)
-    return value
-
-
-def _check_fact_id(fact_id: object) -> int:
-    if type(fact_id) is not int:
-        raise InvalidParams("fact_id: must be an integer", field="fact_id")
-    return fact_id
-
-
-def _check_positions(source: PositionsLike, field: str) -> tuple[str, tuple[int, ...]]:
-    session_id, seqs = getattr(source, "session_id", None), getattr(source, "seqs", None)
-    if not isinstance(session_id, str) or not 0 < len(session_id) <= MAX_SESSION_ID_CHARS:
-        raise InvalidSource(
-            f"{field}: session_id must be an exact, non-empty session ID", field=field
-        )
-    if not isinstance(seqs, (tuple, list)) or not 0 < len(seqs) <= MAX_SOURCE_POSITIONS:
-        raise InvalidSource(
-            f"{field}: seqs must list 1 to {MAX_SOURCE_POSITIONS} sequence positions", field=field
-        )
-    if any(type(seq) is not int or seq < 0 for seq in seqs) or list(seqs) != sorted(set(seqs)):
-        raise InvalidSource(
-            f"{field}: seqs must be distinct non-negative integers in ascending order", field=field
-        )
-    return session_id, tuple(seqs)
-
-
-def _check_ref(ref: SourceLike) -> StoredRef:
-    session_id, seqs = _check_positions(ref, _SOURCE_FIELD)
-    digest = getattr(ref, "digest", None)
-    if not isinstance(digest, str) or not 0 < len(digest) <= MAX_DIGEST_CHARS:
-        raise InvalidSource(
-            f"{_SOURCE_FIELD}: digest must be a non-empty string", field=_SOURCE_FIELD
-        )
-    return StoredRef(session_id, seqs, digest)
-
-
-def _to_ref(session_id: object, seqs: object, digest: object) -> StoredRef | None:
-    if session_id is None:
-        return None
-    return StoredRef(str(session_id), tuple(parse_seqs(seqs) or ()), str(digest))
 
 
 # -- queries used inside transactions ------------------------------------------------------------
@@ -271,20 +145,6 @@ WHERE revisions_fts MATCH ? AND instr(r.text, ?) > 0
 ORDER BY revisions_fts.rowid LIMIT ?
 """
 )
-
-
-def _fact(row: Sequence[Any]) -> Fact:
-    fact_id, revision, text, origin, session_id, seqs, digest, suppressed, created, updated = row
-    return Fact(
-        id=as_int(fact_id),
-        revision=as_int(revision),
-        text=str(text),
-        origin=str(origin),
-        source=_to_ref(session_id, seqs, digest),
-        suppressed=bool(suppressed),
-        created_at=str(created),
-        updated_at=str(updated),
-    )
 
 
 class FactStore:
@@ -450,13 +310,13 @@ class FactStore:
         having any revision (superseded ones too) with the same canonical text, unchanged and
         without attaching `ref` (F8). The returned revision is that fact's current one.
         """
-        text = _check_text(text)
-        stored = _check_ref(ref)
-        origin = _check_origin(origin)
+        text = check_text(text)
+        stored = check_ref(ref)
+        origin = check_origin(origin)
         check(ref, "working")
         key = canonical_text(text)
         with self._write() as conn:
-            schema.refuse_excluded(conn, stored.session_id, stored.seqs, _SOURCE_FIELD)
+            schema.refuse_excluded(conn, stored.session_id, stored.seqs, SOURCE_FIELD)
             schema.check_generation(conn, expected_generation)
             found = schema.rows(
                 conn,
@@ -499,10 +359,10 @@ class FactStore:
         transaction with StaleGeneration (E4), ExcludedEvidence or StaleRevision (F2). Checks
         evidence identity, not whether the claim is true.
         """
-        fact_id = _check_fact_id(fact_id)
-        text = _check_text(text)
-        expected_revision = _check_int(expected_revision, "expected_revision", 1)
-        stored = _check_ref(ref)
+        fact_id = check_fact_id(fact_id)
+        text = check_text(text)
+        expected_revision = check_int(expected_revision, "expected_revision", 1)
+        stored = check_ref(ref)
         with self._read() as conn:  # a clear answer for a missing fact before reading sources
             if conn is None:
                 raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
@@ -510,14 +370,14 @@ class FactStore:
         check(ref, "working")
         if not has_authored_text(ref):
             raise InvalidSource(
-                f"{_SOURCE_FIELD}: a correction needs persisted user or assistant text in its "
+                f"{SOURCE_FIELD}: a correction needs persisted user or assistant text in its "
                 "source range; tool output alone cannot justify it",
-                field=_SOURCE_FIELD,
+                field=SOURCE_FIELD,
             )
         with self._write() as conn:
             current = schema.current_revision(conn, fact_id)
             schema.check_generation(conn, expected_generation)
-            schema.refuse_excluded(conn, stored.session_id, stored.seqs, _SOURCE_FIELD)
+            schema.refuse_excluded(conn, stored.session_id, stored.seqs, SOURCE_FIELD)
             if expected_revision != current:
                 raise StaleRevision(
                     f"expected_revision: fact {fact_id} is at revision {current}",
@@ -536,9 +396,9 @@ class FactStore:
         A revision holds one reference: attaching the identical reference again is a no-op that
         returns False; a different one raises SourceAlreadyAttached. True when attached.
         """
-        fact_id = _check_fact_id(fact_id)
-        revision = _check_int(revision, "revision", 1)
-        stored = _check_ref(ref)
+        fact_id = check_fact_id(fact_id)
+        revision = check_int(revision, "revision", 1)
+        stored = check_ref(ref)
         check(ref, "working")
         with self._write() as conn:
             current = schema.current_revision(conn, fact_id)
@@ -547,14 +407,14 @@ class FactStore:
                     f"revision: fact {fact_id} has revisions 1 to {current}, not {revision}",
                     field="revision",
                 )
-            schema.refuse_excluded(conn, stored.session_id, stored.seqs, _SOURCE_FIELD)
+            schema.refuse_excluded(conn, stored.session_id, stored.seqs, SOURCE_FIELD)
             existing = schema.rows(
                 conn,
                 "SELECT session_id, seqs, digest FROM source_refs WHERE fact_id = ? AND revision = ?",
                 (fact_id, revision),
             )
             if existing:
-                if _to_ref(*existing[0]) == stored:
+                if to_ref(*existing[0]) == stored:
                     return False
                 raise SourceAlreadyAttached(
                     f"revision: fact {fact_id} revision {revision} already has a different source; "
@@ -572,7 +432,7 @@ class FactStore:
         the fact, its revisions, provenance, refs and search-index entries. Raises FactNotFound
         for an ID that was never stored. There is deliberately no bulk or pattern variant.
         """
-        fact_id = _check_fact_id(fact_id)
+        fact_id = check_fact_id(fact_id)
         with self._lock:
             with _store_errors():
                 missing = self._connection(create=False) is None
@@ -616,9 +476,9 @@ class FactStore:
         With `provenance`, it is recorded as untrusted legacy provenance and refused, inside the
         transaction, when it cites excluded evidence.
         """
-        text = _check_text(text)
-        origin = _check_origin(origin)
-        positions = None if provenance is None else _check_positions(provenance, "provenance")
+        text = check_text(text)
+        origin = check_origin(origin)
+        positions = None if provenance is None else check_positions(provenance, "provenance")
         with self._write() as conn:
             if positions is not None:
                 schema.refuse_excluded(conn, *positions, "provenance")
@@ -635,10 +495,10 @@ class FactStore:
         provenance: PositionsLike | None = None,
     ) -> int:
         """Append an unverified revision after an optimistic revision check (F2); returns it."""
-        fact_id = _check_fact_id(fact_id)
-        text = _check_text(text)
-        expected_revision = _check_int(expected_revision, "expected_revision", 1)
-        positions = None if provenance is None else _check_positions(provenance, "provenance")
+        fact_id = check_fact_id(fact_id)
+        text = check_text(text)
+        expected_revision = check_int(expected_revision, "expected_revision", 1)
+        positions = None if provenance is None else check_positions(provenance, "provenance")
         with self._write() as conn:
             current = schema.current_revision(conn, fact_id)
             if positions is not None:
@@ -660,8 +520,8 @@ class FactStore:
         with self._read() as conn:
             if conn is None:
                 return None
-            rows = schema.rows(conn, _FACT_SELECT + "WHERE f.id = ?", (_check_fact_id(fact_id),))
-            return _fact(rows[0]) if rows else None
+            rows = schema.rows(conn, _FACT_SELECT + "WHERE f.id = ?", (check_fact_id(fact_id),))
+            return fact_from_row(rows[0]) if rows else None
 
     def suppressed(self, fact_id: int) -> bool:
         """Whether evidence of any revision of the fact was excluded: keep it, hide it (F7)."""
@@ -677,8 +537,8 @@ class FactStore:
 
         `limit` is clamped to 1..50. Unverified administrative read (F9).
         """
-        offset = _check_int(offset, "offset", 0)
-        limit = min(_check_int(limit, "limit", 1), MAX_PAGE)
+        offset = check_int(offset, "offset", 0)
+        limit = min(check_int(limit, "limit", 1), MAX_PAGE)
         with self._read() as conn:
             if conn is None:
                 return [], None
@@ -690,7 +550,7 @@ class FactStore:
                 + "WHERE f.id IN (SELECT id FROM facts ORDER BY id LIMIT ? OFFSET ?) ORDER BY f.id",
                 (limit + 1, offset),
             )
-        items = [_fact(row) for row in rows[:limit]]
+        items = [fact_from_row(row) for row in rows[:limit]]
         return items, (offset + limit if len(rows) > limit else None)
 
     def search(self, literal: str, limit: int = DEFAULT_PAGE) -> builtins.list[Fact]:
@@ -702,7 +562,7 @@ class FactStore:
         """
         if not isinstance(literal, str) or not literal:
             raise InvalidParams("literal: search text must not be empty", field="literal")
-        limit = min(_check_int(limit, "limit", 1), MAX_PAGE)
+        limit = min(check_int(limit, "limit", 1), MAX_PAGE)
         # instr() is exact for every character, so '%', '_', '*' and quotes need no escaping;
         # the FTS5 string form '"..."' (with '"' doubled) makes the index query a single phrase.
         if len(literal) >= 3 and "\x00" not in literal:
@@ -718,11 +578,11 @@ class FactStore:
             rows = schema.rows(conn, query, bindings)
         # The index yields matches in storage order: the first `limit` found, returned by ID.
         # (Sorting every match of a common literal first cost 59 ms at 100,000 facts.)
-        return sorted((_fact(row) for row in rows), key=lambda fact: fact.id)
+        return sorted((fact_from_row(row) for row in rows), key=lambda fact: fact.id)
 
     def provenance(self, fact_id: int) -> builtins.list[RevisionEvidence]:
         """What each revision cites, oldest first. References are returned unvalidated."""
-        fact_id = _check_fact_id(fact_id)
+        fact_id = check_fact_id(fact_id)
         with self._read() as conn:
             if conn is None:
                 raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
@@ -746,7 +606,7 @@ class FactStore:
             RevisionEvidence(
                 revision=as_int(revision),
                 created_at=str(created),
-                source=_to_ref(session_id, seqs, digest),
+                source=to_ref(session_id, seqs, digest),
                 provenance=tuple(legacy.get(as_int(revision), ())),
             )
             for revision, created, session_id, seqs, digest in revisions

@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 from lecode_ls.errors import FactNotFound, InvalidParams, SessionNotFound
-from lecode_ls.memory.facts import Fact, FactStore
+from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.facts_types import Fact
 from lecode_ls.memory.sessions import SessionStore
 from lecode_ls.memory.sources import SourceRef, source_snapshot, validate_source
 

@@ -30,20 +30,16 @@ from lecode_ls.errors import (
     SymlinkRefused,
 )
 from lecode_ls.memory.files import FILE_MODE, fsync_dir, make_dirs, refuse_symlinks
+from lecode_ls.memory.records import EVENT, MESSAGE, USER, check_session_id, new_session_id
+from lecode_ls.memory.records import check_new_record as _check_new_record
 from lecode_ls.memory.transcript import (
-    EVENT,
-    MESSAGE,
-    USER,
     TranscriptPaths,
     TranscriptState,
-    check_session_id,
     create_transcript,
     lock_transcript,
-    new_session_id,
     open_locked,
     session_not_found,
 )
-from lecode_ls.memory.transcript import check_new_record as _check_new_record
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,7 @@
 """One session transcript on disk: the JSONL file, its offset index, and the checks keeping both honest.
 
+Session IDs, kind codes and the schema of records live in records.py.
+
 Files, in `<store>/sessions/` (S1):
 
 - `<id>.jsonl`: one JSON object per line, canonical JSON. Every record's `seq` is its 0-based line
@@ -35,102 +37,31 @@ import re
 import secrets
 import stat
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lecode_ls.errors import (
     CorruptTranscript,
-    InvalidParams,
-    InvalidSessionId,
     SessionNotFound,
     StoreError,
     SymlinkRefused,
 )
 from lecode_ls.memory.canonical import canonical_json
 from lecode_ls.memory.files import FILE_MODE, atomic_write, fsync_dir
+from lecode_ls.memory.records import VISIBILITY_CODES, Damage, check_stored, kind_code
 
 log = logging.getLogger(__name__)
 
-_SESSION_ID = re.compile(r"[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}")
-
-# Kind codes, stored in the top byte of each index entry. 0 is never valid, so an index entry
-# zero-filled by a power loss is noticed.
-HEADER, USER, MESSAGE, EVENT, UNDO, REDO, CLEAR = range(1, 8)
-VISIBILITY_CODES = frozenset({UNDO, REDO, CLEAR})
+# The kind codes (records.py) an index entry may hold; 0 never is, so a zero-filled entry shows.
 _VALID_CODES = bytes(range(1, 8))
 _VISIBILITY_BYTE = re.compile(rb"[\x05-\x07]")  # finds UNDO, REDO, CLEAR in `codes` at C speed
-_EVENT_CODES = {"undo": UNDO, "redo": REDO, "clear": CLEAR}
-ROLES = frozenset({"user", "assistant", "tool", "system"})
 
 _ENTRY = struct.Struct("<Q")
 _OFFSET_MASK = (1 << 56) - 1
 _CHUNK = 1 << 20
 _OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def check_session_id(text: object, field: str = "sessionId") -> str:
-    """Return `text` if it is exactly a session ID, else raise `InvalidSessionId` naming `field`.
-
-    A session ID is its creation time in UTC and 8 random hex digits,
-    `YYYYMMDDTHHMMSSZ-xxxxxxxx`. Nothing else resolves to a session: not a path, a prefix, a
-    title or an alias (S4), so a session can only be named by someone who was given its ID.
-    """
-    if isinstance(text, str) and _SESSION_ID.fullmatch(text):
-        return text
-    shown = repr(text) if isinstance(text, str) and len(text) <= 60 else "the value"
-    raise InvalidSessionId(
-        f"{field}: {shown} is not a session ID; expected the exact form "
-        "YYYYMMDDTHHMMSSZ-xxxxxxxx (paths, prefixes and names are not accepted)",
-        field=field,
-    )
-
-
-def new_session_id(created: str) -> str:
-    """A fresh ID for a session created at `created` (ISO 8601 UTC, `YYYY-MM-DDTHH:MM:SSZ`)."""
-    stamp = created.replace("-", "").replace(":", "")
-    return f"{stamp}-{secrets.token_hex(4)}"
-
-
-def kind_code(record: dict[str, Any]) -> int:
-    """The index code of a record whose structure `check_stored` accepted."""
-    kind = record["kind"]
-    if kind == "session":
-        return HEADER
-    if kind == "message":
-        return USER if record["role"] == "user" else MESSAGE
-    return _EVENT_CODES.get(record["type"], EVENT)
-
-
-class _Damage(Exception):
-    """A line that does not hold the record its position promises."""
-
-
-def check_stored(record: object, seq: int, session_id: str) -> int:
-    """Check the structure every stored record must have at `seq`; return its kind code.
-
-    Raises `_Damage`. Only the fields that lines are located and hidden by are checked here;
-    the full schema of new records is checked once, before they are written
-    (`check_new_record`).
-    """
-    if not isinstance(record, dict):
-        raise _Damage(f"line {seq} is not a JSON object")
-    if type(record.get("seq")) is not int or record["seq"] != seq:
-        raise _Damage(f"line {seq} holds seq {record.get('seq')!r}")
-    kind = record.get("kind")
-    if seq == 0:
-        if kind != "session" or record.get("id") != session_id:
-            raise _Damage("line 0 is not the header of this session")
-    elif kind == "message":
-        if record.get("role") not in ROLES:
-            raise _Damage(f"line {seq} has no valid role")
-    elif kind == "event":
-        if not isinstance(record.get("type"), str):
-            raise _Damage(f"line {seq} has no event type")
-    else:
-        raise _Damage(f"line {seq} has kind {kind!r}")
-    return kind_code(record)
 
 
 class _Unreadable(Exception):
@@ -323,7 +254,7 @@ class Transcript:
             try:
                 record = _decode(line)
                 code = check_stored(record, seq, self.paths.session_id)
-            except (_Unreadable, _Damage):
+            except (_Unreadable, Damage):
                 raise _StaleIndex from None
             if code != entry >> 56 or (codes is not None and code != codes[seq]):
                 raise _StaleIndex
@@ -400,7 +331,7 @@ class Transcript:
             for match in _VISIBILITY_BYTE.finditer(state.codes, first_new):
                 seq = match.start()
                 state.events.append((seq, self._read_lines(seq, seq, count, state.codes)[0]))
-        except (_StaleIndex, _Unreadable, _Damage):
+        except (_StaleIndex, _Unreadable, Damage):
             return None
         if idx_size % 8:
             self._truncate_index(count)
@@ -457,7 +388,7 @@ class Transcript:
                     raise self._damage(f"line {seq} is not JSON: {error}") from None
                 try:
                     code = check_stored(record, seq, self.paths.session_id)
-                except _Damage as error:
+                except Damage as error:
                     raise self._damage(str(error)) from None
                 assert isinstance(record, dict)
                 if seq == 0:
@@ -594,91 +525,3 @@ def create_transcript(
         with contextlib.suppress(FileNotFoundError):
             temp.unlink()
         os.close(fd)
-
-
-# -- the schema of new records ---------------------------------------------------------------
-
-
-def _bad(where: str, message: str) -> InvalidParams:
-    return InvalidParams(f"{where}: {message}", field=where)
-
-
-def _check_message(record: dict[str, Any], where: str) -> None:
-    role = record.get("role")
-    if role not in ROLES:
-        raise _bad(f"{where}.role", "expected one of assistant, system, tool, user")
-    content = record.get("content")
-    if isinstance(content, list):
-        for index, part in enumerate(content):
-            if not isinstance(part, dict) or not isinstance(part.get("type"), str):
-                raise _bad(f"{where}.content[{index}]", "expected a content part with a type")
-    elif content is not None and not isinstance(content, str):
-        raise _bad(f"{where}.content", "expected a string, an array of content parts, or null")
-    calls = record.get("tool_calls")
-    if calls is not None:
-        if role != "assistant" or not isinstance(calls, list):
-            raise _bad(f"{where}.tool_calls", "expected an array, on an assistant message")
-        for index, call in enumerate(calls):
-            function = call.get("function") if isinstance(call, dict) else None
-            if (
-                not isinstance(call, dict)
-                or not isinstance(call.get("id"), str)
-                or not isinstance(function, dict)
-                or not isinstance(function.get("name"), str)
-            ):
-                raise _bad(f"{where}.tool_calls[{index}]", "expected {id, function: {name}}")
-    if role == "tool" and not isinstance(record.get("tool_call_id"), str):
-        raise _bad(f"{where}.tool_call_id", "a tool message needs the ID of its call")
-    for key in ("tool_call_id", "name"):
-        if key in record and not isinstance(record[key], str):
-            raise _bad(f"{where}.{key}", "expected a string")
-    if "meta" in record and not isinstance(record["meta"], dict):
-        raise _bad(f"{where}.meta", "expected an object")
-
-
-def check_new_record(
-    record: object, where: str, *, seq: int | None, imported: bool
-) -> dict[str, Any]:
-    """Check a record about to be written; return a copy ready to store. Errors name `where`.
-
-    `seq` None (an append): the record must not carry `seq`; the store assigns it. Otherwise
-    (an import) a carried `seq` must equal `seq`, and the copy gets it. `imported` also lets a
-    record without `kind` stand for an OpenAI message, and lets undo/redo/clear events through
-    (their references are checked by replaying them); an append gets those only from the store's
-    undo, redo and clear methods.
-    """
-    if not isinstance(record, Mapping):
-        raise _bad(where, "expected a JSON object")
-    copy = dict(record)
-    if "kind" not in copy and imported:
-        if "seq" in copy:
-            raise _bad(f"{where}.kind", "a record with a seq needs its kind")
-        copy["kind"] = "message"
-    if seq is None:
-        if "seq" in copy:
-            raise _bad(f"{where}.seq", "seqs are assigned by the store")
-    else:
-        if "seq" in copy and (type(copy["seq"]) is not int or copy["seq"] != seq):
-            raise _bad(
-                f"{where}.seq",
-                f"{copy['seq']!r} is not the position {seq} it lands at; import a whole transcript",
-            )
-        copy["seq"] = seq
-    kind = copy.get("kind")
-    if kind == "message":
-        _check_message(copy, where)
-    elif kind == "event":
-        kind_of_event = copy.get("type")
-        if not isinstance(kind_of_event, str) or not kind_of_event:
-            raise _bad(f"{where}.type", "expected the event's type, a non-empty string")
-        if kind_of_event in _EVENT_CODES and not imported:
-            raise _bad(f"{where}.type", f"{kind_of_event} events are written by {kind_of_event}()")
-    elif kind == "session":
-        raise _bad(f"{where}.kind", "a session header is only the first record of a transcript")
-    else:
-        raise _bad(f"{where}.kind", 'expected "message" or "event"')
-    try:
-        canonical_json(copy)
-    except (TypeError, ValueError) as error:
-        raise _bad(where, str(error).removeprefix("canonical_json: ")) from None
-    return copy

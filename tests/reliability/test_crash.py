@@ -24,7 +24,8 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from lecode_ls.errors import ExcludedEvidence
-from lecode_ls.memory.facts import Fact, FactStore, Purpose, SourceLike, StoredRef
+from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.facts_types import Fact, Purpose, SourceLike, StoredRef
 from lecode_ls.memory.recall import list_facts
 from lecode_ls.memory.sessions import SessionStore
 from lecode_ls.memory.sources import SourceRef

@@ -32,9 +32,9 @@ from lecode_ls.errors import (
     StoreError,
     SymlinkRefused,
 )
-from lecode_ls.memory.facts import (
+from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.facts_types import (
     Fact,
-    FactStore,
     Positions,
     Purpose,
     RevisionEvidence,

@@ -15,8 +15,9 @@ import apsw
 import pytest
 
 from lecode_ls.errors import ExcludedEvidence
-from lecode_ls.memory.facts import FactStore, Positions, Purpose, SourceLike, StoredRef
+from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.facts_schema import MIGRATIONS, SCHEMA_VERSION
+from lecode_ls.memory.facts_types import Positions, Purpose, SourceLike, StoredRef
 
 # Schema version 1, before source-linked recall: no source_refs, no search index.
 LEGACY_SCHEMA_V1 = """
