@@ -238,3 +238,24 @@ class ProviderIncomplete(ProviderError):
     """The stream ended before the provider finished (no finish reason and no `[DONE]`)."""
 
     code = "provider_incomplete"
+
+
+# Agent tools (lecode_ls/agent/tools.py, workspace_read.py).
+
+
+class PermissionDenied(LecodeError):
+    """A write-class tool call the permission policy denied, or the person refused when asked."""
+
+    code = "permission_denied"
+
+
+class ReadonlyMode(LecodeError):
+    """A write-class tool called in readonly mode or from a child context."""
+
+    code = "readonly"
+
+
+class BinaryFile(LecodeError):
+    """A workspace file the `read` tool refuses because it holds binary data."""
+
+    code = "binary_file"
