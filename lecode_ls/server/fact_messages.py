@@ -106,6 +106,31 @@ class SessionSnapshotParams(SessionRangeParams):
     pass
 
 
+class SessionNewParams(WorkspaceParams):
+    title: str = Field("", max_length=200)
+    """A title for the session (may be empty)."""
+
+
+class SessionIdResult(Message):
+    session_id: str
+    """The session's exact ID."""
+
+
+class SessionParams(WorkspaceParams):
+    session_id: str = Field(max_length=64)
+    """The exact session ID."""
+
+
+class SessionSeqsResult(Message):
+    seqs: list[int]
+    """The seqs the undo hid, or the redo restored."""
+
+
+class SessionClearResult(Message):
+    seq: int
+    """The seq of the clear event: working context and session recall start after it."""
+
+
 class FactsListParams(WorkspaceParams):
     offset: int = Field(0, ge=0)
     """Index of the first fact of the page (pass back `nextOffset`)."""

@@ -164,3 +164,29 @@ async def facts_forget(ls: LecodeServer, params: p.FactsForgetParams) -> p.Facts
     if forgotten:  # a retry changes nothing
         await ls.facts_changed(runtime)
     return p.FactsForgetResult(forgotten=forgotten)
+
+
+async def session_new(ls: LecodeServer, params: p.SessionNewParams) -> p.SessionIdResult:
+    runtime = await _facts_runtime(ls, params)
+    session_id = await asyncio.to_thread(runtime.sessions.create, params.title)
+    return p.SessionIdResult(session_id=session_id)
+
+
+async def session_undo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:
+    runtime = await _facts_runtime(ls, params)
+    seqs = await asyncio.to_thread(runtime.sessions.undo, params.session_id)
+    await ls.facts_changed(runtime)  # facts citing the hidden records turn hidden
+    return p.SessionSeqsResult(seqs=seqs)
+
+
+async def session_redo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:
+    runtime = await _facts_runtime(ls, params)
+    seqs = await asyncio.to_thread(runtime.sessions.redo, params.session_id)
+    await ls.facts_changed(runtime)
+    return p.SessionSeqsResult(seqs=seqs)
+
+
+async def session_clear(ls: LecodeServer, params: p.SessionParams) -> p.SessionClearResult:
+    runtime = await _facts_runtime(ls, params)
+    seq = await asyncio.to_thread(runtime.sessions.clear, params.session_id)
+    return p.SessionClearResult(seq=seq)

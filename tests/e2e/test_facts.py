@@ -248,3 +248,48 @@ class TestMemoryCommand:
         client = await start(repo)
         exc = await error_of(command(client, line))
         assert (exc.code, exc.data["field"]) == (-32602, "text")
+
+
+class TestUndoRedoClear:
+    async def test_undo_hides_cited_evidence_and_redo_restores_it(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers S5
+        client = await start(repo)
+        session = await imported(client)
+        await remember(client, session, 5, "We use 4 spaces.")
+        waiting = client.protocol.wait_for_notification_async("lecode/facts/didChange")
+        undone = await call(client, "lecode/session/undo", {"sessionId": session})
+        assert undone == {"seqs": [5, 6]}  # the last exchange: the user message and what followed
+        await asyncio.wait_for(waiting, 10)
+        recalled = await call(client, "lecode/facts/recall", {"factId": 1})
+        assert recalled["status"] == "hidden"
+        assert await call(client, "lecode/session/redo", {"sessionId": session}) == {"seqs": [5, 6]}
+        assert (await call(client, "lecode/facts/recall", {"factId": 1}))["status"] == "valid"
+
+    async def test_clear_resets_session_recall_but_keeps_facts(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers S5: /clear does not revoke durable facts
+        client = await start(repo)
+        session = await imported(client)
+        await remember(client, session, 3, "We use tabs.")
+        cleared = await call(client, "lecode/session/clear", {"sessionId": session})
+        assert cleared == {"seq": 7}
+        page = await call(
+            client, "lecode/session/read", {"sessionId": session, "startSeq": 3, "endSeq": 3}
+        )
+        assert page["status"] == "hidden"
+        assert (await call(client, "lecode/facts/recall", {"factId": 1}))["status"] == "valid"
+
+    async def test_a_new_session_is_empty_and_has_nothing_to_undo(
+        self, start: Start, repo: Path
+    ) -> None:
+        client = await start(repo)
+        created = await call(client, "lecode/session/new", {"title": "fresh"})
+        listed = await call(client, "lecode/session/list")
+        assert [(s["sessionId"], s["title"], s["records"]) for s in listed["sessions"]] == [
+            (created["sessionId"], "fresh", 1)
+        ]
+        exc = await error_of(call(client, "lecode/session/undo", created))
+        assert exc.data["code"] == "nothing_to_undo"

@@ -14,6 +14,10 @@ export const Requests = {
   sessionImport: "lecode/session/import",
   sessionRead: "lecode/session/read",
   sessionSnapshot: "lecode/session/snapshot",
+  sessionNew: "lecode/session/new",
+  sessionUndo: "lecode/session/undo",
+  sessionRedo: "lecode/session/redo",
+  sessionClear: "lecode/session/clear",
   factsList: "lecode/facts/list",
   factsRemember: "lecode/facts/remember",
   factsRecall: "lecode/facts/recall",
@@ -266,6 +270,35 @@ export interface SessionSnapshotParams {
   startSeq: number;
   /** Last seq of the range (inclusive); at most 200 positions in all. */
   endSeq: number;
+}
+
+export interface SessionNewParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** A title for the session (may be empty). */
+  title?: string;
+}
+
+export interface SessionIdResult {
+  /** The session's exact ID. */
+  sessionId: string;
+}
+
+export interface SessionParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The exact session ID. */
+  sessionId: string;
+}
+
+export interface SessionSeqsResult {
+  /** The seqs the undo hid, or the redo restored. */
+  seqs: number[];
+}
+
+export interface SessionClearResult {
+  /** The seq of the clear event: working context and session recall start after it. */
+  seq: number;
 }
 
 export interface FactsListParams {
