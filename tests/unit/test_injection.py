@@ -27,12 +27,13 @@ from lecode_ls.memory.injection import (
 from lecode_ls.memory.recall import LABEL
 from lecode_ls.memory.sources import source_snapshot
 from lecode_ls.runtime import Runtime
+from tests.unit import stores
+from tests.unit.stores import chat
 
 
 def make_runtime(tmp: Path, max_bytes: int = 32768, facts_max_bytes: int = 8192) -> Runtime:
-    project = Project(root=tmp / "project", slug="project-000000000000")
     memory = MemorySettings(max_bytes=max_bytes, facts_max_bytes=facts_max_bytes)
-    return Runtime(project, tmp / "config", Settings(memory=memory))
+    return stores.make_runtime(tmp, Settings(memory=memory))
 
 
 @pytest.fixture
@@ -43,13 +44,6 @@ def runtime(tmp_path: Path) -> Runtime:
 def with_limits(runtime: Runtime, max_bytes: int, facts_max_bytes: int) -> None:
     memory = MemorySettings(max_bytes=max_bytes, facts_max_bytes=facts_max_bytes)
     runtime.settings = Settings(memory=memory)
-
-
-def chat(runtime: Runtime, *messages: dict[str, Any]) -> str:
-    session = runtime.sessions.create("test")
-    for message in messages:
-        runtime.sessions.append(session, {"kind": "message", **message})
-    return session
 
 
 def remember(runtime: Runtime, text: str, session: str | None = None) -> int:

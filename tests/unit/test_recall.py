@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from lecode_ls.config import Settings
-from lecode_ls.memory.identity import Project
 from lecode_ls.memory.recall import (
     FACT_TEXT_CHARS,
     MAX_OUTPUT_BYTES,
@@ -17,27 +12,8 @@ from lecode_ls.memory.recall import (
     recall_fact,
     recall_session,
 )
-from lecode_ls.memory.sources import source_snapshot
 from lecode_ls.runtime import Runtime
-
-
-@pytest.fixture
-def runtime(tmp_path: Path) -> Runtime:
-    project = Project(root=tmp_path / "project", slug="project-000000000000")
-    return Runtime(project, tmp_path / "config", Settings())
-
-
-def chat(runtime: Runtime, *messages: dict[str, Any]) -> str:
-    session = runtime.sessions.create("test")
-    for message in messages:
-        runtime.sessions.append(session, {"kind": "message", **message})
-    return session
-
-
-def remember(runtime: Runtime, session: str, start: int, end: int, text: str) -> int:
-    ref = source_snapshot(runtime.sessions, session, start, end, exclusions=runtime.facts)
-    fact_id, _ = runtime.facts.remember(text, ref, check=runtime.check_source)
-    return fact_id
+from tests.unit.stores import chat, remember
 
 
 def all_pages(fetch: Any) -> tuple[str, list[dict[str, Any]]]:

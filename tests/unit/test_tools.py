@@ -20,29 +20,11 @@ from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.memory.identity import Project
 from lecode_ls.memory.sources import source_snapshot
 from lecode_ls.runtime import Runtime
+from tests.unit.stores import chat, remember
 
 READERS = ["memory_read", "memory_search", "memory_recall", "memory_list"]
 WRITERS = ["memory_write", "memory_edit", "memory_correct", "memory_forget"]
 ALLOW = PermissionPolicy(default="allow")
-
-
-@pytest.fixture
-def runtime(tmp_path: Path) -> Runtime:
-    project = Project(root=tmp_path / "project", slug="project-000000000000")
-    return Runtime(project, tmp_path / "config", Settings())
-
-
-def chat(runtime: Runtime, *messages: dict[str, Any]) -> str:
-    session = runtime.sessions.create("test")
-    for message in messages:
-        runtime.sessions.append(session, {"kind": "message", **message})
-    return session
-
-
-def remember(runtime: Runtime, session: str, start: int, end: int, text: str) -> int:
-    ref = source_snapshot(runtime.sessions, session, start, end, exclusions=runtime.facts)
-    fact_id, _ = runtime.facts.remember(text, ref, check=runtime.check_source)
-    return fact_id
 
 
 def call(
