@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lecode_ls.errors import FactNotFound, InvalidParams, SessionNotFound
+from lecode_ls.errors import FactNotFound, InvalidParams, SessionNotFound, SourceInvalid
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.facts_types import Fact
 from lecode_ls.memory.sessions import SessionStore
@@ -139,18 +139,13 @@ def recall_session(
     offset, limit = _check_page(offset, limit)
     answer: dict[str, Any] = {"session_id": session_id, "start_seq": start_seq, "end_seq": end_seq}
     try:
-        view = sessions.read_range(session_id, start_seq, end_seq)
+        ref = source_snapshot(sessions, session_id, start_seq, end_seq, exclusions=facts)
     except SessionNotFound:
         answer["status"] = "missing"
         return answer
-    excluded = facts.excluded_seqs(session_id)
-    messages = [s for s, r in enumerate(view.records, start_seq) if r.get("kind") == "message"]
-    if messages and not any(
-        view.visibility.visible(s, "working") and s not in excluded for s in messages
-    ):
-        answer["status"] = "hidden"
+    except SourceInvalid as hidden:  # every message of the range is undone, cleared or excluded
+        answer["status"] = hidden.status
         return answer
-    ref = source_snapshot(sessions, session_id, start_seq, end_seq, exclusions=facts)
     verdict = validate_source(sessions, ref, purpose="working", exclusions=facts)
     answer["status"] = verdict.status
     if not verdict.valid:

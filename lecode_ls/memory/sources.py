@@ -179,9 +179,16 @@ def source_snapshot(
         seq for seq, record in enumerate(view.records, start_seq) if record["kind"] == "message"
     ]
     seqs = [s for s in messages if view.visibility.visible(s, "working") and s not in excluded]
+    if not messages:
+        raise InvalidParams(
+            f"start_seq: {start_seq}..{end_seq} holds no message", field="start_seq"
+        )
     if not seqs:
-        why = "is hidden (undone, cleared or forgotten)" if messages else "holds no message"
-        raise InvalidParams(f"start_seq: {start_seq}..{end_seq} {why}", field="start_seq")
+        raise SourceInvalid(
+            f"start_seq: {start_seq}..{end_seq} is hidden (undone, cleared or forgotten)",
+            status="hidden",
+            field="start_seq",
+        )
     covered = view.records[seqs[0] - start_seq : seqs[-1] - start_seq + 1]
     return SourceRef(session_id, tuple(seqs), records_digest(covered))
 

@@ -148,8 +148,9 @@ class TestSnapshot:
 
     def test_a_fully_hidden_range_is_refused(self, store: SessionStore, session: str) -> None:
         store.undo(session)
-        with pytest.raises(InvalidParams, match="hidden"):
+        with pytest.raises(SourceInvalid, match="hidden") as caught:
             source_snapshot(store, session, 4, 6)
+        assert (caught.value.status, caught.value.field) == ("hidden", "start_seq")
 
 
 class TestValidate:
