@@ -173,8 +173,6 @@ def _forget(runtime: Runtime, args: list[str]) -> str:
     return f"Fact #{fact_id} was already forgotten."
 
 
-FACT_CHANGING = frozenset({"correct", "forget"})
-
 _SIMPLE: dict[str, Callable[[Runtime, list[str]], str]] = {
     "show": _show,
     "edit": _edit,

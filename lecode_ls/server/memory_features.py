@@ -10,10 +10,10 @@ import asyncio
 from datetime import date
 from pathlib import Path
 
-from lecode_ls.commands import FACT_CHANGING, run_memory_command
+from lecode_ls.commands import run_memory_command
 from lecode_ls.memory.agents import read_agents
 from lecode_ls.server import messages as p
-from lecode_ls.server.server import LecodeServer
+from lecode_ls.server.server import LecodeServer, facts_stamp
 
 
 async def ping(ls: LecodeServer, params: p.PingParams) -> p.PingResult:
@@ -85,10 +85,15 @@ async def agents_read(ls: LecodeServer, params: p.AgentsReadParams) -> p.AgentsR
 
 async def memory_command(ls: LecodeServer, params: p.MemoryCommandArgs) -> str:
     runtime, _ = await ls.runtime(params.workspace_uri)
-    # The local calendar day: "today's log" is the person's today, not UTC's.
-    output = await asyncio.to_thread(run_memory_command, runtime, params.text, date.today())
-    words = params.text.strip().removeprefix("/memory").split()
-    if words and words[0] in FACT_CHANGING:
+
+    def run() -> tuple[str, bool]:
+        before = facts_stamp(runtime)
+        # The local calendar day: "today's log" is the person's today, not UTC's.
+        output = run_memory_command(runtime, params.text, date.today())
+        return output, facts_stamp(runtime) != before
+
+    output, facts_written = await asyncio.to_thread(run)
+    if facts_written:  # /memory correct or forget changed the database
         await ls.facts_changed(runtime)
     return output
 

@@ -29,7 +29,7 @@ from lecode_ls.server.messages import Message
 log = logging.getLogger(__name__)
 
 
-def _facts_stamp(runtime: Runtime) -> tuple[int, ...]:
+def facts_stamp(runtime: Runtime) -> tuple[int, ...]:
     """What changes whenever the facts database is written (its file or its WAL)."""
     stamp: list[int] = []
     for path in (
@@ -154,7 +154,7 @@ class LecodeServer(LanguageServer):
         if runtime is None:
             runtime = await asyncio.to_thread(self.runtimes.for_folder, folder)
             # From now on, a change to its facts by anyone is news (see watch_facts).
-            stamp = await asyncio.to_thread(_facts_stamp, runtime)
+            stamp = await asyncio.to_thread(facts_stamp, runtime)
             self._fact_stamps.setdefault(runtime.project.root, stamp)
         return runtime, from_fs_path(str(folder)) or workspace_uri or ""
 
@@ -167,7 +167,7 @@ class LecodeServer(LanguageServer):
     async def facts_changed(self, runtime: Runtime) -> None:
         """Tell the client that `runtime`'s facts changed (P3)."""
         generation = await asyncio.to_thread(runtime.facts.generation)
-        self._fact_stamps[runtime.project.root] = _facts_stamp(runtime)
+        self._fact_stamps[runtime.project.root] = facts_stamp(runtime)
         root = runtime.project.root
         self.send(
             "lecode/facts/didChange",
@@ -187,7 +187,7 @@ class LecodeServer(LanguageServer):
         while True:
             await asyncio.sleep(interval)
             for runtime in self.runtimes.all():
-                stamp = await asyncio.to_thread(_facts_stamp, runtime)
+                stamp = await asyncio.to_thread(facts_stamp, runtime)
                 known = self._fact_stamps.setdefault(runtime.project.root, stamp)
                 if stamp != known:
                     await self.facts_changed(runtime)
