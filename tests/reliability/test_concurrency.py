@@ -216,7 +216,9 @@ class TestFourProcessesForgettingWhileOthersWrite:
             "own": set(),
             "shared": set(),
             "fix": {"fact_not_found"},  # the doomed fact was forgotten first
-            "echo": {"excluded_evidence", "invalid_params"},  # refused by the check or snapshot
+            # Refused by the check (excluded_evidence) or by the snapshot, whose every message a
+            # forget already excluded (source_not_valid, status hidden).
+            "echo": {"excluded_evidence", "source_not_valid"},
             "forget": set(),
         }
         by_role: dict[str, list[dict[str, Any]]] = {role: [] for role in allowed}
