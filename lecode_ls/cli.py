@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # Imported here so `--help` and `--version` answer without loading the server.
     from lecode_ls.memory.layout import config_dir
+    from lecode_ls.server.routes import register
     from lecode_ls.server.server import LecodeServer
-    from lecode_ls.server.wiring import register
 
     server = LecodeServer(config_dir(os.environ))
     register(server)

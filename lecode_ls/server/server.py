@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
@@ -20,11 +21,14 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from lecode_ls import __version__
-from lecode_ls.config import Settings, editor_section, merge, read_config_file, validate
 from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
-from lecode_ls.runtime import Runtime, Runtimes
-from lecode_ls.server.fact_messages import FactsDidChangeParams
-from lecode_ls.server.messages import Message
+
+# The settings model, the runtime and the messages import pydantic: they load after `initialize`
+# has been answered (routes.py), so they are imported where first used, not here.
+if TYPE_CHECKING:
+    from lecode_ls.config import Settings
+    from lecode_ls.runtime import Runtime, Runtimes
+    from lecode_ls.server.messages import Message
 
 log = logging.getLogger(__name__)
 
@@ -83,14 +87,25 @@ class LecodeServer(LanguageServer):
             converter_factory=get_converter,
         )
         self.config_dir = config_dir
-        self.settings = Settings()
-        self.runtimes = Runtimes(config_dir, self.settings)
         self.ready = False
         self.initialization_options: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._folder_uris: tuple[str, ...] = ()
         self._folders: list[Path] = []
         self._fact_stamps: dict[Path, tuple[int, ...]] = {}
+
+    @cached_property
+    def settings(self) -> Settings:
+        """The defaults until `apply_settings` replaces them."""
+        from lecode_ls.config import Settings
+
+        return Settings()
+
+    @cached_property
+    def runtimes(self) -> Runtimes:
+        from lecode_ls.runtime import Runtimes
+
+        return Runtimes(self.config_dir, self.settings)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         if not isinstance(error, AnsweredError):  # that one was answered to its request
@@ -100,6 +115,8 @@ class LecodeServer(LanguageServer):
 
     def apply_settings(self, editor_settings: Any) -> None:
         """Load config.toml, overlay the editor's settings, report each invalid key (K1)."""
+        from lecode_ls.config import editor_section, merge, read_config_file, validate
+
         from_file, problems = read_config_file(self.config_dir / "config.toml")
         raw = merge(from_file, editor_section(editor_settings))
         self.settings, invalid = validate(raw)
@@ -166,6 +183,8 @@ class LecodeServer(LanguageServer):
 
     async def facts_changed(self, runtime: Runtime) -> None:
         """Tell the client that `runtime`'s facts changed (P3)."""
+        from lecode_ls.server.fact_messages import FactsDidChangeParams
+
         generation = await asyncio.to_thread(runtime.facts.generation)
         self._fact_stamps[runtime.project.root] = facts_stamp(runtime)
         root = runtime.project.root
@@ -215,4 +234,5 @@ class LecodeServer(LanguageServer):
         """Cancel background work and close every runtime (K3)."""
         for task in list(self._tasks):
             task.cancel()
-        self.runtimes.close_all()
+        if "runtimes" in self.__dict__:  # created on first use
+            self.runtimes.close_all()

@@ -1,4 +1,7 @@
-"""Every LSP method lecode-ls serves, wired in one place, behind one boundary.
+"""Every custom method lecode-ls serves, behind one boundary (`dispatch`).
+
+routes.py registers the names before `initialize`; this module, with the handlers and their
+pydantic models, is imported when `initialized` arrives, so start-up does not pay for it.
 
 The boundary is the only place where core errors become JSON-RPC errors:
 - a request before `initialize` gets -32002;
@@ -15,7 +18,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from lsprotocol import types
 from pydantic import ValidationError
 from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
@@ -55,6 +57,8 @@ HANDLERS: dict[str, Handler] = {
     "lecode/facts/forget": facts.facts_forget,
     "lecode.memory": memory.memory_command,
 }
+"""Every method and command with its handler. routes.py lists the same names without importing
+any of them; a test keeps the two equal."""
 
 
 def parse(method: Method, raw: Any) -> Message:
@@ -104,71 +108,28 @@ def _to_rpc(exc: LecodeError) -> JsonRpcException:
     return JsonRpcException(message=message, code=exc.rpc_code, data=data)
 
 
-def boundary(ls: LecodeServer, method: Method, handler: Handler) -> Callable[..., Awaitable[Any]]:
-    async def handle(*args: Any) -> Any:
-        if not ls.ready:
-            raise JsonRpcServerNotInitialized(
-                "the server is not initialized; send initialize first"
-            )
-        raw: Any = list(args) if method.kind == "command" else (args[0] if args else None)
-        try:
-            result = await handler(ls, parse(method, raw))
-        except LecodeError as exc:
-            raise _to_rpc(exc) from None
-        except (JsonRpcException, asyncio.CancelledError):
-            raise
-        except Exception:
-            log.exception("%s failed", method.name)
-            raise JsonRpcException(
-                message=f"{method.name} failed inside lecode-ls; the server log has the details",
-                code=-32603,
-                data={"code": "internal_error"},
-            ) from None
-        # exclude_unset: optional fields the core did not fill are absent, not null.
-        return (
-            result.model_dump(mode="json", exclude_unset=True)
-            if isinstance(result, Message)
-            else result
-        )
-
-    return handle
-
-
-def register(ls: LecodeServer) -> None:
-    for name, handler in HANDLERS.items():
-        method = METHODS_BY_NAME[name]
-        wrapped = boundary(ls, method, handler)
-        if method.kind == "command":
-            ls.command(name)(wrapped)
-        else:
-            ls.feature(name)(wrapped)
-
-    @ls.feature(types.INITIALIZE)
-    def on_initialize(params: types.InitializeParams) -> None:
-        ls.initialization_options = params.initialization_options
-        ls.ready = True
-
-    # Settings are loaded on `initialized`, not `initialize`: the client sends it before any
-    # request, and answering `initialize` without validating settings first starts faster.
-    @ls.feature(types.INITIALIZED)
-    def on_initialized(params: types.InitializedParams) -> None:
-        ls.apply_settings(ls.initialization_options)
-        ls.run_task(ls.watch_facts(), "watch-facts")
-
-    @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def on_configuration(params: types.DidChangeConfigurationParams) -> None:
-        ls.apply_settings(params.settings)
-
-    @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def on_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
-        ls.forget_closed_folders()
-
-    @ls.feature(types.SHUTDOWN)
-    def on_shutdown(params: None) -> None:
-        ls.close()
-
-
-def registered_methods(ls: LecodeServer) -> set[str]:
-    """The custom methods and commands this server actually serves (for the protocol test)."""
-    fm = ls.protocol.fm
-    return {n for n in fm.features if n.startswith("lecode/")} | set(fm.commands)
+async def dispatch(ls: LecodeServer, name: str, args: tuple[Any, ...]) -> Any:
+    """Answer one request or command `name` that arrived with `args` (see routes.register)."""
+    if not ls.ready:
+        raise JsonRpcServerNotInitialized("the server is not initialized; send initialize first")
+    method = METHODS_BY_NAME[name]
+    raw: Any = list(args) if method.kind == "command" else (args[0] if args else None)
+    try:
+        result = await HANDLERS[name](ls, parse(method, raw))
+    except LecodeError as exc:
+        raise _to_rpc(exc) from None
+    except (JsonRpcException, asyncio.CancelledError):
+        raise
+    except Exception:
+        log.exception("%s failed", method.name)
+        raise JsonRpcException(
+            message=f"{method.name} failed inside lecode-ls; the server log has the details",
+            code=-32603,
+            data={"code": "internal_error"},
+        ) from None
+    # exclude_unset: optional fields the core did not fill are absent, not null.
+    return (
+        result.model_dump(mode="json", exclude_unset=True)
+        if isinstance(result, Message)
+        else result
+    )

@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,8 +23,9 @@ from lecode_ls.server.docs import (
     undocumented_codes,
 )
 from lecode_ls.server.protocol import METHODS, METHODS_BY_NAME
+from lecode_ls.server.routes import COMMANDS, REQUESTS, register, registered_methods
 from lecode_ls.server.server import LecodeServer
-from lecode_ls.server.wiring import HANDLERS, register, registered_methods
+from lecode_ls.server.wiring import HANDLERS
 
 
 class TestDocumentsMatchTheCode:
@@ -51,8 +54,21 @@ class TestRegisteredMethodsMatchTheTable:
         served = {m.name for m in METHODS if m.kind != "notification"}
         assert registered_methods(server) == served
 
-    def test_every_handler_belongs_to_a_documented_method(self) -> None:
+    def test_every_registered_name_has_a_handler_and_every_handler_a_name(self) -> None:
+        assert set(HANDLERS) == set(REQUESTS) | set(COMMANDS)
         assert set(HANDLERS) <= set(METHODS_BY_NAME)
+
+    def test_the_initialize_path_imports_no_pydantic(self) -> None:
+        """Start-up (P5): pydantic, the runtime and the handlers load after `initialize`."""
+        code = (
+            "import sys, lecode_ls.server.server, lecode_ls.server.routes, lecode_ls.cli;"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic' "
+            "or m in ('lecode_ls.runtime', 'lecode_ls.config', 'lecode_ls.server.wiring')))"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+        assert out.strip() == "[]"
 
 
 class TestExamplesAreValid:

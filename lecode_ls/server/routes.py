@@ -1,0 +1,93 @@
+"""What the server registers before it answers `initialize`: names, not handlers.
+
+Answering `initialize` needs only the names of the custom methods and the command (the command
+goes into the capabilities). The handlers, their pydantic models and the memory runtime cost
+~120 ms to import, as much again as pygls itself, so they are imported when `initialized`
+arrives (`load`), or by the first request if a client sends one before that. Everything a request
+meets after that is in wiring.py.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+if TYPE_CHECKING:
+    from lecode_ls.server.server import LecodeServer
+
+REQUESTS = (
+    "lecode/ping",
+    "lecode/project/info",
+    "lecode/memory/list",
+    "lecode/memory/read",
+    "lecode/memory/write",
+    "lecode/memory/edit",
+    "lecode/memory/search",
+    "lecode/agents/read",
+    "lecode/session/list",
+    "lecode/session/import",
+    "lecode/session/read",
+    "lecode/session/snapshot",
+    "lecode/session/new",
+    "lecode/session/undo",
+    "lecode/session/redo",
+    "lecode/session/clear",
+    "lecode/facts/list",
+    "lecode/facts/remember",
+    "lecode/facts/recall",
+    "lecode/facts/correct",
+    "lecode/facts/forget",
+)
+COMMANDS = ("lecode.memory",)
+
+
+def load() -> ModuleType:
+    """The boundary module, imported on first use (Python caches it after that)."""
+    return importlib.import_module("lecode_ls.server.wiring")
+
+
+def register(ls: LecodeServer) -> None:
+    def route(name: str) -> Any:
+        async def handle(*args: Any) -> Any:
+            return await load().dispatch(ls, name, args)
+
+        return handle
+
+    for name in REQUESTS:
+        ls.feature(name)(route(name))
+    for name in COMMANDS:
+        ls.command(name)(route(name))
+
+    @ls.feature(types.INITIALIZE)
+    def on_initialize(params: types.InitializeParams) -> None:
+        ls.initialization_options = params.initialization_options
+        ls.ready = True
+
+    # The client sends `initialized` before any request: the place to load the handlers and the
+    # settings without delaying the `initialize` result.
+    @ls.feature(types.INITIALIZED)
+    def on_initialized(params: types.InitializedParams) -> None:
+        load()
+        ls.apply_settings(ls.initialization_options)
+        ls.run_task(ls.watch_facts(), "watch-facts")
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def on_configuration(params: types.DidChangeConfigurationParams) -> None:
+        ls.apply_settings(params.settings)
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def on_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        ls.forget_closed_folders()
+
+    @ls.feature(types.SHUTDOWN)
+    def on_shutdown(params: None) -> None:
+        ls.close()
+
+
+def registered_methods(ls: LecodeServer) -> set[str]:
+    """The custom methods and commands this server actually serves (for the protocol test)."""
+    fm = ls.protocol.fm
+    return {n for n in fm.features if n.startswith("lecode/")} | set(fm.commands)
