@@ -62,12 +62,23 @@ class ProviderSettings(_Section):
     """Reasoning effort sent to models that have one (`reasoning_effort`); unset sends nothing."""
 
 
+WriteTool = Literal["memory_write", "memory_edit", "memory_correct", "memory_forget"]
+
+
 class AgentSettings(_Section):
     """`[agent]`: the chat agent."""
 
     context_window: int | None = Field(None, ge=1024, le=10_000_000)
     """Context window in tokens of a model the built-in catalog does not know; unset means
     such a model's window is unknown."""
+
+    readonly: bool = False
+    """true offers the model only the read-class memory tools (memory_read, memory_search,
+    memory_list, memory_recall): chat cannot change memory."""
+
+    permissions: dict[WriteTool, Literal["allow", "deny", "ask"]] = Field(default_factory=dict)
+    """Per write-class memory tool (memory_write, memory_edit, memory_correct,
+    memory_forget): allow, deny, or ask (the default: the editor asks the person each time)."""
 
 
 class Settings(_Section):
@@ -78,15 +89,22 @@ class Settings(_Section):
     agent: AgentSettings = AgentSettings()
 
 
-def _drop(tree: dict[str, Any], loc: tuple[str | int, ...]) -> None:
-    """Remove the key at `loc` from a nested settings tree, if it is there."""
+def _drop(tree: dict[str, Any], loc: tuple[str | int, ...]) -> bool:
+    """Remove the key at `loc` from a nested settings tree; whether it was there.
+
+    pydantic ends the location of a bad dict key with "[key]": the entry itself is dropped.
+    """
+    if loc and loc[-1] == "[key]":
+        loc = loc[:-1]
     node: Any = tree
     for key in loc[:-1]:
         if not isinstance(node, dict) or key not in node:
-            return
+            return False
         node = node[key]
-    if isinstance(node, dict):
-        node.pop(loc[-1], None)
+    if isinstance(node, dict) and loc and loc[-1] in node:
+        del node[loc[-1]]
+        return True
+    return False
 
 
 def merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -113,14 +131,14 @@ def validate(raw: Mapping[str, Any]) -> tuple[Settings, list[str]]:
         except ValidationError as exc:
             for error in exc.errors(include_input=False, include_url=False):
                 loc = tuple(error["loc"])
-                key = ".".join(map(str, loc)) or "settings"
+                key = ".".join(str(part) for part in loc if part != "[key]") or "settings"
                 if error["type"] == "extra_forbidden":
                     problems.append(f"{key}: unknown setting; ignored")
                 else:
                     problems.append(f"{key}: {error['msg']}; using the default")
-                if loc:
-                    _drop(tree, loc)
-                else:
+                # Every pass must remove something, or it would never end: failing the exact
+                # key, the whole section goes back to its defaults.
+                if not (_drop(tree, loc) or _drop(tree, loc[:1])):
                     tree = {}
             # Every error names a key that is now gone, so each pass shrinks the tree.
 

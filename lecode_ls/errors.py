@@ -175,6 +175,12 @@ class SessionAttached(LecodeError):
     code = "session_attached"
 
 
+class SessionBusy(LecodeError):
+    """A session that already has a chat turn running (one turn at a time per session)."""
+
+    code = "session_busy"
+
+
 class NothingToUndo(LecodeError):
     """An undo with no visible exchange after the last clear."""
 

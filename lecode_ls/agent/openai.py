@@ -19,7 +19,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,7 +121,7 @@ class OpenAICompatible:
             headers["Authorization"] = f"Bearer {self._api_key}"
         return headers
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[Event]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[Event, None]:
         body = self.body(request)
         model = body["model"]
         attempt = 0

@@ -12,7 +12,7 @@ below, which plays scripted turns in-process for the runner's unit tests (STYLE 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -87,7 +87,7 @@ class Provider(Protocol):
     connection is released at once rather than when the generator is collected.
     """
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[Event]:
+    def stream(self, request: ChatRequest) -> AsyncGenerator[Event, None]:
         """Stream the answer to `request`; raise a `ProviderError` on failure."""
         ...
 
@@ -112,7 +112,7 @@ class ScriptedProvider:
         self.turns.extend(turns)
         return self
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[Event]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[Event, None]:
         self.requests.append(request)
         if not self.turns:
             raise ProviderError(

@@ -75,9 +75,13 @@ class InjectedMemory:
     """The memory section of one provider request. `bytes` is `len(text.encode("utf-8"))`."""
 
     text: str
-    fact_ids: list[int] = field(default_factory=list)  # the facts shown, in ID order
+    facts: list[tuple[int, int]] = field(default_factory=list)  # (ID, revision) shown, ID order
     files: list[str] = field(default_factory=list)  # the Markdown files shown (whole or cut)
     bytes: int = 0
+
+    @property
+    def fact_ids(self) -> list[int]:
+        return [fact_id for fact_id, _ in self.facts]
 
 
 def _size(text: str) -> int:
@@ -94,7 +98,7 @@ def build_memory_section(runtime: Runtime) -> InjectedMemory:
         return InjectedMemory("")
     with _verdicts_lock:
         verdicts = _verdicts.setdefault(runtime, _Verdicts())
-    facts_text, fact_ids = _facts_block(
+    facts_text, shown = _facts_block(
         runtime.facts,
         runtime.sessions,
         verdicts,
@@ -111,7 +115,7 @@ def build_memory_section(runtime: Runtime) -> InjectedMemory:
             parts.append(section if parts else section[1:])
             files.append(name)
     text = "".join(parts)
-    return InjectedMemory(text, fact_ids, files, _size(text))
+    return InjectedMemory(text, shown, files, _size(text))
 
 
 # -- facts (I3, I4) ------------------------------------------------------------------------------
@@ -180,15 +184,16 @@ def _identity(sessions: SessionStore, session_id: str) -> _Identity | None:
 
 def _facts_block(
     facts: FactStore, sessions: SessionStore, verdicts: _Verdicts, budget: int
-) -> tuple[str, list[int]]:
-    """The facts block within `budget` bytes (header included), and the IDs it shows."""
+) -> tuple[str, list[tuple[int, int]]]:
+    """The facts block within `budget` bytes (header included), and the (ID, revision) pairs
+    it shows."""
     room = budget - _size(FACTS_HEADER)
     if room <= 0:
         return "", []
     page, _ = facts.list(0, MAX_INSPECTED_FACTS)
     generation = facts.generation() if page else 0
     lines: list[str] = []
-    ids: list[int] = []
+    shown: list[tuple[int, int]] = []
     for fact in page:
         if room <= 0:
             break
@@ -198,11 +203,11 @@ def _facts_block(
         if cost > room or not _every_revision_valid(fact, facts, sessions, verdicts, generation):
             continue
         lines.append(line)
-        ids.append(fact.id)
+        shown.append((fact.id, fact.revision))
         room -= cost
     if not lines:
         return "", []
-    return FACTS_HEADER + "".join(lines), ids
+    return FACTS_HEADER + "".join(lines), shown
 
 
 def _fact_line(fact: Fact) -> str:

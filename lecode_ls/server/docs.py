@@ -125,6 +125,9 @@ def _type(node: dict[str, Any]) -> str:
     if kind == "array":
         inner = _type(node.get("items", {}))
         return f"({inner})[]" if "|" in inner else f"{inner}[]"
+    if kind == "object" and isinstance(node.get("additionalProperties"), dict):
+        keys = _type(node["propertyNames"]) if "propertyNames" in node else "string"
+        return f"Partial<Record<{keys}, {_type(node['additionalProperties'])}>>"
     return {
         "string": "string",
         "integer": "number",
@@ -262,7 +265,7 @@ def render_settings_table() -> str:
                 for attr, sym in (("ge", ">="), ("le", "<="))
                 if hasattr(m, attr)
             ]
-            default = json.dumps(info.default)
+            default = json.dumps(info.get_default(call_default_factory=True))
             rows.append(
                 f"| `[{section_name}] {name}` | `lecode.{section_name}.{name}` | `{kind}` | "
                 f"`{default}` | {', '.join(bounds) or 'any'} | {docs.get(name, '')} |"

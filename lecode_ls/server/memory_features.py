@@ -54,7 +54,7 @@ async def memory_write(ls: LecodeServer, params: p.MemoryWriteParams) -> p.Memor
     store = runtime.require_memory()
     name = store.validate(params.file)
     size = await asyncio.to_thread(store.write, name, params.content, params.mode)
-    _changed(ls, runtime.project.root, folder_uri, [name])
+    changed(ls, runtime.project.root, folder_uri, [name])
     return p.MemoryWriteResult(file=name, bytes=size)
 
 
@@ -63,7 +63,7 @@ async def memory_edit(ls: LecodeServer, params: p.MemoryEditParams) -> p.MemoryE
     store = runtime.require_memory()
     name = store.validate(params.file)
     count = await asyncio.to_thread(store.edit, name, params.search, params.replace)
-    _changed(ls, runtime.project.root, folder_uri, [name])
+    changed(ls, runtime.project.root, folder_uri, [name])
     return p.MemoryEditResult(file=name, replacements=count)
 
 
@@ -84,12 +84,18 @@ async def agents_read(ls: LecodeServer, params: p.AgentsReadParams) -> p.AgentsR
 
 
 async def memory_command(ls: LecodeServer, params: p.MemoryCommandArgs) -> str:
-    runtime, _ = await ls.runtime(params.workspace_uri)
+    return await run_command(ls, params.workspace_uri, params.text)
+
+
+async def run_command(ls: LecodeServer, workspace_uri: str | None, text: str) -> str:
+    """Run one `/memory` line (with or without the prefix) for the `lecode.memory` command,
+    `lecode/command` and chat alike."""
+    runtime, _ = await ls.runtime(workspace_uri)
 
     def run() -> tuple[str, bool]:
         before = facts_stamp(runtime)
         # The local calendar day: "today's log" is the person's today, not UTC's.
-        output = run_memory_command(runtime, params.text, date.today())
+        output = run_memory_command(runtime, text, date.today())
         return output, facts_stamp(runtime) != before
 
     output, facts_written = await asyncio.to_thread(run)
@@ -98,7 +104,7 @@ async def memory_command(ls: LecodeServer, params: p.MemoryCommandArgs) -> str:
     return output
 
 
-def _changed(ls: LecodeServer, root: Path, folder_uri: str, files: list[str]) -> None:
+def changed(ls: LecodeServer, root: Path, folder_uri: str, files: list[str]) -> None:
     ls.send(
         "lecode/memory/didChange",
         p.MemoryDidChangeParams(workspace_uri=folder_uri, project_root=str(root), files=files),

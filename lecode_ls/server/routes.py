@@ -40,6 +40,9 @@ REQUESTS = (
     "lecode/facts/recall",
     "lecode/facts/correct",
     "lecode/facts/forget",
+    "lecode/chat/send",
+    "lecode/chat/history",
+    "lecode/command",
 )
 COMMANDS = ("lecode.memory",)
 

@@ -28,6 +28,7 @@ from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
 if TYPE_CHECKING:
     from lecode_ls.config import Settings
     from lecode_ls.runtime import Runtime, Runtimes
+    from lecode_ls.server.chat_features import Chat
     from lecode_ls.server.messages import Message
 
 log = logging.getLogger(__name__)
@@ -100,6 +101,13 @@ class LecodeServer(LanguageServer):
         from lecode_ls.config import Settings
 
         return Settings()
+
+    @cached_property
+    def chat(self) -> Chat:
+        """Chat's state between turns (the provider, calibration, running turns)."""
+        from lecode_ls.server.chat_features import Chat
+
+        return Chat()
 
     @cached_property
     def runtimes(self) -> Runtimes:
@@ -215,7 +223,8 @@ class LecodeServer(LanguageServer):
 
     def send(self, method: str, message: Message) -> None:
         """Send a server-to-client notification of the protocol."""
-        self.protocol.notify(method, message.model_dump(mode="json"))
+        # exclude_unset: a field the sender did not set is absent; one set to None is null.
+        self.protocol.notify(method, message.model_dump(mode="json", exclude_unset=True))
 
     def run_task(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         """Start a background task that is held, named, logged on failure and cancelled on close."""

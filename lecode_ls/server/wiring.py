@@ -23,6 +23,7 @@ from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
 
 from lecode_ls.errors import INVALID_PARAMS, LecodeError
+from lecode_ls.server import chat_features as chat
 from lecode_ls.server import facts_features as facts
 from lecode_ls.server import memory_features as memory
 from lecode_ls.server.messages import Message
@@ -55,6 +56,9 @@ HANDLERS: dict[str, Handler] = {
     "lecode/facts/recall": facts.facts_recall,
     "lecode/facts/correct": facts.facts_correct,
     "lecode/facts/forget": facts.facts_forget,
+    "lecode/chat/send": chat.chat_send,
+    "lecode/chat/history": chat.chat_history,
+    "lecode/command": chat.command,
     "lecode.memory": memory.memory_command,
 }
 """Every method and command with its handler. routes.py lists the same names without importing

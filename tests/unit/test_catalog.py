@@ -68,3 +68,29 @@ class TestProviderSettings:
         settings, problems = validate({"provider": {"thinking": "max"}})
         assert settings.provider.thinking is None
         assert len(problems) == 1 and problems[0].startswith("provider.thinking:")
+
+
+class TestAgentSettings:
+    """# covers K1, T2, T4: readonly and per-tool permissions, each bad key dropped alone."""
+
+    def test_permissions_for_write_tools_are_kept(self) -> None:
+        settings, problems = validate(
+            {"agent": {"readonly": True, "permissions": {"memory_write": "allow"}}}
+        )
+        assert problems == []
+        assert settings.agent.readonly is True
+        assert settings.agent.permissions == {"memory_write": "allow"}
+
+    def test_a_bad_tool_name_drops_that_entry_only(self) -> None:
+        settings, problems = validate(
+            {"agent": {"permissions": {"memory_write": "allow", "memory_read": "deny"}}}
+        )
+        assert settings.agent.permissions == {"memory_write": "allow"}
+        assert len(problems) == 1 and problems[0].startswith("agent.permissions.memory_read:")
+
+    def test_a_bad_decision_and_a_bad_table_fall_back_to_the_default(self) -> None:
+        settings, problems = validate({"agent": {"permissions": {"memory_forget": "yes"}}})
+        assert settings.agent.permissions == {} and len(problems) == 1
+        settings, problems = validate({"agent": {"permissions": 5}})
+        assert settings.agent.permissions == {}
+        assert problems[0].startswith("agent.permissions:")

@@ -18,6 +18,9 @@ export const Requests = {
   sessionUndo: "lecode/session/undo",
   sessionRedo: "lecode/session/redo",
   sessionClear: "lecode/session/clear",
+  chatSend: "lecode/chat/send",
+  chatHistory: "lecode/chat/history",
+  command: "lecode/command",
   factsList: "lecode/facts/list",
   factsRemember: "lecode/facts/remember",
   factsRecall: "lecode/facts/recall",
@@ -27,6 +30,7 @@ export const Requests = {
 
 export const Notifications = {
   memoryDidChange: "lecode/memory/didChange",
+  chatDelta: "lecode/chat/delta",
   factsDidChange: "lecode/facts/didChange",
 } as const;
 
@@ -299,6 +303,129 @@ export interface SessionSeqsResult {
 export interface SessionClearResult {
   /** The seq of the clear event: working context and session recall start after it. */
   seq: number;
+}
+
+export interface ChatSendParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The exact session ID (from `lecode/session/new` or `lecode/session/list`). */
+  sessionId: string;
+  /** The person's message. A line starting with `/memory` is a command, answered without a model call. */
+  text: string;
+}
+
+export interface ChatSendResult {
+  /** The turn's ID (also on every delta of the turn). */
+  turnId: string;
+  /** Why the turn ended: `stop` (the model finished), `length` (the model hit its output limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `refused` (the request cannot fit the model's window), `error` (the provider failed; an `error` delta says why), `toolLimit` (the model kept calling tools past the limit of rounds). */
+  stopReason: "stop" | "length" | "contentFilter" | "cancelled" | "refused" | "error" | "toolLimit";
+  /** The turn's usage, every provider call counted once. */
+  usage: UsageModel;
+}
+
+/** Tokens as providers reported them. Calls without reported usage are counted in `unknownUsageCalls`, never as zero: the token counts are known subtotals (C10). */
+export interface UsageModel {
+  /** Provider requests made. */
+  calls: number;
+  /** Prompt tokens of the calls that reported usage. */
+  promptTokens: number;
+  /** Completion tokens of the calls that reported usage. */
+  completionTokens: number;
+  /** Total tokens of the calls that reported usage. */
+  totalTokens: number;
+  /** Calls whose usage the provider did not report. */
+  unknownUsageCalls: number;
+}
+
+/** One piece of a running turn. Fields beyond the first four depend on `kind`: `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none); `error`: message, code. */
+export interface ChatDeltaParams {
+  /** The session the turn belongs to. */
+  sessionId: string;
+  /** The turn (as returned by `lecode/chat/send`). */
+  turnId: string;
+  /** 0, 1, 2... within the turn: apply deltas in this order. */
+  seq: number;
+  /** What this delta carries. */
+  kind: "text" | "toolCall" | "toolResult" | "memory" | "usage" | "error";
+  /** `text`: the next piece of the assistant's answer (Markdown). */
+  text?: string | null;
+  /** `toolCall`, `toolResult`: the tool call's ID. */
+  callId?: string | null;
+  /** `toolCall`, `toolResult`: the tool's name. */
+  name?: string | null;
+  /** `toolCall`: the arguments as the model wrote them (JSON text). */
+  arguments?: string | null;
+  /** `toolResult`: what the tool returned to the model (untrusted data). */
+  output?: string | null;
+  /** `toolResult`: the tool failed or was refused. */
+  isError?: boolean | null;
+  /** `memory`: the facts injected into this model request. */
+  facts?: InjectedFactModel[] | null;
+  /** `memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`). */
+  notes?: string[] | null;
+  /** `usage`: this provider call's usage (`calls` is 1); null when it reported none. */
+  usage?: UsageModel | null;
+  /** `error`: what went wrong, for the person. */
+  message?: string | null;
+  /** `error`: a stable machine code (as in error responses' `data.code`). */
+  code?: string | null;
+}
+
+export interface InjectedFactModel {
+  /** The fact's ID. */
+  factId: number;
+  /** The revision that was injected. */
+  revision: number;
+}
+
+export interface ChatHistoryParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The exact session ID. */
+  sessionId: string;
+  /** At most this many items, the most recent ones. */
+  limit?: number;
+}
+
+export interface ChatHistoryResult {
+  /** The most recent visible items, oldest first (undone and cleared records are left out). */
+  items: ChatHistoryItem[];
+  /** Older items exist that were left out. */
+  truncated: boolean;
+}
+
+/** A visible transcript record in the shape of a delta, so a chat view renders history and live turns alike. `kind` is a delta kind, or `user` for the person's message. */
+export interface ChatHistoryItem {
+  /** The record's seq in the transcript. */
+  seq: number;
+  /** The turn that wrote it (absent for imported records). */
+  turnId?: string | null;
+  /** `user`: text; `text` (an assistant message): text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `error`: message, code; `cancelled`: the turn was stopped. */
+  kind: "user" | "text" | "toolCall" | "toolResult" | "memory" | "error" | "cancelled";
+  text?: string | null;
+  callId?: string | null;
+  name?: string | null;
+  arguments?: string | null;
+  output?: string | null;
+  isError?: boolean | null;
+  facts?: InjectedFactModel[] | null;
+  notes?: string[] | null;
+  message?: string | null;
+  code?: string | null;
+}
+
+export interface CommandParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The chat session the line was typed in, if any. */
+  sessionId?: string | null;
+  /** A `/memory ...` line, exactly as typed. */
+  line: string;
+}
+
+export interface CommandResult {
+  /** The command's answer (Markdown). */
+  output: string;
 }
 
 export interface FactsListParams {

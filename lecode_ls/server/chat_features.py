@@ -1,0 +1,255 @@
+"""Handlers of chat: `lecode/chat/send` (a turn, streamed as `lecode/chat/delta`),
+`lecode/chat/history` and `lecode/command`.
+
+The turn itself is `lecode_ls.agent.runner.ChatTurn`; this module adapts it to LSP: deltas become
+notifications, a permission question becomes `window/showMessageRequest` (so every LSP editor can
+answer it), memory changes send their didChange notifications, and cancelling the request
+(`$/cancelRequest`) cancels the turn's task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any, cast
+
+from lsprotocol import types
+
+from lecode_ls.agent.openai import OpenAICompatible
+from lecode_ls.agent.preflight import Calibration
+from lecode_ls.agent.runner import ChatTurn, TurnOptions
+from lecode_ls.agent.tools import Decision, PermissionPolicy, ToolResult
+from lecode_ls.config import ProviderSettings
+from lecode_ls.errors import InvalidParams, SessionBusy
+from lecode_ls.memory.records import check_session_id
+from lecode_ls.runtime import Runtime
+from lecode_ls.server import chat_messages as p
+from lecode_ls.server.memory_features import changed, run_command
+from lecode_ls.server.server import LecodeServer
+
+ALLOW, DENY = "Allow", "Deny"
+
+
+class Chat:
+    """What chat keeps between turns: the provider (rebuilt when its settings change), the
+    per-model calibration of the size estimate, and which sessions have a turn running."""
+
+    def __init__(self) -> None:
+        self.calibration = Calibration()
+        self.running: set[tuple[str, str]] = set()  # (project root, session ID)
+        self._provider: OpenAICompatible | None = None
+        self._provider_key: tuple[Any, ...] = ()
+
+    def provider(self, settings: ProviderSettings) -> OpenAICompatible:
+        # The key is read from the environment at each turn, so a restart is not needed when
+        # the variable is set for a new server process (the VS Code extension does that).
+        api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None
+        key = (settings.base_url, settings.model, settings.thinking, api_key)
+        if self._provider is None or key != self._provider_key:
+            if self._provider is not None:
+                old = self._provider
+                asyncio.get_running_loop().create_task(old.aclose())
+            self._provider = OpenAICompatible(
+                settings.base_url, settings.model, api_key, thinking=settings.thinking
+            )
+            self._provider_key = key
+        return self._provider
+
+    async def close(self) -> None:
+        if self._provider is not None:
+            await self._provider.aclose()
+
+
+async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendResult:
+    runtime, folder_uri = await ls.runtime(params.workspace_uri)
+    runtime.require_memory()
+    session_id = check_session_id(params.session_id)
+    if params.text.lstrip().startswith("/memory"):
+        return await _command_turn(ls, runtime, params)
+    running = (str(runtime.project.root), session_id)
+    if running in ls.chat.running:
+        raise SessionBusy(
+            f"sessionId: session {session_id} already has a turn running; wait for it or cancel it",
+            field="sessionId",
+        )
+    settings = ls.settings
+    seq = 0
+
+    def emit(kind: str, fields: dict[str, Any]) -> None:
+        nonlocal seq
+        ls.send(
+            "lecode/chat/delta",
+            p.ChatDeltaParams(
+                session_id=session_id,
+                turn_id=turn.turn_id,
+                seq=seq,
+                kind=cast(p.DeltaKind, kind),
+                **fields,
+            ),
+        )
+        seq += 1
+
+    async def ask(tool: str, summary: str) -> bool:
+        answer = await ls.window_show_message_request_async(
+            types.ShowMessageRequestParams(
+                type=types.MessageType.Warning,
+                message=f"lecode: the model wants to run {tool}: {summary}",
+                actions=[types.MessageActionItem(ALLOW), types.MessageActionItem(DENY)],
+            )
+        )
+        return answer is not None and answer.title == ALLOW
+
+    async def after_tool(tool: str, result: ToolResult) -> None:
+        if result.changed_files:
+            changed(ls, runtime.project.root, folder_uri, result.changed_files)
+        if result.facts_changed:
+            await ls.facts_changed(runtime)
+
+    decisions: dict[str, Decision] = {n: d for n, d in settings.agent.permissions.items()}
+    options = TurnOptions(
+        model=settings.provider.model,
+        context_window=settings.agent.context_window,
+        readonly=settings.agent.readonly,
+        policy=PermissionPolicy(decisions),
+        calibration=ls.chat.calibration,
+    )
+    folder = ls.folder_for(params.workspace_uri)
+    turn = ChatTurn(
+        runtime,
+        session_id,
+        ls.chat.provider(settings.provider),
+        options,
+        folder=folder,
+        emit=emit,
+        ask=ask,
+        after_tool=after_tool,
+    )
+    ls.chat.running.add(running)
+    try:
+        with runtime.sessions.attach(session_id):  # session deletion waits for the turn
+            result = await turn.run(params.text)
+    finally:
+        ls.chat.running.discard(running)
+    usage = result.usage
+    return p.ChatSendResult(
+        turn_id=result.turn_id,
+        stop_reason=result.stop_reason,  # type: ignore[arg-type]  # the runner's closed set
+        usage=p.UsageModel(
+            calls=usage.calls,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            total_tokens=usage.total_tokens,
+            unknown_usage_calls=usage.unknown_usage_calls,
+        ),
+    )
+
+
+async def _command_turn(
+    ls: LecodeServer, runtime: Runtime, params: p.ChatSendParams
+) -> p.ChatSendResult:
+    """`/memory ...` typed in chat: the command's output as the turn's text, no model call."""
+    output = await run_command(ls, params.workspace_uri, params.text)
+    turn_id = "cmd"
+    ls.send(
+        "lecode/chat/delta",
+        p.ChatDeltaParams(
+            session_id=params.session_id, turn_id=turn_id, seq=0, kind="text", text=output
+        ),
+    )
+    zero = p.UsageModel(
+        calls=0, prompt_tokens=0, completion_tokens=0, total_tokens=0, unknown_usage_calls=0
+    )
+    return p.ChatSendResult(turn_id=turn_id, stop_reason="stop", usage=zero)
+
+
+async def command(ls: LecodeServer, params: p.CommandParams) -> p.CommandResult:
+    line = params.line.strip()
+    if line.split(" ", 1)[0] != "/memory":
+        raise InvalidParams(
+            "line: only /memory commands run here; /memory help lists them", field="line"
+        )
+    if params.session_id is not None:
+        check_session_id(params.session_id)
+    return p.CommandResult(output=await run_command(ls, params.workspace_uri, line))
+
+
+# --- history -----------------------------------------------------------------------------------
+
+_EVENT_KINDS = {"memory", "error", "cancelled"}
+
+
+async def chat_history(ls: LecodeServer, params: p.ChatHistoryParams) -> p.ChatHistoryResult:
+    runtime, _ = await ls.runtime(params.workspace_uri)
+    runtime.require_memory()
+    session_id = check_session_id(params.session_id)
+
+    def read() -> tuple[list[dict[str, Any]], bool]:
+        sessions = runtime.sessions
+        length = sessions.length(session_id)
+        items: list[dict[str, Any]] = []
+        if length > 1:
+            got = sessions.read_range(session_id, 1, length - 1)
+            for record in got.records:
+                if got.visibility.visible(record["seq"]):
+                    items.extend(_items(record))
+        return items[-params.limit :], len(items) > params.limit
+
+    items, truncated = await asyncio.to_thread(read)
+    return p.ChatHistoryResult(
+        items=[p.ChatHistoryItem.model_validate(item) for item in items], truncated=truncated
+    )
+
+
+def _items(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chat items of one transcript record (an assistant message with tool calls is several)."""
+    base = {"seq": record["seq"]}
+    if record["kind"] == "event":
+        kind = record["type"]
+        if kind not in _EVENT_KINDS:
+            return []
+        base["turn_id"] = record.get("turn_id")
+        if kind == "memory":
+            facts = [{"fact_id": f["fact_id"], "revision": f["revision"]} for f in record["facts"]]
+            return [{**base, "kind": "memory", "facts": facts, "notes": record["notes"]}]
+        if kind == "error":
+            return [
+                {
+                    **base,
+                    "kind": "error",
+                    "message": record.get("message"),
+                    "code": record.get("code"),
+                }
+            ]
+        return [{**base, "kind": "cancelled"}]
+    meta = record.get("meta") or {}
+    base["turn_id"] = meta.get("turn_id")
+    role, content = record["role"], record.get("content")
+    text = content if isinstance(content, str) else None
+    if role == "user":
+        return [{**base, "kind": "user", "text": text or ""}]
+    if role == "tool":
+        return [
+            {
+                **base,
+                "kind": "toolResult",
+                "call_id": record.get("tool_call_id"),
+                "name": record.get("name"),
+                "output": text or "",
+                "is_error": bool(meta.get("is_error")),
+            }
+        ]
+    if role != "assistant":
+        return []
+    items = [{**base, "kind": "text", "text": text}] if text else []
+    for call in record.get("tool_calls") or []:
+        function = call.get("function", {})
+        items.append(
+            {
+                **base,
+                "kind": "toolCall",
+                "call_id": call.get("id"),
+                "name": function.get("name"),
+                "arguments": function.get("arguments", ""),
+            }
+        )
+    return items

@@ -1,0 +1,145 @@
+"""The JSON objects of chat: `lecode/chat/send`, its `lecode/chat/delta` stream, `lecode/command`."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from lecode_ls.server.messages import Message, WorkspaceParams
+
+StopReason = Literal[
+    "stop", "length", "contentFilter", "cancelled", "refused", "error", "toolLimit"
+]
+DeltaKind = Literal["text", "toolCall", "toolResult", "memory", "usage", "error"]
+
+
+class UsageModel(Message):
+    """Tokens as providers reported them. Calls without reported usage are counted in
+    `unknownUsageCalls`, never as zero: the token counts are known subtotals (C10)."""
+
+    calls: int
+    """Provider requests made."""
+    prompt_tokens: int
+    """Prompt tokens of the calls that reported usage."""
+    completion_tokens: int
+    """Completion tokens of the calls that reported usage."""
+    total_tokens: int
+    """Total tokens of the calls that reported usage."""
+    unknown_usage_calls: int
+    """Calls whose usage the provider did not report."""
+
+
+class InjectedFactModel(Message):
+    fact_id: int
+    """The fact's ID."""
+    revision: int
+    """The revision that was injected."""
+
+
+class ChatSendParams(WorkspaceParams):
+    session_id: str = Field(max_length=64)
+    """The exact session ID (from `lecode/session/new` or `lecode/session/list`)."""
+    text: str = Field(min_length=1, max_length=200_000)
+    """The person's message. A line starting with `/memory` is a command, answered without a
+    model call."""
+
+
+class ChatSendResult(Message):
+    turn_id: str
+    """The turn's ID (also on every delta of the turn)."""
+    stop_reason: StopReason
+    """Why the turn ended: `stop` (the model finished), `length` (the model hit its output
+    limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `refused` (the request cannot fit
+    the model's window), `error` (the provider failed; an `error` delta says why), `toolLimit`
+    (the model kept calling tools past the limit of rounds)."""
+    usage: UsageModel
+    """The turn's usage, every provider call counted once."""
+
+
+class ChatDeltaParams(Message):
+    """One piece of a running turn. Fields beyond the first four depend on `kind`:
+    `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output,
+    isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none);
+    `error`: message, code."""
+
+    session_id: str
+    """The session the turn belongs to."""
+    turn_id: str
+    """The turn (as returned by `lecode/chat/send`)."""
+    seq: int
+    """0, 1, 2... within the turn: apply deltas in this order."""
+    kind: DeltaKind
+    """What this delta carries."""
+    text: str | None = None
+    """`text`: the next piece of the assistant's answer (Markdown)."""
+    call_id: str | None = None
+    """`toolCall`, `toolResult`: the tool call's ID."""
+    name: str | None = None
+    """`toolCall`, `toolResult`: the tool's name."""
+    arguments: str | None = None
+    """`toolCall`: the arguments as the model wrote them (JSON text)."""
+    output: str | None = None
+    """`toolResult`: what the tool returned to the model (untrusted data)."""
+    is_error: bool | None = None
+    """`toolResult`: the tool failed or was refused."""
+    facts: list[InjectedFactModel] | None = None
+    """`memory`: the facts injected into this model request."""
+    notes: list[str] | None = None
+    """`memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`)."""
+    usage: UsageModel | None = None
+    """`usage`: this provider call's usage (`calls` is 1); null when it reported none."""
+    message: str | None = None
+    """`error`: what went wrong, for the person."""
+    code: str | None = None
+    """`error`: a stable machine code (as in error responses' `data.code`)."""
+
+
+class ChatHistoryParams(WorkspaceParams):
+    session_id: str = Field(max_length=64)
+    """The exact session ID."""
+    limit: int = Field(200, ge=1, le=1000)
+    """At most this many items, the most recent ones."""
+
+
+class ChatHistoryItem(Message):
+    """A visible transcript record in the shape of a delta, so a chat view renders history and
+    live turns alike. `kind` is a delta kind, or `user` for the person's message."""
+
+    seq: int
+    """The record's seq in the transcript."""
+    turn_id: str | None = None
+    """The turn that wrote it (absent for imported records)."""
+    kind: Literal["user", "text", "toolCall", "toolResult", "memory", "error", "cancelled"]
+    """`user`: text; `text` (an assistant message): text; `toolCall`: callId, name,
+    arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `error`:
+    message, code; `cancelled`: the turn was stopped."""
+    text: str | None = None
+    call_id: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+    output: str | None = None
+    is_error: bool | None = None
+    facts: list[InjectedFactModel] | None = None
+    notes: list[str] | None = None
+    message: str | None = None
+    code: str | None = None
+
+
+class ChatHistoryResult(Message):
+    items: list[ChatHistoryItem]
+    """The most recent visible items, oldest first (undone and cleared records are left out)."""
+    truncated: bool
+    """Older items exist that were left out."""
+
+
+class CommandParams(WorkspaceParams):
+    session_id: str | None = Field(None, max_length=64)
+    """The chat session the line was typed in, if any."""
+    line: str = Field(min_length=1, max_length=200_000)
+    """A `/memory ...` line, exactly as typed."""
+
+
+class CommandResult(Message):
+    output: str
+    """The command's answer (Markdown)."""

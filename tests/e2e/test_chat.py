@@ -1,0 +1,259 @@
+"""Chat over LSP: the real server, a real loopback HTTP server speaking the OpenAI API as the model.
+
+# covers P3, P7 (chat over LSP), K2, T4 (ask through window/showMessageRequest), T5, I1, C10
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+
+from tests.e2e.conftest import Start, call
+from tests.fakes.openai_server import FakeOpenAI, Reply, Stream, Wait, chunk, text_chunks
+
+KEY = "sk-test-0123456789abcdef"
+
+
+def tool_chunks(name: str, arguments: dict[str, Any], call_id: str = "call-1") -> list[Any]:
+    call_chunk = chunk(
+        tool_calls=[
+            {
+                "index": 0,
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+        ]
+    )
+    return [call_chunk, chunk(finish="tool_calls")]
+
+
+def as_dict(value: Any) -> Any:
+    """Notification params as plain JSON values (pygls hands unknown params over as objects)."""
+    if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
+        return [as_dict(v) for v in value]
+    if hasattr(value, "_asdict"):
+        return {k: as_dict(v) for k, v in value._asdict().items()}
+    return value
+
+
+class Deltas:
+    """Collects `lecode/chat/delta` notifications; `wait_for(kind)` waits for the first of a kind."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.items: list[dict[str, Any]] = []
+        self.changed = asyncio.Event()
+
+        @client.feature("lecode/chat/delta")
+        def on_delta(params: Any) -> None:
+            self.items.append(as_dict(params))
+            self.changed.set()
+
+    async def wait_for(self, kind: str) -> dict[str, Any]:
+        while True:
+            for item in self.items:
+                if item["kind"] == kind:
+                    return item
+            self.changed.clear()
+            await self.changed.wait()
+
+    def text(self) -> str:
+        return "".join(item["text"] for item in self.items if item["kind"] == "text")
+
+
+async def chat_client(start: Start, repo: Path, server: FakeOpenAI, **agent: Any) -> LanguageClient:
+    options = {
+        "provider": {
+            "base_url": server.base_url,
+            "model": "gpt-4o",
+            "api_key_env": "LECODE_TEST_KEY",
+        },
+        "agent": agent,
+    }
+    return await start(repo, options=options, env={"LECODE_TEST_KEY": KEY})
+
+
+async def new_session(client: LanguageClient) -> str:
+    return (await call(client, "lecode/session/new", {"title": "chat"}))["sessionId"]
+
+
+class TestAChatTurn:
+    async def test_streams_the_answer_persists_it_and_reports_usage(
+        self, start: Start, repo: Path
+    ) -> None:
+        async with FakeOpenAI() as server:
+            server.push(Stream(text_chunks("Run ", "`make`.", usage=(50, 7))))
+            client = await chat_client(start, repo, server)
+            deltas = Deltas(client)
+            session = await new_session(client)
+            result = await call(
+                client, "lecode/chat/send", {"sessionId": session, "text": "How do I build?"}
+            )
+
+            assert result["stopReason"] == "stop"
+            assert result["usage"] == {
+                "calls": 1,
+                "promptTokens": 50,
+                "completionTokens": 7,
+                "totalTokens": 57,
+                "unknownUsageCalls": 0,
+            }
+            assert deltas.text() == "Run `make`."
+            assert [d["seq"] for d in deltas.items] == list(range(len(deltas.items)))
+            assert {d["turnId"] for d in deltas.items} == {result["turnId"]}
+            # The key reached the provider, from the environment variable the settings name.
+            (request,) = server.requests
+            assert request.headers["authorization"] == f"Bearer {KEY}"
+            assert request.body["messages"][-1] == {"role": "user", "content": "How do I build?"}
+
+            history = await call(client, "lecode/chat/history", {"sessionId": session})
+            kinds = [(i["kind"], i.get("text")) for i in history["items"]]
+            assert kinds == [("user", "How do I build?"), ("memory", None), ("text", "Run `make`.")]
+
+    async def test_the_api_key_appears_in_no_lsp_message(self, start: Start, repo: Path) -> None:
+        async with FakeOpenAI() as server:
+            server.push(Reply(401, {"error": {"message": f"Incorrect API key provided: {KEY}"}}))
+            client = await chat_client(start, repo, server)
+            deltas = Deltas(client)
+            session = await new_session(client)
+            result = await call(client, "lecode/chat/send", {"sessionId": session, "text": "hi"})
+            assert result["stopReason"] == "error"
+            error = await deltas.wait_for("error")
+            assert error["code"] == "provider_auth"
+            history = await call(client, "lecode/chat/history", {"sessionId": session})
+            seen = json.dumps([deltas.items, history, result]) + json.dumps(
+                [m.message for m in client.log_messages + client.messages]
+            )
+            assert KEY not in seen and KEY[:12] not in seen
+
+    async def test_a_second_send_to_a_busy_session_is_refused(
+        self, start: Start, repo: Path
+    ) -> None:
+        async with FakeOpenAI() as server:
+            release = asyncio.Event()
+            server.push(Stream([chunk(content="slow"), Wait(release), chunk(finish="stop")]))
+            client = await chat_client(start, repo, server)
+            deltas = Deltas(client)
+            session = await new_session(client)
+            first = asyncio.ensure_future(
+                call(client, "lecode/chat/send", {"sessionId": session, "text": "one"})
+            )
+            await deltas.wait_for("text")
+            with pytest.raises(JsonRpcException) as caught:
+                await call(client, "lecode/chat/send", {"sessionId": session, "text": "two"})
+            assert "session_busy" in str(caught.value.args) or "already has a turn" in str(
+                caught.value
+            )
+            release.set()
+            assert (await first)["stopReason"] == "stop"
+
+
+class TestToolsOverLsp:
+    async def test_a_memory_write_asks_the_person_through_the_editor(
+        self, start: Start, repo: Path
+    ) -> None:
+        async with FakeOpenAI() as server:
+            write = {"file": "MEMORY.md", "content": "Build with make.", "mode": "replace"}
+            server.push(
+                Stream(tool_chunks("memory_write", write)),
+                Stream(text_chunks("Noted.")),
+            )
+            client = await chat_client(start, repo, server)
+            asked: list[str] = []
+
+            @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+            def on_ask(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
+                asked.append(params.message)
+                return types.MessageActionItem("Allow")
+
+            deltas = Deltas(client)
+            changed = client.protocol.wait_for_notification_async("lecode/memory/didChange")
+            session = await new_session(client)
+            result = await call(
+                client, "lecode/chat/send", {"sessionId": session, "text": "remember make"}
+            )
+
+            assert result["stopReason"] == "stop" and result["usage"]["calls"] == 2
+            assert len(asked) == 1 and "memory_write" in asked[0]
+            await asyncio.wait_for(changed, 10)
+            read = await call(client, "lecode/memory/read", {"file": "MEMORY.md"})
+            assert read["content"].strip() == "Build with make."
+            tool_result = await deltas.wait_for("toolResult")
+            assert tool_result["isError"] is False
+            # I1: the second request already carries the new MEMORY.md in its system prompt.
+            system = server.requests[1].body["messages"][0]["content"]
+            assert "Build with make." in system
+            memory = [d for d in deltas.items if d["kind"] == "memory"]
+            assert memory[-1]["notes"] == ["MEMORY.md"]
+
+    async def test_a_denied_write_changes_nothing(self, start: Start, repo: Path) -> None:
+        async with FakeOpenAI() as server:
+            write = {"file": "MEMORY.md", "content": "x", "mode": "replace"}
+            server.push(Stream(tool_chunks("memory_write", write)), Stream(text_chunks("ok")))
+            client = await chat_client(start, repo, server, permissions={"memory_write": "deny"})
+            deltas = Deltas(client)
+            session = await new_session(client)
+            await call(client, "lecode/chat/send", {"sessionId": session, "text": "w"})
+            tool_result = await deltas.wait_for("toolResult")
+            assert tool_result["isError"] is True and "permission_denied" in tool_result["output"]
+            read = await call(client, "lecode/memory/read", {"file": "MEMORY.md"})
+            assert read["exists"] is False
+
+
+class TestCancellation:
+    async def test_cancel_request_stops_the_turn_and_the_transcript_records_it(
+        self, start: Start, repo: Path
+    ) -> None:
+        async with FakeOpenAI() as server:
+            never = asyncio.Event()
+            server.push(Stream([chunk(content="partial"), Wait(never), chunk(finish="stop")]))
+            client = await chat_client(start, repo, server)
+            deltas = Deltas(client)
+            session = await new_session(client)
+            future = client.protocol.send_request_async(
+                "lecode/chat/send", {"sessionId": session, "text": "long"}, msg_id="turn-1"
+            )
+            sent = asyncio.ensure_future(future)
+            await deltas.wait_for("text")
+            # What an editor sends to stop a request; the server still answers it (the turn
+            # stopped cleanly), so the answer itself is awaited.
+            client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="turn-1"))
+            result = await asyncio.wait_for(sent, 10)
+            assert result["stopReason"] == "cancelled"
+            await asyncio.wait_for(server.disconnected.wait(), 10)  # the HTTP stream was closed
+            history = await call(client, "lecode/chat/history", {"sessionId": session})
+            assert [i["kind"] for i in history["items"]][-2:] == ["text", "cancelled"]
+
+
+class TestCommands:
+    async def test_memory_lines_run_through_lecode_command_and_chat(
+        self, start: Start, repo: Path
+    ) -> None:
+        async with FakeOpenAI() as server:
+            client = await chat_client(start, repo, server)
+            await call(client, "lecode/memory/write", {"file": "notes/build.md", "content": "make"})
+            answer = await call(client, "lecode/command", {"line": "/memory notes"})
+            assert "build" in answer["output"]
+            session = await new_session(client)
+            deltas = Deltas(client)
+            result = await call(
+                client, "lecode/chat/send", {"sessionId": session, "text": "/memory help"}
+            )
+            assert result["usage"]["calls"] == 0 and server.requests == []
+            assert "/memory search" in deltas.text()
+
+    async def test_a_line_that_is_not_a_memory_command_names_the_field(
+        self, start: Start, repo: Path
+    ) -> None:
+        async with FakeOpenAI() as server:
+            client = await chat_client(start, repo, server)
+            with pytest.raises(JsonRpcException) as caught:
+                await call(client, "lecode/command", {"line": "/compact"})
+            assert "line" in str(caught.value)

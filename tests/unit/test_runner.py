@@ -1,0 +1,410 @@
+"""The chat runner with the in-process scripted provider and real stores.
+
+# covers V1 (runner), I1, I2, I4, I6, T1, T2, T4, C8, C10, E1, L7
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncGenerator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lecode_ls.agent import runner as runner_module
+from lecode_ls.agent.provider import (
+    ChatRequest,
+    Event,
+    Finish,
+    ScriptedProvider,
+    TextDelta,
+    ToolCall,
+    Usage,
+    text_turn,
+    tool_turn,
+)
+from lecode_ls.agent.runner import NO_RESULT, ChatTurn, TurnOptions, TurnResult, replay
+from lecode_ls.agent.tools import PermissionPolicy
+from lecode_ls.errors import ProviderAuth
+from lecode_ls.runtime import Runtime
+from tests.unit.stores import chat, remember
+
+USAGE = Usage(100, 20, 120)
+ALLOW = PermissionPolicy(default="allow")
+
+
+class Deltas(list[tuple[str, dict[str, Any]]]):
+    def __call__(self, kind: str, fields: dict[str, Any]) -> None:
+        self.append((kind, fields))
+
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self]
+
+    def text(self) -> str:
+        return "".join(fields["text"] for kind, fields in self if kind == "text")
+
+
+def make_turn(
+    runtime: Runtime,
+    session: str,
+    provider: Any,
+    folder: Path,
+    deltas: Deltas,
+    *,
+    options: TurnOptions | None = None,
+    ask: Any = None,
+) -> ChatTurn:
+    return ChatTurn(
+        runtime,
+        session,
+        provider,
+        options or TurnOptions(model="gpt-4o", policy=ALLOW),
+        folder=folder,
+        emit=deltas,
+        ask=ask,
+    )
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path
+
+
+def records(runtime: Runtime, session: str) -> list[dict[str, Any]]:
+    length = runtime.sessions.length(session)
+    return runtime.sessions.read(session, 1, length - 1)
+
+
+def shapes(runtime: Runtime, session: str) -> list[str]:
+    """Each record as `role` or `event:type`."""
+    return [
+        r["role"] if r["kind"] == "message" else f"event:{r['type']}"
+        for r in records(runtime, session)
+    ]
+
+
+def call(name: str, arguments: dict[str, Any], call_id: str = "call-1") -> ToolCall:
+    return ToolCall(call_id, name, json.dumps(arguments))
+
+
+class TestATextTurn:
+    async def test_streams_persists_and_counts(self, runtime: Runtime, folder: Path) -> None:
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(text_turn("Run ", "`make`.", usage=USAGE))
+        deltas = Deltas()
+        result = await make_turn(runtime, session, provider, folder, deltas).run("How to build?")
+
+        assert result.stop_reason == "stop"
+        assert deltas.text() == "Run `make`."
+        assert deltas.kinds() == ["memory", "text", "text", "usage"]
+        assert (result.usage.calls, result.usage.total_tokens) == (1, 120)
+        assert shapes(runtime, session) == ["user", "event:memory", "assistant", "event:usage"]
+        user, _, assistant, usage = records(runtime, session)
+        assert user["content"] == "How to build?"
+        assert assistant["content"] == "Run `make`."
+        # E1: stamped with the generation captured before the request (no forget yet: 0).
+        assert assistant["meta"]["generation"] == 0
+        assert assistant["meta"]["turn_id"] == result.turn_id == user["meta"]["turn_id"]
+        assert usage["usage"] == {
+            "prompt_tokens": 100,
+            "completion_tokens": 20,
+            "total_tokens": 120,
+        }
+
+    async def test_the_request_carries_the_history_and_the_new_message(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(text_turn("one"), text_turn("two"))
+        await make_turn(runtime, session, provider, folder, Deltas()).run("first")
+        await make_turn(runtime, session, provider, folder, Deltas()).run("second")
+        second = provider.requests[1].messages
+        assert second[0]["role"] == "system"
+        assert [(m["role"], m["content"]) for m in second[1:]] == [
+            ("user", "first"),
+            ("assistant", "one"),
+            ("user", "second"),
+        ]
+
+    async def test_an_undone_exchange_is_not_replayed(self, runtime: Runtime, folder: Path) -> None:
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(text_turn("one"), text_turn("two"))
+        await make_turn(runtime, session, provider, folder, Deltas()).run("first")
+        runtime.sessions.undo(session)
+        await make_turn(runtime, session, provider, folder, Deltas()).run("second")
+        assert [m["content"] for m in provider.requests[1].messages[1:]] == ["second"]
+
+
+class TestMemoryInTheRequest:
+    async def test_facts_and_notes_are_injected_as_untrusted_evidence(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        source = chat(runtime, {"role": "user", "content": "I prefer tabs."})
+        fact = remember(runtime, source, 1, 1, "The user prefers tabs.")
+        runtime.markdown.write("MEMORY.md", "Build with make.\n", "replace")
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(text_turn("ok"))
+        deltas = Deltas()
+        await make_turn(runtime, session, provider, folder, deltas).run("hi")
+
+        system = provider.requests[0].messages[0]["content"]
+        assert "untrusted" in system.lower()
+        assert "The user prefers tabs." in system and f'"fact_id": {fact}' in system
+        assert "Build with make." in system
+        memory = dict(deltas)["memory"]
+        assert memory == {"facts": [{"fact_id": fact, "revision": 1}], "notes": ["MEMORY.md"]}
+
+    async def test_agents_md_goes_into_the_prompt_apart_from_memory(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        (folder / "AGENTS.md").write_text("Always run the linter.\n")
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(text_turn("ok"))
+        await make_turn(runtime, session, provider, folder, Deltas()).run("hi")
+        system = provider.requests[0].messages[0]["content"]
+        agents = system.index("Always run the linter.")
+        assert system.index(runner_module.AGENTS_HEADING.strip()) < agents
+        assert runner_module.MEMORY_HEADING.strip() not in system[:agents]
+
+    async def test_memory_is_read_again_at_every_provider_request(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        write = call("memory_write", {"file": "MEMORY.md", "content": "Use uv.", "mode": "replace"})
+        provider = ScriptedProvider().add(tool_turn([write]), text_turn("done"))
+        await make_turn(runtime, session, provider, folder, Deltas()).run("remember uv")
+        first, second = (r.messages[0]["content"] for r in provider.requests)
+        assert "Use uv." not in first
+        assert "Use uv." in second
+
+
+class TestTools:
+    async def test_a_tool_round_persists_call_and_result_stamped(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        write = call("memory_write", {"file": "scratchpad.md", "content": "note", "mode": "append"})
+        provider = ScriptedProvider().add(
+            tool_turn([write], usage=USAGE), text_turn("ok", usage=USAGE)
+        )
+        deltas = Deltas()
+        result = await make_turn(runtime, session, provider, folder, deltas).run("note it")
+
+        assert runtime.markdown.read("scratchpad.md")[0].strip() == "note"
+        assert result.usage.calls == 2 and result.usage.total_tokens == 240
+        assert shapes(runtime, session) == [
+            "user",
+            "event:memory",
+            "assistant",
+            "event:usage",
+            "tool",
+            "event:memory",
+            "assistant",
+            "event:usage",
+        ]
+        tool = records(runtime, session)[4]
+        assert tool["tool_call_id"] == "call-1" and tool["meta"]["generation"] == 0
+        assert "toolCall" in deltas.kinds() and "toolResult" in deltas.kinds()
+        # The second request answers the call with its result.
+        roles = [m["role"] for m in provider.requests[1].messages]
+        assert roles[-2:] == ["assistant", "tool"]
+
+    async def test_ask_goes_to_the_person_and_a_no_refuses_the_write(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        asked: list[tuple[str, str]] = []
+
+        async def ask(name: str, summary: str) -> bool:
+            asked.append((name, summary))
+            return False
+
+        session = runtime.sessions.create("t")
+        write = call("memory_write", {"file": "MEMORY.md", "content": "x", "mode": "replace"})
+        provider = ScriptedProvider().add(tool_turn([write]), text_turn("ok"))
+        deltas = Deltas()
+        options = TurnOptions(model="gpt-4o", policy=PermissionPolicy(default="ask"))
+        await make_turn(runtime, session, provider, folder, deltas, options=options, ask=ask).run(
+            "write"
+        )
+        assert [name for name, _ in asked] == ["memory_write"] and "MEMORY.md" in asked[0][1]
+        result = next(fields for kind, fields in deltas if kind == "toolResult")
+        assert result["is_error"] and "permission_denied" in result["output"]
+        assert runtime.markdown.read("MEMORY.md") == ("", False)
+
+    async def test_readonly_offers_only_readers_and_refuses_a_write(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        write = call("memory_write", {"file": "MEMORY.md", "content": "x", "mode": "replace"})
+        provider = ScriptedProvider().add(tool_turn([write]), text_turn("ok"))
+        deltas = Deltas()
+        options = TurnOptions(model="gpt-4o", readonly=True, policy=ALLOW)
+        await make_turn(runtime, session, provider, folder, deltas, options=options).run("w")
+        offered = {t["function"]["name"] for t in provider.requests[0].tools}
+        assert offered == {"memory_read", "memory_search", "memory_list", "memory_recall", "read"}
+        result = next(fields for kind, fields in deltas if kind == "toolResult")
+        assert result["is_error"] and "readonly" in result["output"]
+
+    async def test_the_read_tool_numbers_workspace_lines(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        (folder / "setup.cfg").write_text("[tool]\nline = 2\n")
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(
+            tool_turn([call("read", {"path": "setup.cfg"})]), text_turn("ok")
+        )
+        deltas = Deltas()
+        await make_turn(runtime, session, provider, folder, deltas).run("read it")
+        output = next(fields for kind, fields in deltas if kind == "toolResult")["output"]
+        assert output.splitlines()[:2] == ["     1\t[tool]", "     2\tline = 2"]
+
+    async def test_a_model_that_never_stops_calling_tools_is_stopped(
+        self, runtime: Runtime, folder: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(runner_module, "MAX_ROUNDS", 3)
+        session = runtime.sessions.create("t")
+        listing = call("memory_list", {})
+        provider = ScriptedProvider().add(*(tool_turn([listing]) for _ in range(3)))
+        deltas = Deltas()
+        result = await make_turn(runtime, session, provider, folder, deltas).run("loop")
+        assert result.stop_reason == "toolLimit" and len(provider.requests) == 3
+        assert shapes(runtime, session)[-1] == "event:tool_limit"
+
+
+class TestGenerationStamps:
+    async def test_generated_messages_carry_the_generation_before_their_request(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        source = chat(runtime, {"role": "user", "content": "x"})
+        runtime.facts.forget(remember(runtime, source, 1, 1, "x"))
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(tool_turn([call("memory_list", {})]), text_turn("ok"))
+        await make_turn(runtime, session, provider, folder, Deltas()).run("go")
+        generated = [r for r in records(runtime, session) if r.get("role") in ("assistant", "tool")]
+        assert len(generated) == 3
+        assert all(r["meta"]["generation"] == 1 for r in generated)
+
+
+class TestUsageAndFailures:
+    async def test_unreported_usage_is_unknown_not_zero(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(text_turn("a", usage=None))
+        deltas = Deltas()
+        result = await make_turn(runtime, session, provider, folder, deltas).run("hi")
+        assert (result.usage.calls, result.usage.unknown_usage_calls) == (1, 1)
+        assert result.usage.total_tokens == 0
+        assert dict(deltas)["usage"] == {"usage": None}
+        assert records(runtime, session)[-1]["usage"] is None
+
+    async def test_a_provider_error_ends_the_turn_and_is_recorded(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(ProviderAuth("the API key was rejected (401)"))
+        deltas = Deltas()
+        result = await make_turn(runtime, session, provider, folder, deltas).run("hi")
+        assert result.stop_reason == "error"
+        assert dict(deltas)["error"] == {
+            "code": "provider_auth",
+            "message": "the API key was rejected (401)",
+        }
+        assert shapes(runtime, session) == ["user", "event:memory", "event:error"]
+        assert result.usage.unknown_usage_calls == 1
+
+    async def test_a_request_that_cannot_fit_is_refused_before_any_call(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider()
+        deltas = Deltas()
+        options = TurnOptions(model="my-local-model", context_window=1024, policy=ALLOW)
+        result = await make_turn(runtime, session, provider, folder, deltas, options=options).run(
+            "x" * 20_000
+        )
+        assert result.stop_reason == "refused" and provider.requests == []
+        assert dict(deltas)["error"]["code"] == "context_overflow"
+        assert shapes(runtime, session)[-1] == "event:refused"
+
+
+class GatedProvider:
+    """Streams some text, then waits for a signal that never comes; notes when it is closed."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.closed = False
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[Event, None]:
+        try:
+            yield TextDelta("partial ")
+            self.started.set()
+            await asyncio.Event().wait()
+            yield Finish("stop")
+        finally:
+            self.closed = True
+
+
+class TestCancellation:
+    async def test_cancelling_mid_stream_closes_it_and_records_the_cancellation(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        provider = GatedProvider()
+        task = asyncio.create_task(
+            make_turn(runtime, session, provider, folder, Deltas()).run("long answer please")
+        )
+        await provider.started.wait()
+        task.cancel()
+        result: TurnResult = await task
+        assert result.stop_reason == "cancelled" and provider.closed
+        assert shapes(runtime, session) == ["user", "event:memory", "assistant", "event:cancelled"]
+        assert records(runtime, session)[2]["content"] == "partial "
+        assert records(runtime, session)[2]["meta"]["finish_reason"] == "cancelled"
+
+    async def test_cancelling_while_the_person_is_asked_denies_and_records_the_result(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        asking = asyncio.Event()
+
+        async def ask(name: str, summary: str) -> bool:
+            asking.set()
+            await asyncio.Event().wait()
+            return True
+
+        session = runtime.sessions.create("t")
+        write = call("memory_write", {"file": "MEMORY.md", "content": "x", "mode": "replace"})
+        provider = ScriptedProvider().add(tool_turn([write]))
+        options = TurnOptions(model="gpt-4o", policy=PermissionPolicy(default="ask"))
+        turn = make_turn(runtime, session, provider, folder, Deltas(), options=options, ask=ask)
+        task = asyncio.create_task(turn.run("write"))
+        await asking.wait()
+        task.cancel()
+        result = await task
+        assert result.stop_reason == "cancelled"
+        assert runtime.markdown.read("MEMORY.md") == ("", False)
+        assert shapes(runtime, session)[-2:] == ["tool", "event:cancelled"]
+        assert "permission_denied" in records(runtime, session)[-2]["content"]
+
+
+class TestReplay:
+    def test_a_call_without_a_result_gets_a_placeholder_and_an_orphan_result_is_dropped(
+        self,
+    ) -> None:
+        call_record = {
+            "kind": "message",
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "x", "arguments": "{}"}}
+            ],
+        }
+        orphan = {"kind": "message", "role": "tool", "tool_call_id": "zz", "content": "?"}
+        user = {"kind": "message", "role": "user", "content": "next"}
+        messages = replay([call_record, orphan, user])
+        assert [m["role"] for m in messages] == ["assistant", "tool", "user"]
+        assert messages[1] == {"role": "tool", "tool_call_id": "c1", "content": NO_RESULT}
