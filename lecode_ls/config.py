@@ -31,16 +31,15 @@ class MemorySettings(_Section):
     """false turns every memory feature off: requests answer `memory_disabled`, no store is created."""
 
     max_bytes: int = Field(32768, ge=0, le=1_048_576)
-    """Cap on the whole injected memory section (headings, Markdown, scratchpad, facts,
-    provenance). Today it caps `/memory show`; prompt injection arrives with chat."""
+    """Cap on the whole memory section injected into every chat request (headings, Markdown,
+    scratchpad, facts, provenance); `/memory show` is capped by it too."""
 
     auto_learn: bool = False
     """Opt in to automatic fact learning after a successful compaction. Accepted and validated;
     it has no effect yet (automatic learning is not built)."""
 
     facts_max_bytes: int = Field(8192, ge=0, le=65536)
-    """Share of max_bytes given first to whole, validated facts (used once facts and injection
-    are built)."""
+    """Share of max_bytes given first to whole, validated facts in the injected memory."""
 
 
 class ProviderSettings(_Section):

