@@ -7,10 +7,10 @@ import os
 import platform
 from importlib.metadata import version
 
-from bench import durability, facts, injection, memory_rss, roundtrip, sources, startup
+from bench import chat, durability, facts, injection, memory_rss, roundtrip, sources, startup
 from bench.common import now, parse_args
 
-BENCHES = (startup, roundtrip, memory_rss, sources, facts, durability, injection)
+BENCHES = (startup, roundtrip, memory_rss, sources, facts, durability, injection, chat)
 
 
 async def run_all(quick: bool) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,6 +63,8 @@ class Received:
     path: str
     headers: dict[str, str]
     body: Any
+    at: float = 0.0
+    """time.perf_counter() when the whole request had arrived (the benchmarks use it)."""
 
 
 REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
@@ -121,6 +124,7 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.responses: list[Response] = []
         self.requests: list[Received] = []
+        self.stream_ends: list[float] = []  # perf_counter() when each complete stream was sent
         self.disconnects = 0
         self.disconnected = asyncio.Event()
         self._server: asyncio.Server | None = None
@@ -182,7 +186,7 @@ class FakeOpenAI:
             body: Any = json.loads(raw) if raw else None
         except json.JSONDecodeError:
             body = raw.decode("utf-8", "replace")
-        self.requests.append(Received(method, path, headers, body))
+        self.requests.append(Received(method, path, headers, body, time.perf_counter()))
 
         if method != "POST" or path != "/v1/chat/completions":
             await self._reply(writer, Reply(404, {"error": {"message": f"no route {path}"}}))
@@ -235,6 +239,7 @@ class FakeOpenAI:
             writer.write(_chunked(b"data: [DONE]\n\n"))
         writer.write(b"0\r\n\r\n")
         await writer.drain()
+        self.stream_ends.append(time.perf_counter())
 
     async def _wait_or_disconnect(self, reader: asyncio.StreamReader, event: asyncio.Event) -> bool:
         """Wait for `event`; False (and a recorded disconnect) if the client closed first."""
