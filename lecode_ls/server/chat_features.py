@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 from typing import Any, cast
 
 from lsprotocol import types
@@ -147,9 +148,10 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
 async def _command_turn(
     ls: LecodeServer, runtime: Runtime, params: p.ChatSendParams
 ) -> p.ChatSendResult:
-    """`/memory ...` typed in chat: the command's output as the turn's text, no model call."""
+    """`/memory ...` sent as a chat message: the command's output as the turn's text (plain
+    text, not Markdown), no model call, nothing appended to the transcript."""
     output = await run_command(ls, params.workspace_uri, params.text)
-    turn_id = "cmd"
+    turn_id = "cmd-" + secrets.token_hex(4)
     ls.send(
         "lecode/chat/delta",
         p.ChatDeltaParams(
@@ -164,7 +166,7 @@ async def _command_turn(
 
 async def command(ls: LecodeServer, params: p.CommandParams) -> p.CommandResult:
     line = params.line.strip()
-    if line.split(" ", 1)[0] != "/memory":
+    if line.split(maxsplit=1)[0] != "/memory":
         raise InvalidParams(
             "line: only /memory commands run here; /memory help lists them", field="line"
         )

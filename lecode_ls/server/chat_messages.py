@@ -99,7 +99,7 @@ class ChatHistoryParams(WorkspaceParams):
     session_id: str = Field(max_length=64)
     """The exact session ID."""
     limit: int = Field(200, ge=1, le=1000)
-    """At most this many items, the most recent ones."""
+    """At most this many items, the most recent ones (1-1000; default 200)."""
 
 
 class ChatHistoryItem(Message):
@@ -142,4 +142,4 @@ class CommandParams(WorkspaceParams):
 
 class CommandResult(Message):
     output: str
-    """The command's answer (Markdown)."""
+    """The command's answer: plain text, often in columns or JSON (show it preformatted)."""

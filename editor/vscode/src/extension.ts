@@ -1,10 +1,14 @@
 /** The extension's entry point: it only creates the parts and wires them together. */
 import type * as vscode from "vscode";
+import { API_KEY_SECRET, apiKeyCommands } from "./chat/apiKey";
+import { ChatController } from "./chat/controller";
+import { chatOpeners } from "./chat/open";
+import { CHAT_VIEW, ChatViewProvider } from "./chat/view";
 import { ServerClient } from "./common/client";
 import { errorMessage } from "./common/errors";
 import { createLogger } from "./common/logger";
 import { ProjectIndex } from "./common/projects";
-import { SECTION } from "./common/settings";
+import { SECTION, apiKeyVariable, needsRestart } from "./common/settings";
 import * as api from "./common/vscodeapi";
 import { factCommands } from "./facts/commands";
 import { TranscriptProvider } from "./facts/transcriptProvider";
@@ -20,7 +24,8 @@ let server: ServerClient | undefined;
 export function activate(context: vscode.ExtensionContext): void {
   const output = api.createLogOutputChannel("lecode");
   const logger = createLogger(output);
-  server = new ServerClient(output, logger, () => api.getConfiguration(SECTION), api.showErrorMessage);
+  const configuration = () => api.getConfiguration(SECTION);
+  server = new ServerClient(output, logger, configuration, api.showErrorMessage, () => context.secrets.get(API_KEY_SECRET));
   const client = server;
   const projects = new ProjectIndex(client, () =>
     api.workspaceFolders().map((folder) => ({ uri: folder.uri.toString(), name: folder.name })),
@@ -29,6 +34,16 @@ export function activate(context: vscode.ExtensionContext): void {
   const tree = new MemoryTreeProvider(client, projects, client);
   const facts = new FactsTreeProvider(client, projects, client);
   const transcripts = new TranscriptProvider(client);
+  const firstFolder = (): string | undefined => api.workspaceFolders()[0]?.uri.toString();
+  const chat = new ChatController({
+    sender: client,
+    projects: () =>
+      projects.projects.map((project) => ({
+        folderUri: project.folderUri,
+        label: project.folders.map((folder) => folder.name).join(", "),
+      })),
+    ...chatOpeners(firstFolder),
+  });
   const refreshFacts = (): void => {
     facts.refresh();
     transcripts.refresh();
@@ -51,6 +66,12 @@ export function activate(context: vscode.ExtensionContext): void {
       refresh: refreshFacts,
       showMore: (folderUri) => facts.showMore(folderUri),
     }),
+    ...apiKeyCommands({
+      secrets: context.secrets,
+      variable: () => apiKeyVariable(configuration()),
+      restart: () => client.restart(),
+    }),
+    "lecode.openChat": guarded(async () => api.executeCommand(`${CHAT_VIEW}.focus`)),
     "lecode.restartServer": guarded(() => client.restart()),
     "lecode.refreshMemory": guarded(async () => {
       await projects.refresh();
@@ -74,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
     api.createTreeView<MemoryNode>("lecode.memory", { treeDataProvider: tree, showCollapseAll: true }),
     api.createTreeView<FactNode>("lecode.facts", { treeDataProvider: facts, showCollapseAll: true }),
+    api.registerWebviewViewProvider(CHAT_VIEW, new ChatViewProvider(context.extensionUri, chat)),
     client.onDidChangeState((state) => {
       if (state.state === "running") {
         refreshProjects();
@@ -88,12 +110,14 @@ export function activate(context: vscode.ExtensionContext): void {
       tree.refresh();
     }),
     client.onFactsDidChange(refreshFacts),
+    client.onChatDelta((delta) => chat.handleDelta(delta)),
     projects.onDidChange(() => {
       tree.refresh();
       refreshFacts();
+      void chat.refresh();
     }),
     api.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration(`${SECTION}.server`)) {
+      if (needsRestart(event)) {
         background("restarting lecode-ls", client.restart());
       }
     }),

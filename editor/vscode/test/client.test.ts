@@ -11,6 +11,7 @@ import {
   ServerClient,
   type ServerState,
   clientOptions,
+  serverEnvironment,
   serverOptions,
 } from "../src/common/client";
 import type { Logger } from "../src/common/logger";
@@ -52,8 +53,12 @@ class FakeLanguageClient implements ClientLike {
   async dispose(): Promise<void> {
     this.disposed = true;
   }
-  async sendRequest(method: string, params: unknown): Promise<unknown> {
-    return { answered: method, params };
+  async sendRequest(method: string, params: unknown, token?: vscode.CancellationToken): Promise<unknown> {
+    if (token === undefined) {
+      return { answered: method, params };
+    }
+    // Like the server: the answer comes when the request is cancelled.
+    return new Promise((resolve) => token.onCancellationRequested(() => resolve({ answered: method, cancelled: true })));
   }
   async sendNotification(method: string, params: unknown): Promise<void> {
     this.notifications.push([method, params]);
@@ -67,7 +72,7 @@ class FakeLanguageClient implements ClientLike {
   }
 }
 
-function harness(user: Record<string, unknown> = {}, startError?: Error) {
+function harness(user: Record<string, unknown> = {}, startError?: Error, apiKey: () => Promise<string | undefined> = async () => undefined) {
   const clients: FakeLanguageClient[] = [];
   const errors: string[] = [];
   const server = new ServerClient(
@@ -75,6 +80,7 @@ function harness(user: Record<string, unknown> = {}, startError?: Error) {
     logger,
     () => configuration(user),
     (message) => errors.push(message),
+    apiKey,
     (serverOpts, options) => {
       // One client per window: the previous one must be gone before the next is made.
       expect(clients.filter((c) => !c.disposed)).toEqual([]);
@@ -97,11 +103,11 @@ describe("clientOptions", () => {
     gaveUp: () => {},
   });
 
-  it("asks for no documents and sends the memory settings the user set at initialize", () => {
+  it("asks for no documents and sends the settings the user set at initialize", () => {
     const options = clientOptions(output, logger, hooks());
     expect(options.documentSelector).toEqual([]);
-    expect(options.initializationOptions).toEqual({ memory: { max_bytes: 4096 } });
-    expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory"] });
+    expect(options.initializationOptions).toEqual({ memory: { max_bytes: 4096 }, provider: {}, agent: {} });
+    expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory", "lecode.provider", "lecode.agent"] });
   });
 
   it("sends settings changes as {lecode: {memory}}, never the extension's server section, then announces them", async () => {
@@ -109,7 +115,7 @@ describe("clientOptions", () => {
     let announcedAfter: unknown[] | undefined;
     const options = clientOptions(output, logger, hooks(client, undefined, () => (announcedAfter = [...client.notifications])));
     await options.middleware?.workspace?.didChangeConfiguration?.(["lecode.memory"], async () => {});
-    const sent = [["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 } } } }]];
+    const sent = [["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 }, provider: {}, agent: {} } } }]];
     expect(client.notifications).toEqual(sent);
     expect(announcedAfter).toEqual(sent);
   });
@@ -126,10 +132,11 @@ describe("clientOptions", () => {
 });
 
 describe("serverOptions", () => {
-  it("runs the configured command as it is, over stdio", () => {
-    expect(serverOptions(["uvx", "lecode-ls", "--log-level", "DEBUG"])).toEqual({
+  it("runs the configured command as it is, over stdio, with the given environment", () => {
+    expect(serverOptions(["uvx", "lecode-ls", "--log-level", "DEBUG"], { PATH: "/bin" })).toEqual({
       command: "uvx",
       args: ["lecode-ls", "--log-level", "DEBUG"],
+      options: { env: { PATH: "/bin" } },
     });
   });
 });
@@ -138,7 +145,9 @@ describe("ServerClient", () => {
   it("starts the configured command and then passes requests to the client", async () => {
     const { server, clients, states } = harness({ "server.command": ["uvx", "lecode-ls"] });
     await server.start();
-    expect(clients.map((c) => c.serverOptions)).toEqual([{ command: "uvx", args: ["lecode-ls"] }]);
+    expect(clients.map((c) => c.serverOptions)).toEqual([
+      { command: "uvx", args: ["lecode-ls"], options: { env: expect.objectContaining({ PATH: process.env.PATH }) } },
+    ]);
     expect(states).toEqual([{ state: "starting" }, { state: "running" }]);
     expect(await server.sendRequest("lecode/ping", {})).toEqual({ answered: "lecode/ping", params: {} });
   });
@@ -182,9 +191,16 @@ describe("ServerClient", () => {
 
   it("reports a client that cannot even be made, instead of staying in starting", async () => {
     const errors: string[] = [];
-    const server = new ServerClient(output, logger, () => configuration({ "server.command": ["lecode-ls"] }), (m) => errors.push(m), () => {
-      throw new Error("Cannot read properties of undefined (reading 'Empty')");
-    });
+    const server = new ServerClient(
+      output,
+      logger,
+      () => configuration({ "server.command": ["lecode-ls"] }),
+      (m) => errors.push(m),
+      async () => undefined,
+      () => {
+        throw new Error("Cannot read properties of undefined (reading 'Empty')");
+      },
+    );
     await server.start();
     expect(server.state).toEqual({ state: "failed", message: errors[0] });
     expect(errors[0]).toMatch(/^lecode-ls did not start \(Cannot read properties/);
@@ -205,5 +221,92 @@ describe("ServerClient", () => {
     expect(result).toEqual({ action: 1, handled: true });
     expect(server.state.state).toBe("failed");
     expect(errors[0]).toContain("lecode-ls stopped and was not restarted");
+  });
+});
+
+describe("the API key", () => {
+  const KEY = "sk-test-0123456789abcdef";
+
+  function keyedHarness(user: Record<string, unknown>, apiKey: () => Promise<string | undefined> = async () => KEY) {
+    const logged: string[] = [];
+    const record = (message: string) => void logged.push(message);
+    const clients: FakeLanguageClient[] = [];
+    const server = new ServerClient(
+      output,
+      { debug: record, info: record, warn: record, error: record },
+      () => configuration(user),
+      () => undefined,
+      apiKey,
+      (serverOpts, options) => {
+        const client = new FakeLanguageClient(serverOpts, options);
+        clients.push(client);
+        return client;
+      },
+    );
+    return { server, clients, logged };
+  }
+
+  const envOf = (client: FakeLanguageClient) => (client.serverOptions as { options: { env: Record<string, string> } }).options.env;
+
+  it("reaches the server only as the environment variable the settings name", async () => {
+    const { server, clients, logged } = keyedHarness({ "server.command": ["lecode-ls"], "provider.api_key_env": "MY_PROVIDER_KEY" });
+    await server.start();
+    const env = envOf(clients[0]);
+    expect(Object.entries(env).filter(([, value]) => value === KEY)).toEqual([["MY_PROVIDER_KEY", KEY]]);
+    expect(env.PATH).toBe(process.env.PATH);
+    // Never in an LSP message: not at initialize, not with changed settings; never in the log.
+    await clients[0].options.middleware?.workspace?.didChangeConfiguration?.(["lecode.provider"], async () => {});
+    expect(JSON.stringify(clients[0].options.initializationOptions)).not.toContain(KEY);
+    expect(JSON.stringify(clients[0].notifications)).not.toContain(KEY);
+    expect(clients[0].notifications).toHaveLength(1);
+    expect(logged.join("\n")).not.toContain(KEY);
+  });
+
+  it("uses OPENAI_API_KEY when the setting is left at its default", async () => {
+    const { server, clients } = keyedHarness({ "server.command": ["lecode-ls"] });
+    await server.start();
+    expect(envOf(clients[0]).OPENAI_API_KEY).toBe(KEY);
+  });
+
+  it.each([[""], ["NOT A NAME"], ["A=B"]])("is not handed over when the variable name is %j", async (name) => {
+    const { server, clients } = keyedHarness({ "server.command": ["lecode-ls"], "provider.api_key_env": name });
+    await server.start();
+    expect(Object.values(envOf(clients[0]))).not.toContain(KEY);
+  });
+
+  it("starts the server without a key, and says so in the log, when the secret storage fails", async () => {
+    const { server, clients, logged } = keyedHarness({ "server.command": ["lecode-ls"] }, async () => {
+      throw new Error("no keyring");
+    });
+    await server.start();
+    expect(server.state).toEqual({ state: "running" });
+    expect(Object.values(envOf(clients[0]))).not.toContain(KEY);
+    expect(logged).toContain("the API key could not be read from VS Code's secret storage: no keyring");
+  });
+
+  it("leaves an inherited variable alone when no key is stored", () => {
+    expect(serverEnvironment({ OPENAI_API_KEY: "from-shell" }, "OPENAI_API_KEY", undefined)).toEqual({ OPENAI_API_KEY: "from-shell" });
+    expect(serverEnvironment({ OPENAI_API_KEY: "from-shell" }, "OPENAI_API_KEY", "stored")).toEqual({ OPENAI_API_KEY: "stored" });
+  });
+});
+
+describe("chat requests", () => {
+  it("cancel through the token handed to the client when the signal aborts", async () => {
+    const { server } = harness({ "server.command": ["lecode-ls"] });
+    await server.start();
+    const abort = new AbortController();
+    const answer = server.sendRequest("lecode/chat/send", { sessionId: "s", text: "hi" }, abort.signal);
+    abort.abort();
+    expect(await answer).toEqual({ answered: "lecode/chat/send", cancelled: true });
+  });
+
+  it("pass lecode/chat/delta on to their listeners", async () => {
+    const { server, clients } = harness({ "server.command": ["lecode-ls"] });
+    const seen: unknown[] = [];
+    server.onChatDelta((params) => seen.push(params));
+    await server.start();
+    const delta = { sessionId: "s", turnId: "t", seq: 0, kind: "text", text: "Hi" };
+    clients[0].handlers.get("lecode/chat/delta")?.(delta);
+    expect(seen).toEqual([delta]);
   });
 });

@@ -3,7 +3,7 @@
  * VS Code command is named like the server's own `lecode.memory`), the view and the file system
  * exist, and the server is started once.
  */
-// covers P7 (palette commands, tree view)
+// covers P7 (palette commands, tree view, chat panel)
 import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import * as vscode from "vscode";
@@ -43,13 +43,15 @@ describe("activate", () => {
     vi.mocked(api.registerFileSystemProvider).mockImplementation(disposable);
     vi.mocked(api.registerTextDocumentContentProvider).mockImplementation(disposable);
     vi.mocked(api.createTreeView).mockImplementation(disposable as never);
+    vi.mocked(api.registerWebviewViewProvider).mockImplementation(disposable);
     vi.mocked(api.onDidChangeConfiguration).mockImplementation(disposable);
     vi.mocked(api.workspaceFolders).mockReturnValue([]);
     vi.mocked(api.getConfiguration).mockReturnValue({
       get: (key: string) => (key === "server.command" ? ["lecode-ls"] : undefined),
       inspect: () => ({}),
     } as never);
-    const context = { subscriptions: [] as { dispose(): unknown }[] };
+    const secrets = { get: vi.fn(async () => undefined), store: vi.fn(), delete: vi.fn() };
+    const context = { subscriptions: [] as { dispose(): unknown }[], secrets, extensionUri: vscode.Uri.file("/ext") };
 
     activate(context as unknown as vscode.ExtensionContext);
     await deactivate();
@@ -60,10 +62,17 @@ describe("activate", () => {
     expect(declared).not.toContain(Commands.memory);
     expect(vi.mocked(api.registerFileSystemProvider).mock.calls[0][0]).toBe("lecode-memory");
     expect(vi.mocked(api.registerTextDocumentContentProvider).mock.calls[0][0]).toBe("lecode-transcript");
-    const views = manifest.contributes.views.lecode.map((view: { id: string }) => view.id);
-    expect(views).toEqual(["lecode.memory", "lecode.facts"]);
-    expect(vi.mocked(api.createTreeView).mock.calls.map(([id]) => id)).toEqual(views);
+    const views = manifest.contributes.views.lecode.map((view: { id: string; type?: string }) => [view.id, view.type ?? "tree"]);
+    expect(views).toEqual([
+      ["lecode.memory", "tree"],
+      ["lecode.facts", "tree"],
+      ["lecode.chat", "webview"],
+    ]);
+    expect(vi.mocked(api.createTreeView).mock.calls.map(([id]) => id)).toEqual(["lecode.memory", "lecode.facts"]);
+    expect(vi.mocked(api.registerWebviewViewProvider).mock.calls.map(([id]) => id)).toEqual(["lecode.chat"]);
     expect(started).toHaveLength(1);
+    // The client started with the stored key read from SecretStorage, by its one name.
+    expect(secrets.get.mock.calls).toEqual([["lecode.provider.apiKey"]]);
   });
 
   it("hides the commands that need a fact node from the palette, and offers them on fact nodes", () => {

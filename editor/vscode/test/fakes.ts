@@ -1,4 +1,6 @@
 /** Test doubles at the extension's one seam: the object that sends requests to lecode-ls. */
+import type { ChatSendParams } from "../src/common/protocol";
+import { Requests } from "../src/common/protocol";
 import type { RequestSender } from "../src/common/requests";
 import type { Project } from "../src/common/projects";
 
@@ -9,9 +11,19 @@ export interface RecordedCall {
 
 type Handler = (params: never) => unknown;
 
+/** A lecode/chat/send the test answers by hand, with the signal it was sent with. */
+export interface PendingSend {
+  params: ChatSendParams;
+  signal?: AbortSignal;
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+}
+
 /** A fake LanguageClient: answers from per-method handlers and records every request. */
 export class FakeServer implements RequestSender {
   readonly calls: RecordedCall[] = [];
+  /** With holdSends(): every lecode/chat/send, unanswered until the test answers it. */
+  sends: PendingSend[] | undefined;
   constructor(private readonly handlers: Record<string, Handler> = {}) {}
 
   on(method: string, handler: Handler): this {
@@ -19,8 +31,17 @@ export class FakeServer implements RequestSender {
     return this;
   }
 
-  async sendRequest(method: string, params: unknown): Promise<unknown> {
+  /** Hold each lecode/chat/send (a turn that streams) until the test resolves or rejects it. */
+  holdSends(): this {
+    this.sends = [];
+    return this;
+  }
+
+  async sendRequest(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
     this.calls.push({ method, params });
+    if (method === Requests.chatSend && this.sends !== undefined) {
+      return new Promise((resolve, reject) => this.sends?.push({ params: params as ChatSendParams, signal, resolve, reject }));
+    }
     const handler = this.handlers[method];
     if (handler === undefined) {
       throw new Error(`the fake server has no answer for ${method}`);

@@ -9,21 +9,22 @@ import {
   BOUNDS,
   type ConfigurationLike,
   DEFAULTS,
+  apiKeyVariable,
+  needsRestart,
   serverCommand,
   settingsForServer,
 } from "../src/common/settings";
 
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const properties: Record<string, { type: string; default: unknown; minimum?: number; maximum?: number }> =
+const properties: Record<string, { type: string | string[]; default: unknown; minimum?: number; maximum?: number }> =
   manifest.contributes.configuration.properties;
 
+/** `{section: {key: value}}` as `{"<prefix>.section.key": value}` (a value may itself be an object). */
 function flatten(tree: object, prefix = "lecode"): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(tree)) {
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-      Object.assign(out, flatten(value, `${prefix}.${key}`));
-    } else {
-      out[`${prefix}.${key}`] = value;
+  for (const [section, keys] of Object.entries(tree)) {
+    for (const [key, value] of Object.entries(keys as object)) {
+      out[`${prefix}.${section}.${key}`] = value;
     }
   }
   return out;
@@ -51,9 +52,9 @@ describe("package.json and settings.ts", () => {
 
   it("declare types that fit the defaults", () => {
     const jsonType = (value: unknown): string =>
-      Array.isArray(value) ? "array" : Number.isInteger(value) ? "integer" : typeof value;
+      value === null ? "null" : Array.isArray(value) ? "array" : Number.isInteger(value) ? "integer" : typeof value;
     for (const [key, value] of Object.entries(flatten(DEFAULTS))) {
-      expect(properties[key].type, key).toBe(jsonType(value));
+      expect([properties[key].type].flat(), key).toContain(jsonType(value));
     }
   });
 
@@ -64,22 +65,40 @@ describe("package.json and settings.ts", () => {
     }
   });
 
-  it("let an untrusted workspace not choose the server command", () => {
+  it("let an untrusted workspace not choose the server command, the provider or the agent's permissions", () => {
     expect(manifest.capabilities.untrustedWorkspaces).toMatchObject({
       supported: "limited",
-      restrictedConfigurations: ["lecode.server.command"],
+      restrictedConfigurations: [
+        "lecode.server.command",
+        "lecode.provider.base_url",
+        "lecode.provider.model",
+        "lecode.provider.api_key_env",
+        "lecode.agent.readonly",
+        "lecode.agent.permissions",
+      ],
     });
+  });
+
+  it("have no setting that could hold the API key itself", () => {
+    expect(Object.keys(properties).filter((key) => /key/i.test(key))).toEqual(["lecode.provider.api_key_env"]);
   });
 });
 
 describe("settingsForServer", () => {
-  it("sends only the memory keys the user set, so config.toml keeps the rest", () => {
-    const sent = settingsForServer(configuration({ "memory.max_bytes": 4096, "server.command": ["x"] }));
-    expect(sent).toEqual({ memory: { max_bytes: 4096 } });
+  it("sends only the keys the user set, so config.toml keeps the rest", () => {
+    const sent = settingsForServer(
+      configuration({
+        "memory.max_bytes": 4096,
+        "server.command": ["x"],
+        "provider.model": "llama3.1:8b",
+        "agent.permissions": { memory_forget: "deny" },
+      }),
+    );
+    expect(sent).toEqual({ memory: { max_bytes: 4096 }, provider: { model: "llama3.1:8b" }, agent: { permissions: { memory_forget: "deny" } } });
   });
 
-  it("sends an empty memory section when nothing is set", () => {
-    expect(settingsForServer(configuration({}))).toEqual({ memory: {} });
+  it("sends empty sections when nothing is set", () => {
+    expect(settingsForServer(configuration({}))).toEqual({ memory: {}, provider: {}, agent: {} });
   });
 
   it("sends values set in the workspace or a folder too", () => {
@@ -92,7 +111,7 @@ describe("settingsForServer", () => {
             ? { workspaceFolderValue: true as T }
             : {},
     };
-    expect(settingsForServer(config)).toEqual({ memory: { enabled: false, auto_learn: true } });
+    expect(settingsForServer(config)).toEqual({ memory: { enabled: false, auto_learn: true }, provider: {}, agent: {} });
   });
 });
 
@@ -107,5 +126,32 @@ describe("serverCommand", () => {
   it.each([[[]], [[""]], ["lecode-ls"], [["lecode-ls", 3]]])("refuses %j with a sentence naming the setting", (value) => {
     const result = serverCommand(configuration({ "server.command": value }));
     expect(result).toEqual({ error: expect.stringContaining("lecode.server.command") });
+  });
+});
+
+describe("apiKeyVariable", () => {
+  it.each([
+    [{}, "OPENAI_API_KEY"],
+    [{ "provider.api_key_env": "OPENROUTER_API_KEY" }, "OPENROUTER_API_KEY"],
+    [{ "provider.api_key_env": "" }, undefined],
+    [{ "provider.api_key_env": "has space" }, undefined],
+    [{ "provider.api_key_env": "1ST" }, undefined],
+  ])("with %j is %j", (user, expected) => {
+    expect(apiKeyVariable(configuration(user))).toBe(expected);
+  });
+});
+
+describe("needsRestart", () => {
+  const changed = (...sections: string[]) => ({
+    affectsConfiguration: (section: string) => sections.some((key) => key === section || key.startsWith(`${section}.`)),
+  });
+
+  it("restarts for the server command and the key's variable name, which the process environment fixes", () => {
+    expect(needsRestart(changed("lecode.server.command"))).toBe(true);
+    expect(needsRestart(changed("lecode.provider.api_key_env"))).toBe(true);
+  });
+
+  it("does not restart for settings the server takes while running", () => {
+    expect(needsRestart(changed("lecode.provider.model", "lecode.memory.max_bytes", "lecode.agent.readonly"))).toBe(false);
   });
 });

@@ -9,6 +9,10 @@
  * goes to the "lecode" output channel. Settings under `lecode.memory` reach the server as
  * `initializationOptions` and `workspace/didChangeConfiguration` (`{lecode: {memory: {...}}}`),
  * with only the keys the user set, so that config.toml keeps the others.
+ *
+ * The provider's API key (from SecretStorage) reaches the server only as an environment variable
+ * of its process, named by `lecode.provider.api_key_env`: never in an LSP message, which message
+ * tracing would log, and never in the log. Changing the key restarts the server.
  */
 import type * as stream from "node:stream";
 import * as readline from "node:readline";
@@ -25,10 +29,17 @@ import {
 } from "vscode-languageclient/node";
 import { errorMessage } from "./errors";
 import { type Logger, logServerLine } from "./logger";
-import type { FactsDidChangeParams, MemoryDidChangeParams } from "./protocol";
+import type { ChatDeltaParams, FactsDidChangeParams, MemoryDidChangeParams } from "./protocol";
 import { Notifications } from "./protocol";
 import type { RequestSender } from "./requests";
-import { type ConfigurationLike, SECTION, SERVER_SECTIONS, serverCommand, settingsForServer } from "./settings";
+import {
+  type ConfigurationLike,
+  SECTION,
+  SERVER_SECTIONS,
+  apiKeyVariable,
+  serverCommand,
+  settingsForServer,
+} from "./settings";
 
 export const CLIENT_ID = "lecode";
 export const CLIENT_NAME = "lecode";
@@ -47,7 +58,7 @@ class QuietLanguageClient extends LanguageClient {
 export interface ClientLike {
   start(): Promise<void>;
   dispose(timeout?: number): Promise<void>;
-  sendRequest(method: string, params: unknown): Promise<unknown>;
+  sendRequest(method: string, params: unknown, token?: vscode.CancellationToken): Promise<unknown>;
   sendNotification(method: string, params: unknown): Promise<void>;
   // The shape of the library's GenericNotificationHandler.
   onNotification(method: string, handler: (...params: any[]) => void): vscode.Disposable;
@@ -59,9 +70,29 @@ export type ClientFactory = (serverOptions: ServerOptions, clientOptions: Langua
 export const createLanguageClient: ClientFactory = (serverOptions, clientOptions) =>
   new QuietLanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
 
-/** The server command as a stdio executable. No `--stdio` is added: it runs exactly as configured. */
-export function serverOptions(command: readonly string[]): ServerOptions {
-  return { command: command[0], args: command.slice(1) };
+/**
+ * The server command as a stdio executable, with its environment. No `--stdio` is added: it runs
+ * exactly as configured.
+ */
+export function serverOptions(command: readonly string[], env: NodeJS.ProcessEnv): ServerOptions {
+  return { command: command[0], args: command.slice(1), options: { env } };
+}
+
+/**
+ * The server's environment: the extension host's, with the API key (when one is stored) under the
+ * configured variable name. Without a stored key the inherited environment is left as it is, so a
+ * key exported before VS Code started still works.
+ */
+export function serverEnvironment(
+  base: NodeJS.ProcessEnv,
+  variable: string | undefined,
+  apiKey: string | undefined,
+): NodeJS.ProcessEnv {
+  const env = { ...base };
+  if (variable !== undefined && apiKey !== undefined && apiKey !== "") {
+    env[variable] = apiKey;
+  }
+  return env;
 }
 
 export interface ClientHooks {
@@ -149,6 +180,7 @@ export class ServerClient implements RequestSender, vscode.Disposable {
   private readonly factsChanged = new vscode.EventEmitter<FactsDidChangeParams>();
   private readonly foldersChanged = new vscode.EventEmitter<void>();
   private readonly settingsChanged = new vscode.EventEmitter<void>();
+  private readonly chatDelta = new vscode.EventEmitter<ChatDeltaParams>();
   /** Fires on every change of state; `running` means requests can be sent. */
   readonly onDidChangeState = this.stateChanged.event;
   /** The server's `lecode/memory/didChange` notification. */
@@ -159,12 +191,16 @@ export class ServerClient implements RequestSender, vscode.Disposable {
   readonly onDidChangeFolders = this.foldersChanged.event;
   /** The server has been sent changed settings. */
   readonly onDidSendSettings = this.settingsChanged.event;
+  /** The server's `lecode/chat/delta` notification (a piece of a running chat turn). */
+  readonly onChatDelta = this.chatDelta.event;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly logger: Logger,
     private readonly configuration: () => ConfigurationLike,
     private readonly showError: (message: string) => unknown,
+    /** The stored API key, read at each start. */
+    private readonly apiKey: () => PromiseLike<string | undefined>,
     private readonly factory: ClientFactory = createLanguageClient,
   ) {}
 
@@ -201,11 +237,26 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     });
   }
 
-  async sendRequest(method: string, params: unknown): Promise<unknown> {
+  async sendRequest(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
     if (this.client === undefined || this.current.state !== "running") {
       throw new Error(this.notRunning ?? "lecode-ls is not running");
     }
-    return this.client.sendRequest(method, params);
+    if (signal === undefined) {
+      return this.client.sendRequest(method, params);
+    }
+    // Cancelling the token sends `$/cancelRequest`; the promise still waits for the answer.
+    const source = new vscode.CancellationTokenSource();
+    const cancel = (): void => source.cancel();
+    signal.addEventListener("abort", cancel);
+    if (signal.aborted) {
+      cancel();
+    }
+    try {
+      return await this.client.sendRequest(method, params, source.token);
+    } finally {
+      signal.removeEventListener("abort", cancel);
+      source.dispose();
+    }
   }
 
   async dispose(): Promise<void> {
@@ -215,6 +266,7 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     this.factsChanged.dispose();
     this.foldersChanged.dispose();
     this.settingsChanged.dispose();
+    this.chatDelta.dispose();
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
@@ -254,8 +306,9 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     let client: ClientLike | undefined;
     this.setState({ state: "starting" });
     this.logger.info(`starting lecode-ls: ${JSON.stringify(command.command)}`);
+    const env = serverEnvironment(process.env, apiKeyVariable(this.configuration()), await this.storedKey());
     try {
-      client = this.factory(serverOptions(command.command), clientOptions(this.output, this.logger, hooks));
+      client = this.factory(serverOptions(command.command, env), clientOptions(this.output, this.logger, hooks));
       this.client = client;
       client.onNotification(Notifications.memoryDidChange, (params: MemoryDidChangeParams) =>
         this.memoryChanged.fire(params),
@@ -263,6 +316,7 @@ export class ServerClient implements RequestSender, vscode.Disposable {
       client.onNotification(Notifications.factsDidChange, (params: FactsDidChangeParams) =>
         this.factsChanged.fire(params),
       );
+      client.onNotification(Notifications.chatDelta, (params: ChatDeltaParams) => this.chatDelta.fire(params));
       await client.start();
     } catch (error) {
       this.client = undefined;
@@ -274,6 +328,16 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     }
     if (this.client === client) {
       this.setState({ state: "running" });
+    }
+  }
+
+  /** The stored API key; a secret store that cannot be read starts the server without one. */
+  private async storedKey(): Promise<string | undefined> {
+    try {
+      return await this.apiKey();
+    } catch (error) {
+      this.logger.warn(`the API key could not be read from VS Code's secret storage: ${errorMessage(error)}`);
+      return undefined;
     }
   }
 

@@ -383,7 +383,7 @@ export interface ChatHistoryParams {
   workspaceUri?: string | null;
   /** The exact session ID. */
   sessionId: string;
-  /** At most this many items, the most recent ones. */
+  /** At most this many items, the most recent ones (1-1000; default 200). */
   limit?: number;
 }
 
@@ -424,7 +424,7 @@ export interface CommandParams {
 }
 
 export interface CommandResult {
-  /** The command's answer (Markdown). */
+  /** The command's answer: plain text, often in columns or JSON (show it preformatted). */
   output: string;
 }
 

@@ -7,6 +7,12 @@ import {
   Requests,
   type AgentsReadParams,
   type AgentsReadResult,
+  type ChatHistoryParams,
+  type ChatHistoryResult,
+  type ChatSendParams,
+  type ChatSendResult,
+  type CommandParams,
+  type CommandResult,
   type FactRevisionResult,
   type FactsCorrectParams,
   type FactsForgetParams,
@@ -32,9 +38,11 @@ import {
   type RecallFactResult,
   type RecallSessionResult,
   type SessionImportParams,
+  type SessionIdResult,
   type SessionImportResult,
   type SessionListParams,
   type SessionListResult,
+  type SessionNewParams,
   type SessionReadParams,
   type SessionSnapshotParams,
   type SourceRefModel,
@@ -53,6 +61,10 @@ export interface RequestTypes {
   [Requests.sessionImport]: [SessionImportParams, SessionImportResult];
   [Requests.sessionRead]: [SessionReadParams, RecallSessionResult];
   [Requests.sessionSnapshot]: [SessionSnapshotParams, SourceRefModel];
+  [Requests.sessionNew]: [SessionNewParams, SessionIdResult];
+  [Requests.chatSend]: [ChatSendParams, ChatSendResult];
+  [Requests.chatHistory]: [ChatHistoryParams, ChatHistoryResult];
+  [Requests.command]: [CommandParams, CommandResult];
   [Requests.factsList]: [FactsListParams, FactsListResult];
   [Requests.factsRemember]: [FactsRememberParams, FactRevisionResult];
   [Requests.factsRecall]: [FactsRecallParams, RecallFactResult];
@@ -64,13 +76,15 @@ export type Method = keyof RequestTypes;
 
 /** Anything that can send a JSON-RPC request to lecode-ls. */
 export interface RequestSender {
-  sendRequest(method: string, params: unknown): Promise<unknown>;
+  /** Aborting `signal` cancels the request; the server still answers it (or with -32800). */
+  sendRequest(method: string, params: unknown, signal?: AbortSignal): Promise<unknown>;
 }
 
 export function request<M extends Method>(
   sender: RequestSender,
   method: M,
   params: RequestTypes[M][0],
+  signal?: AbortSignal,
 ): Promise<RequestTypes[M][1]> {
-  return sender.sendRequest(method, params) as Promise<RequestTypes[M][1]>;
+  return sender.sendRequest(method, params, signal) as Promise<RequestTypes[M][1]>;
 }

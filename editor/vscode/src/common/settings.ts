@@ -2,9 +2,10 @@
  * The extension's settings, typed to mirror `contributes.configuration` in package.json (a test
  * compares the two).
  *
- * Everything under `lecode.memory` goes to the server with the same snake_case keys as its
- * config.toml (`lecode.memory.max_bytes` is `[memory] max_bytes`). `lecode.server` is the
- * extension's own and never leaves it: the server refuses unknown keys.
+ * Everything under `lecode.memory`, `lecode.provider` and `lecode.agent` goes to the server with
+ * the same snake_case keys as its config.toml (`lecode.memory.max_bytes` is `[memory]
+ * max_bytes`). `lecode.server` is the extension's own and never leaves it: the server refuses
+ * unknown keys. The API key is no setting at all: it lives in SecretStorage (see apiKey.ts).
  */
 
 export const SECTION = "lecode";
@@ -21,24 +22,55 @@ export interface MemorySettings {
   facts_max_bytes: number;
 }
 
+export interface ProviderSettings {
+  base_url: string;
+  model: string;
+  /** The name of the environment variable the server reads the API key from (never the key). */
+  api_key_env: string;
+  thinking: "low" | "medium" | "high" | null;
+}
+
+/** What the agent may do with a tool: run it, refuse it, or ask the person first. */
+export type Permission = "allow" | "deny" | "ask";
+
+export interface AgentSettings {
+  context_window: number | null;
+  readonly: boolean;
+  /** Tool name -> permission; a whole object, not a section. */
+  permissions: Record<string, Permission>;
+}
+
 export interface LecodeSettings {
   server: ServerSettings;
   memory: MemorySettings;
+  provider: ProviderSettings;
+  agent: AgentSettings;
 }
 
 export const DEFAULTS: LecodeSettings = {
   server: { command: ["lecode-ls"] },
   memory: { enabled: true, max_bytes: 32768, auto_learn: false, facts_max_bytes: 8192 },
+  provider: { base_url: "https://api.openai.com/v1", model: "gpt-4o-mini", api_key_env: "OPENAI_API_KEY", thinking: null },
+  agent: { context_window: null, readonly: false, permissions: {} },
 };
 
 /** Inclusive bounds of the integer settings, as the server's model declares them. */
 export const BOUNDS: Record<string, { minimum: number; maximum: number }> = {
   "memory.max_bytes": { minimum: 0, maximum: 1_048_576 },
   "memory.facts_max_bytes": { minimum: 0, maximum: 65_536 },
+  "agent.context_window": { minimum: 1024, maximum: 10_000_000 },
 };
 
 /** The sections sent to the server: every section of DEFAULTS except `server`. */
-export const SERVER_SECTIONS = ["memory"] as const;
+export const SERVER_SECTIONS = ["memory", "provider", "agent"] as const;
+
+/**
+ * Whether a settings change needs a new server process: its command changed, or the name of the
+ * variable the API key is handed over in (the process environment is fixed at start).
+ */
+export function needsRestart(event: { affectsConfiguration(section: string): boolean }): boolean {
+  return event.affectsConfiguration(`${SECTION}.server`) || event.affectsConfiguration(`${SECTION}.provider.api_key_env`);
+}
 
 /** What the extension reads from `workspace.getConfiguration("lecode")` (a seam for tests). */
 export interface ConfigurationLike {
@@ -72,8 +104,18 @@ export function serverCommand(config: ConfigurationLike): { command: string[] } 
 }
 
 /**
- * The settings to send to the server: `{memory: {...}}` with only the keys the user set (in any
- * scope). Keys left at their default are left out, so they do not override config.toml, which the
+ * The name of the environment variable that carries the API key to the server
+ * (`lecode.provider.api_key_env`), or undefined when it is empty (a local server needs no key) or
+ * is not a usable variable name.
+ */
+export function apiKeyVariable(config: ConfigurationLike): string | undefined {
+  const name = config.get<unknown>("provider.api_key_env") ?? DEFAULTS.provider.api_key_env;
+  return typeof name === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : undefined;
+}
+
+/**
+ * The settings to send to the server: `{memory: {...}, provider: {...}, agent: {...}}` with only
+ * the keys the user set (in any scope). Keys left at their default are left out, so they do not override config.toml, which the
  * server reads first and the editor's settings overlay key by key.
  */
 export function settingsForServer(config: ConfigurationLike): Record<string, Record<string, unknown>> {

@@ -124,3 +124,16 @@ export function registerTextDocumentContentProvider(
 ): vscode.Disposable {
   return vscode.workspace.registerTextDocumentContentProvider(scheme, provider);
 }
+
+export function executeCommand(id: string, ...args: unknown[]): Thenable<unknown> {
+  return vscode.commands.executeCommand(id, ...args);
+}
+
+/** Open an http(s) URL in the browser (after the person clicked it). */
+export function openExternal(url: string): Thenable<boolean> {
+  return vscode.env.openExternal(vscode.Uri.parse(url));
+}
+
+export function registerWebviewViewProvider(id: string, provider: vscode.WebviewViewProvider): vscode.Disposable {
+  return vscode.window.registerWebviewViewProvider(id, provider);
+}

@@ -59,7 +59,7 @@ beforeAll(() => {
   host.settings["lecode.server.command"] = serverCommand();
   host.settings["lecode.memory.enabled"] = false;
   extension = host.load(new URL("../../dist/extension.js", import.meta.url));
-  extension.activate({ subscriptions: [] });
+  extension.activate(host.context(new URL("../../", import.meta.url)));
 });
 
 afterAll(async () => {

@@ -71,6 +71,20 @@ function textDocument(uri: URI, text: string) {
   };
 }
 
+/** A webview view the host resolved: what the page was given, and both directions of messages. */
+export interface ResolvedWebview {
+  options: { enableScripts?: boolean; enableCommandUris?: boolean; localResourceRoots?: URI[] };
+  html: string;
+  /** Everything the extension posted to the page, in order. */
+  posted: unknown[];
+  /** Post a message as the page would. */
+  receive(message: unknown): void;
+  /** Resolves with the first message posted from index `since` on that satisfies `ready`. */
+  postedWhen(ready: (message: unknown) => boolean, since?: number): Promise<unknown>;
+}
+
+type WebviewViewProvider = { resolveWebviewView(view: unknown, context: unknown, token: unknown): unknown };
+
 export class FakeHost {
   readonly settings: Record<string, unknown> = {};
   readonly commands = new Map<string, (...args: unknown[]) => unknown>();
@@ -88,6 +102,11 @@ export class FakeHost {
     provideTextDocumentContent(uri: URI, token: unknown): Promise<string> | string;
     onDidChange?: (listener: Listener<URI>) => unknown;
   }>();
+  readonly webviewViews = new Map<string, WebviewViewProvider>();
+  /** SecretStorage of the extension. */
+  readonly secrets = new Map<string, string>();
+  /** URLs the extension opened outside (env.openExternal). */
+  readonly external: string[] = [];
   readonly messages: string[] = [];
   readonly log: string[] = [];
   readonly opened: Opened[] = [];
@@ -167,7 +186,14 @@ export class FakeHost {
       CancellationTokenSource,
       ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
       version: "1.91.0",
-      env: { appName: "fake host", language: "en", openExternal: async () => false },
+      env: {
+        appName: "fake host",
+        language: "en",
+        openExternal: async (uri: URI) => {
+          host.external.push(uri.toString(true));
+          return true;
+        },
+      },
       languages: new Proxy({ match: () => 0 }, { get: (target, key) => (key in target ? target[key as "match"] : noop) }),
       commands: {
         registerCommand(id: string, run: (...args: unknown[]) => unknown) {
@@ -181,6 +207,10 @@ export class FakeHost {
         createOutputChannel: () => channel,
         createTreeView(id: string, options: { treeDataProvider: never }) {
           host.trees.set(id, options.treeDataProvider);
+          return noop();
+        },
+        registerWebviewViewProvider(id: string, provider: WebviewViewProvider) {
+          host.webviewViews.set(id, provider);
           return noop();
         },
         showErrorMessage: async (message: string) => void host.messages.push(`error: ${message}`),
@@ -235,6 +265,64 @@ export class FakeHost {
         onDidChangeTextDocument: event(),
         onDidSaveTextDocument: event(),
         onWillSaveTextDocument: event(),
+      },
+    };
+  }
+
+  /** The ExtensionContext activate() gets: SecretStorage backed by `secrets`. */
+  context(extensionRoot: URL): unknown {
+    const host = this;
+    return {
+      subscriptions: [],
+      extensionUri: URI.file(extensionRoot.pathname),
+      secrets: {
+        get: async (key: string) => host.secrets.get(key),
+        store: async (key: string, value: string) => void host.secrets.set(key, value),
+        delete: async (key: string) => void host.secrets.delete(key),
+        onDidChange: event(),
+      },
+    };
+  }
+
+  /** Show a webview view: the provider resolves it as VS Code would when the view opens. */
+  resolveWebview(id: string): ResolvedWebview {
+    const provider = this.webviewViews.get(id);
+    if (!provider) throw new Error(`no webview view provider for ${id}`);
+    const received = new stub.EventEmitter<unknown>();
+    const posted: unknown[] = [];
+    let waiters: (() => void)[] = [];
+    const webview = {
+      options: {},
+      html: "",
+      cspSource: "https://webview.fake",
+      asWebviewUri: (uri: URI) => uri.with({ scheme: "https", authority: "webview.fake" }),
+      postMessage: async (message: unknown) => {
+        // VS Code sends a copy (the message is serialized), never the extension's own objects.
+        posted.push(structuredClone(message));
+        const woken = waiters;
+        waiters = [];
+        woken.forEach((wake) => wake());
+        return true;
+      },
+      onDidReceiveMessage: received.event,
+    };
+    provider.resolveWebviewView({ webview, onDidDispose: event() }, {}, new CancellationTokenSource().token);
+    return {
+      get options() {
+        return webview.options;
+      },
+      get html() {
+        return webview.html;
+      },
+      posted,
+      receive: (message) => received.fire(message),
+      async postedWhen(ready, since = 0) {
+        for (let seen = since; ; ) {
+          const found = posted.slice(seen).find(ready);
+          if (found !== undefined) return found;
+          seen = posted.length;
+          await new Promise<void>((resolve) => waiters.push(resolve));
+        }
       },
     };
   }

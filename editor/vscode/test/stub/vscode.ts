@@ -3,9 +3,10 @@
  * run here, so tests use these classes; `Uri` is the real implementation VS Code uses
  * (the vscode-uri package). UI functions are inert; tests replace `src/common/vscodeapi.ts`.
  */
-import { URI } from "vscode-uri";
+import { URI, Utils } from "vscode-uri";
 
-export const Uri = URI;
+/** vscode.Uri: vscode-uri's URI, with the static `joinPath` VS Code adds to it. */
+export const Uri = Object.assign(URI, { joinPath: Utils.joinPath });
 export type Uri = URI;
 
 export class Disposable {
@@ -31,6 +32,20 @@ export class EventEmitter<T> {
   }
   dispose(): void {
     this.listeners.clear();
+  }
+}
+
+export class CancellationTokenSource {
+  private readonly cancelled = new EventEmitter<void>();
+  readonly token = { isCancellationRequested: false, onCancellationRequested: this.cancelled.event };
+  cancel(): void {
+    if (!this.token.isCancellationRequested) {
+      this.token.isCancellationRequested = true;
+      this.cancelled.fire();
+    }
+  }
+  dispose(): void {
+    this.cancelled.dispose();
   }
 }
 
@@ -150,6 +165,7 @@ export const window = {
   showOpenDialog: inert,
   createOutputChannel: inert,
   createTreeView: inert,
+  registerWebviewViewProvider: () => new Disposable(inert),
   showTextDocument: inert,
   activeTextEditor: undefined,
 };

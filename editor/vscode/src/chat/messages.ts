@@ -1,0 +1,116 @@
+/**
+ * The messages between the chat page (the webview) and the extension host.
+ *
+ * The page is untrusted: it shows model text and tool output, so anything it posts is checked
+ * here before the host acts on it. `parsePageMessage` accepts exactly the shapes below (no extra
+ * fields, bounded strings) and returns undefined for anything else, which the host ignores.
+ */
+import { fileKind } from "../memory/names";
+import type { Entry } from "./turn";
+
+/** The longest message the page may send (characters). */
+export const MAX_TEXT = 100_000;
+
+/** A session ID exactly as the server makes them: `YYYYMMDDTHHMMSSZ-xxxxxxxx`. */
+const SESSION_ID = /^\d{8}T\d{6}Z-[0-9a-f]{8}$/;
+
+export type PageMessage =
+  /** The page loaded (again): send it the whole state. */
+  | { type: "ready" }
+  /** The person sent a message or a `/memory` line. */
+  | { type: "send"; text: string }
+  /** The stop button: cancel the running turn. */
+  | { type: "cancel" }
+  /** Start a new session (made on the first message). */
+  | { type: "newSession" }
+  | { type: "selectSession"; sessionId: string }
+  | { type: "selectProject"; folderUri: string }
+  /** A fact of the "memory used" line: recall it. */
+  | { type: "openFact"; factId: number; revision: number }
+  /** A memory file of the "memory used" line: open it. */
+  | { type: "openNote"; file: string }
+  /** A link the person clicked in model text. */
+  | { type: "openLink"; href: string };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const hasOnly = (value: Record<string, unknown>, keys: readonly string[]): boolean =>
+  Object.keys(value).every((key) => keys.includes(key));
+
+const boundedString = (value: unknown, max: number): value is string =>
+  typeof value === "string" && value.length > 0 && value.length <= max;
+
+const isPositiveInteger = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
+
+/** The message if it is one of the PageMessage shapes, else undefined. */
+export function parsePageMessage(value: unknown): PageMessage | undefined {
+  if (!isRecord(value) || typeof value.type !== "string") {
+    return undefined;
+  }
+  switch (value.type) {
+    case "ready":
+    case "cancel":
+    case "newSession":
+      return hasOnly(value, ["type"]) ? { type: value.type } : undefined;
+    case "send":
+      return hasOnly(value, ["type", "text"]) && boundedString(value.text, MAX_TEXT) && value.text.trim() !== ""
+        ? { type: "send", text: value.text }
+        : undefined;
+    case "selectSession":
+      return hasOnly(value, ["type", "sessionId"]) && typeof value.sessionId === "string" && SESSION_ID.test(value.sessionId)
+        ? { type: "selectSession", sessionId: value.sessionId }
+        : undefined;
+    case "selectProject":
+      return hasOnly(value, ["type", "folderUri"]) && boundedString(value.folderUri, 4096)
+        ? { type: "selectProject", folderUri: value.folderUri }
+        : undefined;
+    case "openFact":
+      return hasOnly(value, ["type", "factId", "revision"]) && isPositiveInteger(value.factId) && isPositiveInteger(value.revision)
+        ? { type: "openFact", factId: value.factId, revision: value.revision }
+        : undefined;
+    case "openNote":
+      return hasOnly(value, ["type", "file"]) && boundedString(value.file, 512) && fileKind(value.file) !== undefined
+        ? { type: "openNote", file: value.file }
+        : undefined;
+    case "openLink":
+      return hasOnly(value, ["type", "href"]) && boundedString(value.href, 8192) && webLink(value.href) !== undefined
+        ? { type: "openLink", href: value.href }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The URL if `href` is an absolute http(s) link, the only kind the chat opens. */
+export function webLink(href: string): URL | undefined {
+  try {
+    const url = new URL(href);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface SessionChoice {
+  sessionId: string;
+  /** The title, or the ID when the session has none. */
+  label: string;
+}
+
+export interface ProjectChoice {
+  folderUri: string;
+  label: string;
+}
+
+export type HostMessage =
+  /** The projects and sessions to pick from, newest session first, and the current ones. */
+  | { type: "sessions"; projects: ProjectChoice[]; folderUri?: string; sessions: SessionChoice[]; sessionId?: string }
+  /** Everything shown for the current session (replaces what the page shows). */
+  | { type: "entries"; entries: Entry[]; truncated: boolean }
+  /** One entry added (index = the current length) or changed. */
+  | { type: "entry"; index: number; entry: Entry }
+  /** A turn is running: the page shows the stop button. */
+  | { type: "busy"; busy: boolean }
+  /** A sentence about the view itself (a failed session list, a refused switch); undefined clears it. */
+  | { type: "notice"; text?: string };

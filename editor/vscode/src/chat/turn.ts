@@ -1,0 +1,216 @@
+/**
+ * What the chat view shows, built from chat items: the `lecode/chat/delta` notifications of a
+ * running turn and the `lecode/chat/history` items of a past session have one shape.
+ *
+ * Pure data and functions (no VS Code, no DOM): the extension host reduces items into entries and
+ * the webview page renders the entries it is sent.
+ */
+import type { ChatDeltaParams, ChatHistoryItem, ChatSendResult, InjectedFactModel, UsageModel } from "../common/protocol";
+
+/** A delta or a history item: what `applyItem` reads. */
+export type ChatItem = Pick<ChatDeltaParams, Exclude<keyof ChatDeltaParams, "kind" | "sessionId" | "turnId" | "seq">> & {
+  kind: ChatDeltaParams["kind"] | ChatHistoryItem["kind"];
+};
+
+export type StopReason = ChatSendResult["stopReason"];
+
+export interface TextPart {
+  kind: "text";
+  /** Markdown from the model (untrusted). */
+  text: string;
+}
+
+export interface ToolPart {
+  kind: "tool";
+  callId: string;
+  name: string;
+  /** The arguments as the model wrote them (JSON text). */
+  arguments: string;
+  /** What the tool returned (untrusted); absent until its result arrives. */
+  output?: string;
+  isError?: boolean;
+}
+
+export interface ErrorPart {
+  kind: "error";
+  message: string;
+  code?: string;
+}
+
+export type Part = TextPart | ToolPart | ErrorPart;
+
+/** The memory injected into the turn's model requests: the union over all of them. */
+export interface MemoryUsed {
+  facts: InjectedFactModel[];
+  notes: string[];
+}
+
+/** One exchange: the person's message and the agent's answer, tool calls and errors in order. */
+export interface Turn {
+  kind: "turn";
+  turnId?: string;
+  /** The person's message (absent for history that starts in the middle of a turn). */
+  user?: string;
+  parts: Part[];
+  memory: MemoryUsed;
+  /** `running` while deltas arrive; `cancelled` after a stop; `failed` when the request failed. */
+  state: "running" | "done" | "cancelled" | "failed";
+  /** Why the model stopped, when the send answered (history does not say). */
+  stopReason?: StopReason;
+  usage?: UsageModel;
+}
+
+/** A `/memory ...` line and its answer (`lecode/command`), shown in place. */
+export interface CommandEntry {
+  kind: "command";
+  line: string;
+  state: "running" | "done" | "failed";
+  /** Markdown from the server when done; the error's sentence when failed. */
+  output: string;
+}
+
+export type Entry = Turn | CommandEntry;
+
+export function newTurn(user?: string, state: Turn["state"] = "running"): Turn {
+  return { kind: "turn", user, parts: [], memory: { facts: [], notes: [] }, state };
+}
+
+function union<T>(known: readonly T[], more: readonly T[], same: (a: T, b: T) => boolean): T[] {
+  const out = [...known];
+  for (const item of more) {
+    if (!out.some((seen) => same(seen, item))) {
+      out.push(item);
+    }
+  }
+  return out;
+}
+
+function addUsage(known: UsageModel | undefined, more: UsageModel): UsageModel {
+  if (known === undefined) {
+    return more;
+  }
+  return {
+    calls: known.calls + more.calls,
+    promptTokens: known.promptTokens + more.promptTokens,
+    completionTokens: known.completionTokens + more.completionTokens,
+    totalTokens: known.totalTokens + more.totalTokens,
+    unknownUsageCalls: known.unknownUsageCalls + more.unknownUsageCalls,
+  };
+}
+
+/**
+ * The turn with one more item applied (the turn itself is not changed). A delta's `text` is the
+ * next piece of the answer and joins the text before it; a history item's `text` is a whole
+ * message, so with `whole` it starts a part of its own.
+ */
+export function applyItem(turn: Turn, item: ChatItem, whole = false): Turn {
+  const parts = turn.parts;
+  const last = parts.at(-1);
+  switch (item.kind) {
+    case "user":
+      return { ...turn, user: (turn.user ?? "") + (item.text ?? "") };
+    case "text": {
+      const text = item.text ?? "";
+      if (!whole && last?.kind === "text") {
+        return { ...turn, parts: [...parts.slice(0, -1), { kind: "text", text: last.text + text }] };
+      }
+      return { ...turn, parts: [...parts, { kind: "text", text }] };
+    }
+    case "toolCall":
+      return {
+        ...turn,
+        parts: [...parts, { kind: "tool", callId: item.callId ?? "", name: item.name ?? "", arguments: item.arguments ?? "" }],
+      };
+    case "toolResult": {
+      // The result belongs to its call (by callId); a result without a known call still shows.
+      const index = parts.findIndex((part) => part.kind === "tool" && part.callId === item.callId && part.output === undefined);
+      const result = { output: item.output ?? "", isError: item.isError === true };
+      if (index < 0) {
+        const orphan: ToolPart = { kind: "tool", callId: item.callId ?? "", name: item.name ?? "", arguments: "", ...result };
+        return { ...turn, parts: [...parts, orphan] };
+      }
+      const call = parts[index] as ToolPart;
+      return { ...turn, parts: parts.map((part, i) => (i === index ? { ...call, ...result } : part)) };
+    }
+    case "memory":
+      return {
+        ...turn,
+        memory: {
+          facts: union(turn.memory.facts, item.facts ?? [], (a, b) => a.factId === b.factId && a.revision === b.revision),
+          notes: union(turn.memory.notes, item.notes ?? [], (a, b) => a === b),
+        },
+      };
+    case "usage":
+      return item.usage ? { ...turn, usage: addUsage(turn.usage, item.usage) } : turn;
+    case "error":
+      return { ...turn, parts: [...parts, { kind: "error", message: item.message ?? "the turn failed", code: item.code ?? undefined }] };
+    case "cancelled":
+      return { ...turn, state: "cancelled" };
+  }
+}
+
+/** The turn with deltas applied in the order given (they are already in seq order). */
+export function applyDeltas(turn: Turn, deltas: readonly ChatItem[]): Turn {
+  return deltas.reduce((next, delta) => applyItem(next, delta), turn);
+}
+
+/** The turn once `lecode/chat/send` answered. */
+export function finishTurn(turn: Turn, result: ChatSendResult): Turn {
+  return {
+    ...turn,
+    turnId: result.turnId,
+    state: result.stopReason === "cancelled" ? "cancelled" : "done",
+    stopReason: result.stopReason,
+    usage: result.usage,
+  };
+}
+
+/** The turn when `lecode/chat/send` failed: cancelled if the person stopped it, else the error in place. */
+export function failTurn(turn: Turn, message: string, cancelled: boolean): Turn {
+  if (cancelled) {
+    return { ...turn, state: "cancelled" };
+  }
+  return { ...turn, state: "failed", parts: [...turn.parts, { kind: "error", message }] };
+}
+
+/**
+ * A session's history as turns: a `user` item starts a turn, and so does an item of another
+ * turn. Imported records have no turnId; they join the turn before them.
+ */
+export function turnsFromHistory(items: readonly ChatHistoryItem[]): Turn[] {
+  const turns: Turn[] = [];
+  let current: Turn | undefined;
+  for (const item of items) {
+    const turnId = item.turnId ?? undefined;
+    const otherTurn = current !== undefined && turnId !== undefined && current.turnId !== undefined && current.turnId !== turnId;
+    if (current === undefined || item.kind === "user" || otherTurn) {
+      current = { ...newTurn(undefined, "done"), turnId };
+      turns.push(current);
+    }
+    const next = applyItem(current, item, true);
+    current = { ...next, turnId: next.turnId ?? turnId };
+    turns[turns.length - 1] = current;
+  }
+  return turns;
+}
+
+/** A sentence under an answer that ended for a reason other than finishing (undefined otherwise). */
+export function stopNote(turn: Turn): string | undefined {
+  if (turn.state === "cancelled") {
+    return "Stopped.";
+  }
+  switch (turn.stopReason) {
+    case "length":
+      return "The answer was cut off: the model reached its output limit.";
+    case "contentFilter":
+      return "The provider's content filter stopped the answer.";
+    case "refused":
+      return "Not sent: the request does not fit the model's context window.";
+    case "error":
+      return "The provider failed.";
+    case "toolLimit":
+      return "Stopped: the model kept calling tools past the limit of rounds.";
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * The chat page (runs inside the webview, bundled to dist/webview.js). It draws what the host
+ * sends and posts what the person does; it decides nothing itself. Entries are redrawn at most
+ * once per animation frame, however fast deltas arrive.
+ */
+import { type Completion, completions } from "../chat/completion";
+import type { HostMessage, PageMessage, ProjectChoice, SessionChoice } from "../chat/messages";
+import type { Entry } from "../chat/turn";
+import { type MemoryLink, renderEntry } from "./render";
+
+interface VsCodeApi {
+  postMessage(message: PageMessage): void;
+  getState(): { draft?: string } | undefined;
+  setState(state: { draft?: string }): void;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const post = (message: PageMessage): void => vscode.postMessage(message);
+
+const byId = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+const log = byId<HTMLElement>("log");
+const notice = byId<HTMLParagraphElement>("notice");
+const projectSelect = byId<HTMLSelectElement>("project");
+const sessionSelect = byId<HTMLSelectElement>("session");
+const newButton = byId<HTMLButtonElement>("new");
+const form = byId<HTMLFormElement>("composer");
+const input = byId<HTMLTextAreaElement>("input");
+const list = byId<HTMLUListElement>("completions");
+const sendButton = byId<HTMLButtonElement>("send");
+const stopButton = byId<HTMLButtonElement>("stop");
+
+let entries: Entry[] = [];
+let truncated = false;
+let busy = false;
+
+// -- the transcript ----------------------------------------------------------------------------
+
+const openMemory = (link: MemoryLink): void =>
+  post(link.kind === "fact" ? { type: "openFact", factId: link.factId, revision: link.revision } : { type: "openNote", file: link.file });
+
+const dirty = new Set<number>();
+let redrawAll = false;
+let frame: number | undefined;
+
+function schedule(): void {
+  frame ??= requestAnimationFrame(draw);
+}
+
+function draw(): void {
+  frame = undefined;
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  if (redrawAll) {
+    redrawAll = false;
+    dirty.clear();
+    log.replaceChildren(...entries.map((entry) => renderEntry(entry, openMemory)));
+    if (truncated) {
+      log.prepend(Object.assign(document.createElement("p"), { className: "truncated", textContent: "Earlier messages are not shown." }));
+    }
+  }
+  const offset = truncated ? 1 : 0;
+  for (const index of [...dirty].sort((a, b) => a - b)) {
+    const previous = log.children[index + offset];
+    const block = renderEntry(entries[index], openMemory, previous);
+    if (previous === undefined) {
+      log.append(block);
+    } else {
+      previous.replaceWith(block);
+    }
+  }
+  dirty.clear();
+  if (atBottom) {
+    log.scrollTop = log.scrollHeight;
+  }
+}
+
+// -- links in model text: only the host opens them, and only http(s) ----------------------------
+
+function onLink(event: MouseEvent): void {
+  const anchor = (event.target as Element | null)?.closest?.("a");
+  if (!anchor) {
+    return;
+  }
+  // The webview's own handler would open the link itself: this one is the only one that acts.
+  event.preventDefault();
+  event.stopPropagation();
+  const href = anchor.getAttribute("href");
+  if (href !== null && /^https?:\/\//i.test(href) && (event.type === "click" || event.button === 1)) {
+    post({ type: "openLink", href });
+  }
+}
+log.addEventListener("click", onLink);
+log.addEventListener("auxclick", onLink);
+
+// -- the header ----------------------------------------------------------------------------------
+
+function fillSelect(select: HTMLSelectElement, options: { value: string; label: string }[], value: string | undefined): void {
+  select.replaceChildren(
+    ...options.map((option) => Object.assign(document.createElement("option"), { value: option.value, textContent: option.label })),
+  );
+  select.value = value ?? "";
+}
+
+function showSessions(projects: ProjectChoice[], folderUri: string | undefined, sessions: SessionChoice[], sessionId?: string): void {
+  projectSelect.hidden = projects.length < 2;
+  fillSelect(projectSelect, projects.map((p) => ({ value: p.folderUri, label: p.label })), folderUri);
+  const options = sessions.map((s) => ({ value: s.sessionId, label: s.label }));
+  if (sessionId === undefined) {
+    options.unshift({ value: "", label: "New session" });
+  }
+  fillSelect(sessionSelect, options, sessionId);
+}
+
+projectSelect.addEventListener("change", () => post({ type: "selectProject", folderUri: projectSelect.value }));
+sessionSelect.addEventListener("change", () => {
+  if (sessionSelect.value !== "") {
+    post({ type: "selectSession", sessionId: sessionSelect.value });
+  }
+});
+newButton.addEventListener("click", () => post({ type: "newSession" }));
+
+function setBusy(value: boolean): void {
+  busy = value;
+  sendButton.hidden = busy;
+  stopButton.hidden = !busy;
+  stopButton.disabled = false;
+  stopButton.textContent = "Stop";
+  for (const control of [projectSelect, sessionSelect, newButton]) {
+    control.disabled = busy;
+  }
+  document.body.classList.toggle("busy", busy);
+}
+
+stopButton.addEventListener("click", () => {
+  stopButton.disabled = true;
+  stopButton.textContent = "Stopping…";
+  post({ type: "cancel" });
+});
+
+// -- the text box and /memory completion ---------------------------------------------------------
+
+let shown: Completion[] = [];
+let active = 0;
+
+function showCompletions(): void {
+  shown = completions(input.value);
+  active = Math.min(active, Math.max(shown.length - 1, 0));
+  list.hidden = shown.length === 0;
+  list.replaceChildren(
+    ...shown.map((completion, index) => {
+      const item = document.createElement("li");
+      item.setAttribute("role", "option");
+      item.setAttribute("aria-selected", String(index === active));
+      item.append(
+        Object.assign(document.createElement("span"), { className: "label", textContent: completion.label }),
+        Object.assign(document.createElement("span"), { className: "detail", textContent: completion.detail }),
+      );
+      // mousedown, not click: the text box keeps the focus.
+      item.addEventListener("mousedown", (event) => {
+        event.preventDefault();
+        choose(completion);
+      });
+      return item;
+    }),
+  );
+}
+
+function choose(completion: Completion): void {
+  input.value = completion.insert;
+  input.setSelectionRange(input.value.length, input.value.length);
+  active = 0;
+  saveDraft();
+  showCompletions();
+}
+
+function submit(): void {
+  const text = input.value;
+  if (text.trim() === "" || (busy && !text.trim().startsWith("/memory"))) {
+    return;
+  }
+  post({ type: "send", text });
+  input.value = "";
+  saveDraft();
+  showCompletions();
+}
+
+function saveDraft(): void {
+  vscode.setState({ draft: input.value });
+}
+
+input.addEventListener("input", () => {
+  active = 0;
+  saveDraft();
+  showCompletions();
+});
+
+input.addEventListener("keydown", (event) => {
+  if (shown.length > 0) {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      active = (active + (event.key === "ArrowDown" ? 1 : shown.length - 1)) % shown.length;
+      showCompletions();
+      return;
+    }
+    if (event.key === "Tab" || (event.key === "Enter" && !event.shiftKey)) {
+      event.preventDefault();
+      choose(shown[active]);
+      return;
+    }
+    if (event.key === "Escape") {
+      event.preventDefault();
+      shown = [];
+      list.hidden = true;
+      return;
+    }
+  }
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    submit();
+  }
+});
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  submit();
+});
+
+// -- messages from the host ----------------------------------------------------------------------
+
+window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
+  const message = event.data;
+  switch (message?.type) {
+    case "sessions":
+      showSessions(message.projects, message.folderUri, message.sessions, message.sessionId);
+      break;
+    case "entries":
+      entries = message.entries;
+      truncated = message.truncated;
+      redrawAll = true;
+      schedule();
+      break;
+    case "entry":
+      entries[message.index] = message.entry;
+      dirty.add(message.index);
+      schedule();
+      break;
+    case "busy":
+      setBusy(message.busy);
+      break;
+    case "notice":
+      notice.textContent = message.text ?? "";
+      notice.hidden = message.text === undefined;
+      break;
+  }
+});
+
+input.value = vscode.getState()?.draft ?? "";
+setBusy(false);
+showCompletions();
+post({ type: "ready" });

@@ -1,0 +1,280 @@
+/**
+ * The chat page in real headless Chromium, with the extension's own HTML, CSP and bundled script,
+ * wired to a real ChatController over a fake server: streamed deltas render as Markdown with code
+ * blocks, the stop button cancels the send and the page leaves the busy state, HTML and script in
+ * model text, tool output and history stay inert, `/memory` completion fills the box, and the
+ * "memory used" line opens the right fact and note. Run `npm run test:webview` (it builds
+ * dist/webview.js first); Chromium is /usr/bin/chromium or $CHROMIUM_PATH.
+ */
+// covers P7 (chat panel, webview security), P3 (chat streaming), T5 (/memory in chat)
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ChatDeps } from "../../src/chat/controller";
+import type { ChatDeltaParams } from "../../src/common/protocol";
+import { Requests } from "../../src/common/protocol";
+import { FakeServer, type PendingSend } from "../fakes";
+import { Browser, type ChatPage, PageServer, openChat, windowFlag } from "./page";
+
+const APP = "file:///src/app";
+const SESSION = "20261129T100000Z-3f2a9c41";
+const USAGE = { calls: 1, promptTokens: 5, completionTokens: 2, totalTokens: 7, unknownUsageCalls: 0 };
+
+const pages = new PageServer();
+const browser = new Browser();
+let open: ChatPage[] = [];
+
+beforeAll(async () => {
+  await pages.start();
+  await browser.start();
+});
+
+afterEach(async () => {
+  await Promise.all(open.map(({ page }) => page.close()));
+  open = [];
+});
+
+afterAll(async () => {
+  await browser.stop();
+  await pages.stop();
+});
+
+interface Harness extends ChatPage {
+  server: FakeServer;
+  deps: ChatDeps;
+  /** The next lecode/chat/send the page caused. */
+  nextSend(): Promise<PendingSend>;
+  /** Stream deltas of the running turn, seq from 0. */
+  stream(...pieces: Partial<ChatDeltaParams>[]): void;
+}
+
+async function chatPage(history: unknown[] = []): Promise<Harness> {
+  const server = new FakeServer()
+    .on(Requests.sessionList, () => ({ sessions: [{ sessionId: SESSION, title: "build", created: "2026-11-29T10:00:00Z", records: 1 }] }))
+    .on(Requests.chatHistory, () => ({ items: history, truncated: false }))
+    .holdSends();
+  const deps: ChatDeps = {
+    sender: server,
+    projects: () => [{ folderUri: APP, label: "app" }],
+    openFact: vi.fn(async () => undefined),
+    openNote: vi.fn(async () => undefined),
+    openExternal: vi.fn(async () => undefined),
+  };
+  const opened = await openChat(browser.context!, pages.origin, deps);
+  open.push(opened);
+  // The page asked for its state: the session list is drawn.
+  await opened.page.locator("#session option", { hasText: "build" }).waitFor({ state: "attached" });
+  let seq = 0;
+  let sends = 0;
+  return {
+    ...opened,
+    server,
+    deps,
+    async nextSend() {
+      sends++;
+      await vi.waitFor(() => expect(server.sends?.length).toBe(sends));
+      seq = 0;
+      return server.sends![sends - 1];
+    },
+    stream(...pieces) {
+      for (const piece of pieces) {
+        opened.chat.handleDelta({ sessionId: SESSION, turnId: "t-1", seq: seq++, kind: "text", ...piece } as ChatDeltaParams);
+      }
+    },
+  };
+}
+
+async function ask(page: Page, text: string): Promise<void> {
+  await page.locator("#input").fill(text);
+  await page.locator("#input").press("Enter");
+}
+
+const lastTurn = (page: Page) => page.locator("#log article.turn").last();
+
+describe("the chat page", () => {
+  it("renders streamed deltas in order as Markdown, with a code block", async () => {
+    const h = await chatPage();
+    await ask(h.page, "How do I build?");
+    const send = await h.nextSend();
+    expect(send.params).toEqual({ workspaceUri: APP, sessionId: SESSION, text: "How do I build?" });
+    h.stream({ text: "Run **both**:\n\n```sh\nmake" }, { text: " build\nmake" }, { text: " test\n```\n" });
+    await lastTurn(h.page).locator("pre code.language-sh", { hasText: "make test" }).waitFor();
+    expect(await lastTurn(h.page).getAttribute("class")).toBe("entry turn running");
+    h.stream({ text: "Then open `dist/`." });
+    send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").waitFor();
+    const turn = lastTurn(h.page);
+    expect(await turn.locator(".user").textContent()).toBe("How do I build?");
+    expect(await turn.locator(".markdown strong").textContent()).toBe("both");
+    expect(await turn.locator("pre code").textContent()).toBe("make build\nmake test\n");
+    expect(await turn.locator(".markdown p").last().innerHTML()).toBe("Then open <code>dist/</code>.");
+  });
+
+  it("keeps a long stream in order (2,000 deltas)", async () => {
+    const h = await chatPage();
+    await ask(h.page, "count");
+    const send = await h.nextSend();
+    const words = Array.from({ length: 2000 }, (_, i) => `w${i} `);
+    const started = performance.now();
+    h.stream(...words.map((text) => ({ text })));
+    send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").waitFor();
+    const elapsed = performance.now() - started;
+    expect(await lastTurn(h.page).locator(".markdown p").textContent()).toBe(words.join("").trim());
+    console.log(`2,000 deltas posted, drawn and finished in ${elapsed.toFixed(0)} ms`);
+  });
+
+  it("cancels the send with the stop button, and leaves the busy state when the turn ends", async () => {
+    const h = await chatPage();
+    await ask(h.page, "Write a long essay");
+    const send = await h.nextSend();
+    h.stream({ text: "Once upon" });
+    const stop = h.page.locator("#stop");
+    await stop.waitFor({ state: "visible" });
+    expect(await h.page.locator("#send").isHidden()).toBe(true);
+    await stop.click();
+    expect(h.fromPage.at(-1)).toEqual({ type: "cancel" });
+    expect(send.signal?.aborted).toBe(true);
+    // The server answers a cancelled turn with stopReason "cancelled".
+    send.resolve({ turnId: "t-1", stopReason: "cancelled", usage: USAGE });
+    await h.page.locator("#send").waitFor({ state: "visible" });
+    expect(await stop.isHidden()).toBe(true);
+    expect(await lastTurn(h.page).locator(".stopped").textContent()).toBe("Stopped.");
+    expect(await lastTurn(h.page).locator(".markdown p").textContent()).toBe("Once upon");
+  });
+
+  it("renders HTML and script in model text, tool output and history inert", async () => {
+    const attack = `<img src=x onerror="window.__pwned='img'"><script>window.__pwned='script'</script>`;
+    const h = await chatPage([
+      { seq: 1, turnId: "t-0", kind: "user", text: `${attack} from history` },
+      { seq: 2, turnId: "t-0", kind: "text", text: `<iframe src="javascript:window.__pwned='iframe'"></iframe>` },
+    ]);
+    await h.page.locator("#log .user", { hasText: "from history" }).waitFor();
+    await ask(h.page, "hello");
+    const send = await h.nextSend();
+    h.stream(
+      { text: `${attack}\n\n` },
+      { text: "[click me](javascript:window.__pwned='link') and [run](command:lecode.forgetFact?%5B1%5D) and <javascript:alert(1)>\n\n" },
+      { text: "[mail](mailto:a@example.com) and [local](./notes/x.md)\n\n" },
+      { text: '<a href="https://example.com" onclick="window.__pwned=\'a\'">html link</a> and [docs](https://example.com/docs)' },
+      { kind: "toolCall", callId: "c1", name: "memory_read", arguments: '{"file":"<b>MEMORY.md</b>"}' },
+      { kind: "toolResult", callId: "c1", name: "memory_read", output: attack, isError: false },
+    );
+    send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").nth(1).waitFor();
+    await h.page.locator("details.tool").click();
+
+    const log = h.page.locator("#log");
+    expect(await log.locator("img, script, iframe, b").count()).toBe(0);
+    expect(await log.locator("[onerror], [onclick]").count()).toBe(0);
+    // The tags are shown as the text they are.
+    expect(await lastTurn(h.page).locator(".markdown p").first().textContent()).toBe(attack);
+    expect(await lastTurn(h.page).locator("pre.output").textContent()).toBe(attack);
+    // markdown-it leaves javascript: links as text; DOMPurify takes the href off the command: link
+    // markdown-it makes; only http(s) links keep one (a bare URL in the escaped tag is linkified).
+    expect(await lastTurn(h.page).locator(".markdown p").nth(1).textContent()).toBe(
+      "[click me](javascript:window.__pwned='link') and run and <javascript:alert(1)>",
+    );
+    const hrefs = await log.locator("a").evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute("href")]));
+    expect(hrefs).toEqual([
+      ["run", null],
+      ["mail", null],
+      ["local", null],
+      ["https://example.com", "https://example.com"],
+      ["docs", "https://example.com/docs"],
+    ]);
+    await log.locator("a", { hasText: "run" }).click();
+    await log.locator("a", { hasText: "local" }).click();
+    await log.locator("a", { hasText: "docs" }).click();
+    await vi.waitFor(() => expect(h.deps.openExternal).toHaveBeenCalled());
+    expect(h.fromPage.filter((m) => (m as { type: string }).type === "openLink")).toEqual([
+      { type: "openLink", href: "https://example.com/docs" },
+    ]);
+    expect(vi.mocked(h.deps.openExternal).mock.calls).toEqual([["https://example.com/docs"]]);
+    expect(await windowFlag(h.page, "__pwned")).toBeUndefined();
+    // The page's CSP is in force: even a script element added to the page without the nonce is refused.
+    await h.page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { createElement(t: string): { textContent: string }; body: { append(n: unknown): void } } })
+        .document;
+      const script = doc.createElement("script");
+      script.textContent = "window.__pwned = 'inline'";
+      doc.body.append(script);
+    });
+    expect(await windowFlag(h.page, "__pwned")).toBeUndefined();
+    // Nothing was fetched for the injected <img src=x> (the browser asks for its favicon itself).
+    expect(pages.requests.filter((path) => !["/", "/dist/webview.js", "/media/chat.css", "/favicon.ico"].includes(path))).toEqual([]);
+  });
+
+  it("completes /memory and its subcommands in the text box, and shows the command's output in place", async () => {
+    const h = await chatPage();
+    h.server.on(Requests.command, () => ({ output: "notes/build.md:1: Run `make`." }));
+    const input = h.page.locator("#input");
+    const options = h.page.locator("#completions [role=option] .label");
+    await input.pressSequentially("/me");
+    expect(await options.allTextContents()).toEqual(["/memory"]);
+    await input.press("Enter");
+    expect(await input.inputValue()).toBe("/memory ");
+    expect(await options.count()).toBe(11);
+    await input.pressSequentially("se");
+    expect(await options.allTextContents()).toEqual(["/memory search"]);
+    await options.first().click();
+    expect(await input.inputValue()).toBe("/memory search ");
+    expect(await h.page.locator("#completions").isHidden()).toBe(true);
+    await input.pressSequentially("make");
+    await input.press("Enter");
+    await h.page.locator("#log article.command.done").waitFor();
+    expect(h.fromPage.at(-1)).toEqual({ type: "send", text: "/memory search make" });
+    expect(h.server.calls.at(-1)).toEqual({
+      method: Requests.command,
+      params: { workspaceUri: APP, sessionId: SESSION, line: "/memory search make" },
+    });
+    expect(await h.page.locator("#log article.command pre.output").textContent()).toBe(
+      "notes/build.md:1: Run `make`.",
+    );
+    expect(await input.inputValue()).toBe("");
+  });
+
+  it("moves through completions with the arrow keys and closes them with Escape", async () => {
+    const h = await chatPage();
+    const input = h.page.locator("#input");
+    await input.pressSequentially("/memory re");
+    await input.press("ArrowDown");
+    await input.press("Tab");
+    expect(await input.inputValue()).toBe("/memory read ");
+    await input.fill("/");
+    await input.press("Escape");
+    expect(await h.page.locator("#completions").isHidden()).toBe(true);
+  });
+
+  it("links the memory used under an answer to its facts and notes", async () => {
+    const h = await chatPage();
+    await ask(h.page, "What do we know?");
+    const send = await h.nextSend();
+    h.stream(
+      { kind: "memory", facts: [{ factId: 12, revision: 2 }], notes: ["MEMORY.md"] },
+      { text: "We use tabs." },
+      { kind: "memory", facts: [{ factId: 12, revision: 2 }, { factId: 3, revision: 1 }], notes: ["MEMORY.md", "scratchpad.md"] },
+    );
+    send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    const line = lastTurn(h.page).locator(".memory");
+    await line.locator("button", { hasText: "scratchpad.md" }).waitFor();
+    expect(await line.textContent()).toBe("Memory used: #12 r2, #3 r1, MEMORY.md, scratchpad.md");
+    await line.locator("button", { hasText: "#3 r1" }).click();
+    await line.locator("button", { hasText: "MEMORY.md" }).click();
+    await vi.waitFor(() => expect(h.deps.openNote).toHaveBeenCalled());
+    expect(h.fromPage.slice(-2)).toEqual([
+      { type: "openFact", factId: 3, revision: 1 },
+      { type: "openNote", file: "MEMORY.md" },
+    ]);
+    expect(vi.mocked(h.deps.openFact).mock.calls).toEqual([[3, 1, APP]]);
+    expect(vi.mocked(h.deps.openNote).mock.calls).toEqual([["MEMORY.md", APP]]);
+  });
+
+  it("shows a failed send as an error in place and stays usable", async () => {
+    const h = await chatPage();
+    await ask(h.page, "hello");
+    (await h.nextSend()).reject(Object.assign(new Error("provider: the API key was refused (401)"), { data: { code: "provider_error" } }));
+    await h.page.locator("#log article.turn.failed").waitFor();
+    expect(await lastTurn(h.page).locator("[role=alert]").textContent()).toBe("provider: the API key was refused (401)");
+    expect(await h.page.locator("#send").isVisible()).toBe(true);
+  });
+});
