@@ -80,12 +80,24 @@ class AgentSettings(_Section):
     memory_forget): allow, deny, or ask (the default: the editor asks the person each time)."""
 
 
+class CompactionSettings(_Section):
+    """`[compaction]`: the working summary of long chats."""
+
+    buffer_tokens: int = Field(4096, ge=256, le=200_000)
+    """Tokens of the model's window kept free for the answer when a request is checked."""
+
+    mid_turn_threshold: float = Field(0.8, ge=0.1, le=1.0)
+    """Compact before a request that fills more than this share of the window's prompt budget
+    (1.0: only when it would not fit)."""
+
+
 class Settings(_Section):
     """Every setting of lecode-ls. Each section is a table of config.toml."""
 
     memory: MemorySettings = MemorySettings()
     provider: ProviderSettings = ProviderSettings()
     agent: AgentSettings = AgentSettings()
+    compaction: CompactionSettings = CompactionSettings()
 
 
 def _drop(tree: dict[str, Any], loc: tuple[str | int, ...]) -> bool:

@@ -37,20 +37,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.agent.preflight import Calibration, preflight
+from lecode_ls.agent import catalog
+from lecode_ls.agent.compaction import compact_session, summary_message
+from lecode_ls.agent.preflight import Calibration, Preflight, preflight
 from lecode_ls.agent.provider import ChatRequest, Finish, Provider, TextDelta, ToolCall, Usage
 from lecode_ls.agent.tools import BY_NAME, PermissionPolicy, ToolResult, run_tool, tool_definitions
 from lecode_ls.agent.workspace_read import READ_TOOL, run_read_tool
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.agents import read_agents
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
+from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
 
 MAX_ROUNDS = 24
 """Provider requests in one turn at most; a model still calling tools after that is stopped."""
-
-OUTPUT_RESERVE_TOKENS = 4096
-"""Tokens the preflight keeps free for the answer (becomes `[compaction] buffer_tokens`)."""
 
 BASE_PROMPT = """\
 You are lecode, a coding assistant working in the project at {root}.
@@ -107,6 +107,11 @@ class TurnResult:
 class TurnOptions:
     model: str
     context_window: int | None = None
+    buffer_tokens: int = 4096
+    """`[compaction] buffer_tokens`: output headroom the preflight keeps free."""
+    mid_turn_threshold: float = 0.8
+    """`[compaction] mid_turn_threshold`: compact before a request that fills more than this
+    share of the window's prompt budget."""
     readonly: bool = False
     policy: PermissionPolicy = field(default_factory=PermissionPolicy)
     calibration: Calibration = field(default_factory=Calibration)
@@ -196,22 +201,24 @@ class ChatTurn:
         self.usage = TurnUsage()
         self._asks: set[concurrent.futures.Future[bool]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.history: list[dict[str, Any]] = []
+        self.summary: dict[str, Any] | None = None
+        self._history_generation = -1
 
     # -- the turn --------------------------------------------------------------------------
 
     async def run(self, text: str) -> TurnResult:
         self._loop = asyncio.get_running_loop()
-        history = await self._history()
-        history.append({"role": "user", "content": text})
         await self._append({"kind": "message", "role": "user", "content": text})
+        await self._load_history()
         tool: asyncio.Future[Any] | None = None
         try:
             for _ in range(MAX_ROUNDS):
-                outcome = await self._round(history)
+                outcome = await self._round()
                 if isinstance(outcome, str):
                     return self._result(outcome)
                 for call in outcome:
-                    tool = asyncio.ensure_future(self._run_call(call, history))
+                    tool = asyncio.ensure_future(self._run_call(call))
                     await asyncio.shield(tool)
                     tool = None
             await self._event("tool_limit", rounds=MAX_ROUNDS)
@@ -233,25 +240,26 @@ class ChatTurn:
             await asyncio.shield(self._append(self._record_event("cancelled")))
             return self._result("cancelled")
 
-    async def _round(self, history: list[dict[str, Any]]) -> str | list[ToolCall]:
-        """One provider request: the stop reason when the turn ends, else the calls to run."""
-        request, memory = await self._request(history)
+    async def _round(self) -> str | list[ToolCall]:
+        """One provider request: the stop reason when the turn ends, else the calls to run
+        (none when a stale response was discarded and the request is to be made again)."""
         generation = await asyncio.to_thread(self.runtime.facts.generation)
+        if generation != self._history_generation:  # a forget since the history was read (E3)
+            await self._load_history()
+        request, memory, check = await self._prepared()
+        if (not check.fits or self._crowded(check)) and await self._compact():
+            request, memory, check = await self._prepared()
+        if not check.fits:
+            reason = (
+                f"{check.reason}. Compaction could not make room; start a new session, or "
+                "clear this one."
+            )
+            await self._event("paused", reason=reason, estimated_tokens=check.estimated)
+            self.emit("paused", {"message": reason})
+            return "paused"
         facts = [{"fact_id": i, "revision": r} for i, r in memory.facts]
         self.emit("memory", {"facts": facts, "notes": memory.files})
         await self._event("memory", facts=facts, notes=memory.files, bytes=memory.bytes)
-        check = preflight(
-            request,
-            model=self.options.model,
-            configured_window=self.options.context_window,
-            buffer_tokens=OUTPUT_RESERVE_TOKENS,
-            calibration=self.options.calibration,
-        )
-        if not check.fits:
-            reason = f"{check.reason}. Start a new session, or clear this one (/clear)."
-            await self._event("refused", reason=reason, estimated_tokens=check.estimated)
-            self.emit("error", {"code": "context_overflow", "message": reason})
-            return "refused"
 
         text: list[str] = []
         calls: list[ToolCall] = []
@@ -280,9 +288,26 @@ class ChatTurn:
             await asyncio.shield(self._save_answer(text, [], generation, "cancelled"))
             raise
 
-        await self._save_answer(text, calls, generation, finish.reason)
         self.usage.add(finish.usage)
         self.options.calibration.observe_usage(self.options.model, check.uncalibrated, finish.usage)
+        if await asyncio.to_thread(self.runtime.facts.generation) != generation:
+            # A forget landed while the model answered: the answer may rest on what was
+            # forgotten, so it is not kept, and the request is made again (E3).
+            await self._event(
+                "discarded",
+                reason="a fact was forgotten during the request",
+                usage=usage_json(finish.usage),
+            )
+            self.emit(
+                "error",
+                {
+                    "code": "stale_response",
+                    "message": "a fact was forgotten while the model answered; that answer was "
+                    "discarded and the request is made again",
+                },
+            )
+            return []
+        await self._save_answer(text, calls, generation, finish.reason)
         await self._event(
             "usage", purpose="chat", model=self.options.model, usage=usage_json(finish.usage)
         )
@@ -290,12 +315,52 @@ class ChatTurn:
         assistant: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
         if calls:
             assistant["tool_calls"] = _tool_calls_json(calls)
-        history.append(assistant)
+        self.history.append(assistant)
         if calls:
             return calls
         return _FINISH.get(finish.reason, "stop")
 
-    async def _request(self, history: list[dict[str, Any]]) -> tuple[ChatRequest, InjectedMemory]:
+    def _crowded(self, check: Preflight) -> bool:
+        """Whether the request fills more of the window than `mid_turn_threshold` allows."""
+        if check.budget is None:
+            return False
+        return check.estimated > self.options.mid_turn_threshold * check.budget
+
+    async def _compact(self) -> bool:
+        """Compact the session now; whether it moved the cutoff (the history is then reloaded).
+        A failure is reported and the turn goes on if the request fits anyway (C9)."""
+        self.emit("compaction", {"status": "started"})
+        outcome = await compact_session(
+            self.runtime,
+            self.session_id,
+            self.provider,
+            model=self.options.model,
+            window=catalog.context_window(self.options.model, self.options.context_window),
+            turn_id=self.turn_id,
+        )
+        if outcome.calls:
+            self.usage.add(outcome.usage)
+        fields: dict[str, Any] = {"status": outcome.status}
+        if outcome.reason is not None:
+            fields["message"] = outcome.reason
+        self.emit("compaction", fields)
+        if outcome.status != "compacted":
+            return False
+        await self._load_history()
+        return True
+
+    async def _prepared(self) -> tuple[ChatRequest, InjectedMemory, Preflight]:
+        request, memory = await self._request()
+        check = preflight(
+            request,
+            model=self.options.model,
+            configured_window=self.options.context_window,
+            buffer_tokens=self.options.buffer_tokens,
+            calibration=self.options.calibration,
+        )
+        return request, memory, check
+
+    async def _request(self) -> tuple[ChatRequest, InjectedMemory]:
         def build() -> tuple[str, InjectedMemory]:
             memory = build_memory_section(self.runtime)
             agents, exists = read_agents(self.folder)
@@ -313,12 +378,15 @@ class ChatTurn:
             enabled=self.runtime.settings.memory.enabled,
         )
         tools.append(READ_TOOL.definition())
-        messages = [{"role": "system", "content": system}, *history]
+        messages = [{"role": "system", "content": system}]
+        if self.summary is not None:
+            messages.append(self.summary)
+        messages.extend(self.history)
         return ChatRequest(messages, tools, model=self.options.model), memory
 
     # -- tools -----------------------------------------------------------------------------
 
-    async def _run_call(self, call: ToolCall, history: list[dict[str, Any]]) -> None:
+    async def _run_call(self, call: ToolCall) -> None:
         generation = await asyncio.to_thread(self.runtime.facts.generation)
         if call.name == READ_TOOL.name:
             result = await asyncio.to_thread(run_read_tool, self.folder, call.arguments)
@@ -352,7 +420,7 @@ class ChatTurn:
                 },
             }
         )
-        history.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+        self.history.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
         self.emit(
             "toolResult",
             {
@@ -381,17 +449,15 @@ class ChatTurn:
 
     # -- the transcript --------------------------------------------------------------------
 
-    async def _history(self) -> list[dict[str, Any]]:
-        def read() -> list[dict[str, Any]]:
-            sessions = self.runtime.sessions
-            length = sessions.length(self.session_id)
-            if length <= 1:
-                return []
-            read = sessions.read_range(self.session_id, 1, length - 1)
-            visible = [r for r in read.records if read.visibility.visible(r["seq"])]
-            return replay(visible)
-
-        return await asyncio.to_thread(read)
+    async def _load_history(self) -> None:
+        """(Re)read the working context from the transcript: the valid summary, then the raw
+        participating messages after it (memory/working.py)."""
+        view = await asyncio.to_thread(
+            working_view, self.runtime.sessions, self.runtime.facts, self.session_id
+        )
+        self.summary = summary_message(view)
+        self.history = replay(view.records)
+        self._history_generation = view.generation
 
     async def _append(self, record: dict[str, Any]) -> int:
         meta = record.setdefault("meta", {}) if record["kind"] == "message" else record

@@ -16,15 +16,18 @@ from typing import Any, cast
 
 from lsprotocol import types
 
+from lecode_ls.agent import catalog
+from lecode_ls.agent.compaction import Outcome, compact_session
 from lecode_ls.agent.openai import OpenAICompatible
 from lecode_ls.agent.preflight import Calibration
-from lecode_ls.agent.runner import ChatTurn, TurnOptions
+from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
 from lecode_ls.agent.tools import Decision, PermissionPolicy, ToolResult
 from lecode_ls.config import ProviderSettings
 from lecode_ls.errors import InvalidParams, SessionBusy
 from lecode_ls.memory.records import check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import chat_messages as p
+from lecode_ls.server import fact_messages as fp
 from lecode_ls.server.memory_features import changed, run_command
 from lecode_ls.server.server import LecodeServer
 
@@ -65,7 +68,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
     runtime, folder_uri = await ls.runtime(params.workspace_uri)
     runtime.require_memory()
     session_id = check_session_id(params.session_id)
-    if params.text.lstrip().startswith("/memory"):
+    if _command_word(params.text) in ("/memory", "/compact"):
         return await _command_turn(ls, runtime, params)
     running = (str(runtime.project.root), session_id)
     if running in ls.chat.running:
@@ -76,8 +79,15 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
     settings = ls.settings
     seq = 0
 
+    progress: list[str | None] = []
+
     def emit(kind: str, fields: dict[str, Any]) -> None:
         nonlocal seq
+        if kind == "compaction":  # every editor shows LSP progress; the chat panel the delta
+            if fields["status"] == "started":
+                progress.append(ls.progress_begin("lecode: compacting the chat session"))
+            elif progress:
+                ls.progress_end(progress.pop(), fields["status"])
         ls.send(
             "lecode/chat/delta",
             p.ChatDeltaParams(
@@ -110,6 +120,8 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
     options = TurnOptions(
         model=settings.provider.model,
         context_window=settings.agent.context_window,
+        buffer_tokens=settings.compaction.buffer_tokens,
+        mid_turn_threshold=settings.compaction.mid_turn_threshold,
         readonly=settings.agent.readonly,
         policy=PermissionPolicy(decisions),
         calibration=ls.chat.calibration,
@@ -131,26 +143,70 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
             result = await turn.run(params.text)
     finally:
         ls.chat.running.discard(running)
-    usage = result.usage
     return p.ChatSendResult(
         turn_id=result.turn_id,
         stop_reason=result.stop_reason,  # type: ignore[arg-type]  # the runner's closed set
-        usage=p.UsageModel(
-            calls=usage.calls,
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-            total_tokens=usage.total_tokens,
-            unknown_usage_calls=usage.unknown_usage_calls,
-        ),
+        usage=_usage_model(result.usage),
+    )
+
+
+async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.SessionCompactResult:
+    """`/compact`: compact the session's working memory now (refused while a turn runs)."""
+    runtime, _ = await ls.runtime(params.workspace_uri)
+    runtime.require_memory()
+    session_id = check_session_id(params.session_id)
+    running = (str(runtime.project.root), session_id)
+    if running in ls.chat.running:
+        raise SessionBusy(
+            f"sessionId: session {session_id} has a turn running; compaction waits for it to "
+            "end (or cancel it)",
+            field="sessionId",
+        )
+    settings = ls.settings
+    model = settings.provider.model
+    ls.chat.running.add(running)  # no turn starts while the summary is written
+    token = ls.progress_begin("lecode: compacting the chat session")
+    outcome: Outcome | None = None
+    try:
+        with runtime.sessions.attach(session_id):
+            outcome = await compact_session(
+                runtime,
+                session_id,
+                ls.chat.provider(settings.provider),
+                model=model,
+                window=catalog.context_window(model, settings.agent.context_window),
+            )
+    finally:
+        ls.chat.running.discard(running)
+        ls.progress_end(token, outcome.status if outcome else "failed")
+    usage = TurnUsage()
+    if outcome.calls:
+        usage.add(outcome.usage)
+    result = p.SessionCompactResult(
+        status=outcome.status, covered_through=outcome.covered_through, usage=_usage_model(usage)
+    )
+    if outcome.reason is not None:
+        result = result.model_copy(update={"message": outcome.reason})
+    return result
+
+
+def _usage_model(usage: TurnUsage) -> p.UsageModel:
+    return p.UsageModel(
+        calls=usage.calls,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        total_tokens=usage.total_tokens,
+        unknown_usage_calls=usage.unknown_usage_calls,
     )
 
 
 async def _command_turn(
     ls: LecodeServer, runtime: Runtime, params: p.ChatSendParams
 ) -> p.ChatSendResult:
-    """`/memory ...` sent as a chat message: the command's output as the turn's text (plain
-    text, not Markdown), no model call, nothing appended to the transcript."""
-    output = await run_command(ls, params.workspace_uri, params.text)
+    """`/memory ...` or `/compact` sent as a chat message: the command's output as the turn's
+    text (plain text, not Markdown); `/memory` makes no model call and appends nothing to the
+    transcript."""
+    output = await _run_line(ls, params.workspace_uri, params.session_id, params.text)
     turn_id = "cmd-" + secrets.token_hex(4)
     ls.send(
         "lecode/chat/delta",
@@ -165,19 +221,41 @@ async def _command_turn(
 
 
 async def command(ls: LecodeServer, params: p.CommandParams) -> p.CommandResult:
-    line = params.line.strip()
-    if line.split(maxsplit=1)[0] != "/memory":
+    output = await _run_line(ls, params.workspace_uri, params.session_id, params.line)
+    return p.CommandResult(output=output)
+
+
+def _command_word(line: str) -> str:
+    words = line.split(maxsplit=1)
+    return words[0] if words else ""
+
+
+async def _run_line(
+    ls: LecodeServer, workspace_uri: str | None, session_id: str | None, line: str
+) -> str:
+    """One slash-command line: `/memory ...`, or `/compact` (which needs the session)."""
+    word = _command_word(line)
+    if word == "/memory":
+        return await run_command(ls, workspace_uri, line.strip())
+    if word != "/compact" or line.split() != ["/compact"]:
         raise InvalidParams(
-            "line: only /memory commands run here; /memory help lists them", field="line"
+            "line: the commands are /memory ... (/memory help lists them) and /compact",
+            field="line",
         )
-    if params.session_id is not None:
-        check_session_id(params.session_id)
-    return p.CommandResult(output=await run_command(ls, params.workspace_uri, line))
+    if session_id is None:
+        raise InvalidParams("sessionId: /compact needs the chat session", field="sessionId")
+    params = fp.SessionParams.model_validate(
+        {"sessionId": session_id, "workspaceUri": workspace_uri}
+    )
+    result = await session_compact(ls, params)
+    if result.status == "compacted":
+        return f"Compacted: the working summary now covers the transcript through seq {result.covered_through}."
+    return f"Not compacted ({result.status}): {result.message}"
 
 
 # --- history -----------------------------------------------------------------------------------
 
-_EVENT_KINDS = {"memory", "error", "cancelled"}
+_EVENT_KINDS = {"memory", "error", "cancelled", "compact", "paused"}
 
 
 async def chat_history(ls: LecodeServer, params: p.ChatHistoryParams) -> p.ChatHistoryResult:
@@ -213,6 +291,10 @@ def _items(record: dict[str, Any]) -> list[dict[str, Any]]:
         if kind == "memory":
             facts = [{"fact_id": f["fact_id"], "revision": f["revision"]} for f in record["facts"]]
             return [{**base, "kind": "memory", "facts": facts, "notes": record["notes"]}]
+        if kind == "compact":
+            return [{**base, "kind": "compaction", "status": "compacted"}]
+        if kind == "paused":
+            return [{**base, "kind": "paused", "message": record.get("reason")}]
         if kind == "error":
             return [
                 {

@@ -8,10 +8,10 @@ from pydantic import Field
 
 from lecode_ls.server.messages import Message, WorkspaceParams
 
-StopReason = Literal[
-    "stop", "length", "contentFilter", "cancelled", "refused", "error", "toolLimit"
+StopReason = Literal["stop", "length", "contentFilter", "cancelled", "paused", "error", "toolLimit"]
+DeltaKind = Literal[
+    "text", "toolCall", "toolResult", "memory", "usage", "error", "compaction", "paused"
 ]
-DeltaKind = Literal["text", "toolCall", "toolResult", "memory", "usage", "error"]
 
 
 class UsageModel(Message):
@@ -41,8 +41,8 @@ class ChatSendParams(WorkspaceParams):
     session_id: str = Field(max_length=64)
     """The exact session ID (from `lecode/session/new` or `lecode/session/list`)."""
     text: str = Field(min_length=1, max_length=200_000)
-    """The person's message. A line starting with `/memory` is a command, answered without a
-    model call."""
+    """The person's message. `/memory ...` and `/compact` lines are commands: their output is the
+    turn's text (`/memory` makes no model call)."""
 
 
 class ChatSendResult(Message):
@@ -50,9 +50,10 @@ class ChatSendResult(Message):
     """The turn's ID (also on every delta of the turn)."""
     stop_reason: StopReason
     """Why the turn ended: `stop` (the model finished), `length` (the model hit its output
-    limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `refused` (the request cannot fit
-    the model's window), `error` (the provider failed; an `error` delta says why), `toolLimit`
-    (the model kept calling tools past the limit of rounds)."""
+    limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `paused` (the next request cannot
+    fit the model's window even after compaction; a `paused` delta says why), `error` (the
+    provider failed; an `error` delta says why), `toolLimit` (the model kept calling tools past
+    the limit of rounds)."""
     usage: UsageModel
     """The turn's usage, every provider call counted once."""
 
@@ -61,7 +62,8 @@ class ChatDeltaParams(Message):
     """One piece of a running turn. Fields beyond the first four depend on `kind`:
     `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output,
     isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none);
-    `error`: message, code."""
+    `error`: message, code; `compaction`: status (`started`, then `compacted`, `nothing`,
+    `rejected`, `failed` or `stale`), message; `paused`: message."""
 
     session_id: str
     """The session the turn belongs to."""
@@ -89,8 +91,10 @@ class ChatDeltaParams(Message):
     """`memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`)."""
     usage: UsageModel | None = None
     """`usage`: this provider call's usage (`calls` is 1); null when it reported none."""
+    status: str | None = None
+    """`compaction`: how the working summary's compaction went."""
     message: str | None = None
-    """`error`: what went wrong, for the person."""
+    """`error`, `paused`, `compaction`: what happened, for the person."""
     code: str | None = None
     """`error`: a stable machine code (as in error responses' `data.code`)."""
 
@@ -110,10 +114,21 @@ class ChatHistoryItem(Message):
     """The record's seq in the transcript."""
     turn_id: str | None = None
     """The turn that wrote it (absent for imported records)."""
-    kind: Literal["user", "text", "toolCall", "toolResult", "memory", "error", "cancelled"]
+    kind: Literal[
+        "user",
+        "text",
+        "toolCall",
+        "toolResult",
+        "memory",
+        "error",
+        "cancelled",
+        "compaction",
+        "paused",
+    ]
     """`user`: text; `text` (an assistant message): text; `toolCall`: callId, name,
     arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `error`:
-    message, code; `cancelled`: the turn was stopped."""
+    message, code; `cancelled`: the turn was stopped; `compaction`: status `compacted` (a
+    working summary was written here); `paused`: message."""
     text: str | None = None
     call_id: str | None = None
     name: str | None = None
@@ -122,6 +137,7 @@ class ChatHistoryItem(Message):
     is_error: bool | None = None
     facts: list[InjectedFactModel] | None = None
     notes: list[str] | None = None
+    status: str | None = None
     message: str | None = None
     code: str | None = None
 
@@ -137,9 +153,23 @@ class CommandParams(WorkspaceParams):
     session_id: str | None = Field(None, max_length=64)
     """The chat session the line was typed in, if any."""
     line: str = Field(min_length=1, max_length=200_000)
-    """A `/memory ...` line, exactly as typed."""
+    """A `/memory ...` or `/compact` line, exactly as typed."""
 
 
 class CommandResult(Message):
     output: str
     """The command's answer: plain text, often in columns or JSON (show it preformatted)."""
+
+
+class SessionCompactResult(Message):
+    status: Literal["compacted", "nothing", "rejected", "failed", "stale"]
+    """`compacted` (a new working summary), `nothing` (no complete exchange can be covered while
+    four messages stay raw), `rejected` (the model's summary was empty, truncated, too long or
+    called tools: the cutoff did not move), `failed` (the provider failed), `stale` (the session
+    or a forget changed it meanwhile; the summary was discarded)."""
+    message: str | None = None
+    """Why, for anything but `compacted`."""
+    covered_through: int
+    """The last seq the working summary now covers (0: none)."""
+    usage: UsageModel
+    """The summarisation call's usage (calls 0 when none was made)."""

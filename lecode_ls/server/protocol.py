@@ -19,6 +19,7 @@ from lecode_ls.server.chat_messages import (
     ChatSendResult,
     CommandParams,
     CommandResult,
+    SessionCompactResult,
 )
 from lecode_ls.server.fact_messages import (
     FactRevisionResult,
@@ -367,6 +368,28 @@ METHODS: tuple[Method, ...] = (
         },
     ),
     Method(
+        "lecode/session/compact",
+        "request",
+        "Compact the session's working memory now (`/compact`): the previous valid summary plus "
+        "the newly covered complete exchanges, summarised by the configured model into a compact "
+        "event with its lineage. Reports `$/progress`. Refused while a turn runs.",
+        SessionParams,
+        SessionCompactResult,
+        errors=("memory_disabled", "invalid_session_id", "session_not_found", "session_busy"),
+        example_params={"sessionId": _SID},
+        example_result={
+            "status": "compacted",
+            "coveredThrough": 41,
+            "usage": {
+                "calls": 1,
+                "promptTokens": 5120,
+                "completionTokens": 410,
+                "totalTokens": 5530,
+                "unknownUsageCalls": 0,
+            },
+        },
+    ),
+    Method(
         "lecode/chat/history",
         "request",
         "A session's recent visible records as chat items (the shape of `lecode/chat/delta`), "
@@ -387,7 +410,8 @@ METHODS: tuple[Method, ...] = (
     Method(
         "lecode/command",
         "request",
-        "Run a `/memory ...` line from any client (the same commands as in chat).",
+        "Run a `/memory ...` line, or `/compact` (with `sessionId`), from any client: the same "
+        "commands as in chat.",
         CommandParams,
         CommandResult,
         errors=("memory_disabled", "invalid_name", "invalid_pattern", "not_found"),

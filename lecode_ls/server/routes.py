@@ -41,6 +41,7 @@ REQUESTS = (
     "lecode/facts/correct",
     "lecode/facts/forget",
     "lecode/chat/send",
+    "lecode/session/compact",
     "lecode/chat/history",
     "lecode/command",
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Coroutine
 from functools import cached_property
 from pathlib import Path
@@ -225,6 +226,20 @@ class LecodeServer(LanguageServer):
         """Send a server-to-client notification of the protocol."""
         # exclude_unset: a field the sender did not set is absent; one set to None is null.
         self.protocol.notify(method, message.model_dump(mode="json", exclude_unset=True))
+
+    def progress_begin(self, title: str) -> str | None:
+        """Start LSP work-done progress (`$/progress`) if the client supports it; its token."""
+        window = self.client_capabilities.window
+        if window is None or not window.work_done_progress:
+            return None
+        token = f"lecode-{secrets.token_hex(6)}"
+        self.work_done_progress.create(token)
+        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title))
+        return token
+
+    def progress_end(self, token: str | None, message: str) -> None:
+        if token is not None:
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
     def run_task(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         """Start a background task that is held, named, logged on failure and cancelled on close."""

@@ -57,6 +57,7 @@ HANDLERS: dict[str, Handler] = {
     "lecode/facts/correct": facts.facts_correct,
     "lecode/facts/forget": facts.facts_forget,
     "lecode/chat/send": chat.chat_send,
+    "lecode/session/compact": chat.session_compact,
     "lecode/chat/history": chat.chat_history,
     "lecode/command": chat.command,
     "lecode.memory": memory.memory_command,

@@ -69,6 +69,7 @@ async def start(isolated_config_dir: Path) -> AsyncIterator[Start]:
         options: Any = None,
         initialize: bool = True,
         env: dict[str, str] | None = None,
+        capabilities: types.ClientCapabilities | None = None,
     ) -> LanguageClient:
         config = ClientServerConfig(
             server_command=SERVER,
@@ -81,7 +82,7 @@ async def start(isolated_config_dir: Path) -> AsyncIterator[Start]:
         if initialize:
             await client.initialize_session(
                 types.InitializeParams(
-                    capabilities=types.ClientCapabilities(),
+                    capabilities=capabilities or types.ClientCapabilities(),
                     workspace_folders=[
                         types.WorkspaceFolder(uri=uri(f), name=f.name) for f in folders
                     ],

@@ -255,5 +255,69 @@ class TestCommands:
         async with FakeOpenAI() as server:
             client = await chat_client(start, repo, server)
             with pytest.raises(JsonRpcException) as caught:
+                await call(client, "lecode/command", {"line": "/editsys"})
+            assert str(caught.value).startswith("line:")
+            with pytest.raises(JsonRpcException) as caught:
                 await call(client, "lecode/command", {"line": "/compact"})
-            assert "line" in str(caught.value)
+            assert str(caught.value).startswith("sessionId:")
+
+
+class TestCompactionOverLsp:
+    async def test_session_compact_reports_progress_and_the_next_turn_uses_the_summary(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers C1, C5, C9 (/compact refuses an active turn), and $/progress
+        async with FakeOpenAI() as server:
+            for n in range(3):
+                server.push(Stream(text_chunks(f"answer {n}")))
+            server.push(Stream(text_chunks("summary of questions 0 and 1", usage=(300, 20))))
+            server.push(Stream(text_chunks("answer 3")))
+            options = {
+                "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""}
+            }
+            client = await start(
+                repo,
+                options=options,
+                capabilities=types.ClientCapabilities(
+                    window=types.WindowClientCapabilities(work_done_progress=True)
+                ),
+            )
+            session = await new_session(client)
+            for n in range(3):
+                await call(client, "lecode/chat/send", {"sessionId": session, "text": f"q{n}"})
+            result = await call(client, "lecode/session/compact", {"sessionId": session})
+            assert result["status"] == "compacted" and result["usage"]["totalTokens"] == 320
+            (reports,) = client.progress_reports.values()
+            assert [type(r).__name__ for r in reports] == [
+                "WorkDoneProgressBegin",
+                "WorkDoneProgressEnd",
+            ]
+            summariser = server.requests[3].body["messages"]
+            assert (
+                "answer 0" in summariser[1]["content"]
+                and server.requests[3].body["max_tokens"] == 2048
+            )
+
+            await call(client, "lecode/chat/send", {"sessionId": session, "text": "q3"})
+            sent = server.requests[4].body["messages"]
+            assert "summary of questions 0 and 1" in sent[1]["content"]
+            assert "q0" not in json.dumps(sent) and "q2" in json.dumps(sent)
+            history = await call(client, "lecode/chat/history", {"sessionId": session})
+            assert "compaction" in [item["kind"] for item in history["items"]]
+
+    async def test_compact_refuses_while_a_turn_runs(self, start: Start, repo: Path) -> None:
+        async with FakeOpenAI() as server:
+            release = asyncio.Event()
+            server.push(Stream([chunk(content="slow"), Wait(release), chunk(finish="stop")]))
+            client = await chat_client(start, repo, server)
+            deltas = Deltas(client)
+            session = await new_session(client)
+            turn = asyncio.ensure_future(
+                call(client, "lecode/chat/send", {"sessionId": session, "text": "one"})
+            )
+            await deltas.wait_for("text")
+            with pytest.raises(JsonRpcException) as caught:
+                await call(client, "lecode/session/compact", {"sessionId": session})
+            assert str(caught.value).startswith("sessionId:")
+            release.set()
+            await turn

@@ -317,7 +317,7 @@ class TestUsageAndFailures:
         assert shapes(runtime, session) == ["user", "event:memory", "event:error"]
         assert result.usage.unknown_usage_calls == 1
 
-    async def test_a_request_that_cannot_fit_is_refused_before_any_call(
+    async def test_a_request_that_cannot_fit_pauses_the_turn_before_any_call(
         self, runtime: Runtime, folder: Path
     ) -> None:
         session = runtime.sessions.create("t")
@@ -327,9 +327,11 @@ class TestUsageAndFailures:
         result = await make_turn(runtime, session, provider, folder, deltas, options=options).run(
             "x" * 20_000
         )
-        assert result.stop_reason == "refused" and provider.requests == []
-        assert dict(deltas)["error"]["code"] == "context_overflow"
-        assert shapes(runtime, session)[-1] == "event:refused"
+        # covers C9: nothing can be compacted (one message), so the turn pauses with a reason.
+        assert result.stop_reason == "paused" and provider.requests == []
+        assert dict(deltas)["compaction"]["status"] == "nothing"
+        assert "window" in dict(deltas)["paused"]["message"]
+        assert shapes(runtime, session)[-1] == "event:paused"
 
 
 class GatedProvider:

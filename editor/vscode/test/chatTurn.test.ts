@@ -98,8 +98,25 @@ describe("the end of a turn", () => {
 
   it("says why an answer ended early", () => {
     expect(stopNote(finishTurn(newTurn("q"), { ...result, stopReason: "length" }))).toMatch(/output limit/);
-    expect(stopNote(finishTurn(newTurn("q"), { ...result, stopReason: "refused" }))).toMatch(/context window/);
+    expect(stopNote(finishTurn(newTurn("q"), { ...result, stopReason: "paused" }))).toMatch(/context window/);
     expect(stopNote(finishTurn(newTurn("q"), { ...result, stopReason: "stop" }))).toBeUndefined();
+  });
+
+  it("shows one notice per compaction, the start replaced by how it ended, and a pause", () => {
+    let turn = applyDeltas(newTurn("q"), [
+      { kind: "compaction", status: "started" },
+      { kind: "compaction", status: "compacted" },
+      { kind: "compaction", status: "started" },
+      { kind: "compaction", status: "nothing", message: "no complete exchange" },
+      { kind: "paused", message: "the window is full" },
+    ]);
+    expect(turn.parts).toEqual([
+      { kind: "notice", topic: "compaction", message: "Compacted the earlier conversation into a working summary." },
+      { kind: "notice", topic: "compaction", message: "Nothing could be compacted. no complete exchange" },
+      { kind: "notice", topic: "paused", message: "the window is full" },
+    ]);
+    turn = applyDeltas(newTurn("q"), [{ kind: "compaction", status: "started" }]);
+    expect(turn.parts).toEqual([{ kind: "notice", topic: "compaction", message: "Compacting the earlier conversation…" }]);
   });
 
   it("shows a failed request as an error in place, and a stopped one as cancelled", () => {

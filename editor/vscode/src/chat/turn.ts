@@ -37,7 +37,24 @@ export interface ErrorPart {
   code?: string;
 }
 
-export type Part = TextPart | ToolPart | ErrorPart;
+/** What the server did for the turn (compaction, a pause), shown in place. */
+export interface NoticePart {
+  kind: "notice";
+  /** "compaction" while one runs and after; "paused". */
+  topic: "compaction" | "paused";
+  message: string;
+}
+
+export type Part = TextPart | ToolPart | ErrorPart | NoticePart;
+
+const COMPACTION: Record<string, string> = {
+  started: "Compacting the earlier conversation…",
+  compacted: "Compacted the earlier conversation into a working summary.",
+  nothing: "Nothing could be compacted.",
+  rejected: "The summary was rejected; the conversation stays as it was.",
+  failed: "Compaction failed.",
+  stale: "The summary was discarded: the session or its memory changed meanwhile.",
+};
 
 /** The memory injected into the turn's model requests: the union over all of them. */
 export interface MemoryUsed {
@@ -146,6 +163,16 @@ export function applyItem(turn: Turn, item: ChatItem, whole = false): Turn {
       return { ...turn, parts: [...parts, { kind: "error", message: item.message ?? "the turn failed", code: item.code ?? undefined }] };
     case "cancelled":
       return { ...turn, state: "cancelled" };
+    case "compaction": {
+      // One notice per compaction: "started" is replaced by how it ended.
+      const status = item.status ?? "started";
+      const text = COMPACTION[status] ?? `Compaction: ${status}.`;
+      const notice: NoticePart = { kind: "notice", topic: "compaction", message: item.message ? `${text} ${item.message}` : text };
+      const running = last?.kind === "notice" && last.topic === "compaction" && last.message === COMPACTION.started;
+      return { ...turn, parts: running ? [...parts.slice(0, -1), notice] : [...parts, notice] };
+    }
+    case "paused":
+      return { ...turn, parts: [...parts, { kind: "notice", topic: "paused", message: item.message ?? "The turn paused." }] };
   }
 }
 
@@ -204,8 +231,8 @@ export function stopNote(turn: Turn): string | undefined {
       return "The answer was cut off: the model reached its output limit.";
     case "contentFilter":
       return "The provider's content filter stopped the answer.";
-    case "refused":
-      return "Not sent: the request does not fit the model's context window.";
+    case "paused":
+      return "Paused: the conversation no longer fits the model's context window, even after compaction.";
     case "error":
       return "The provider failed.";
     case "toolLimit":

@@ -19,6 +19,7 @@ export const Requests = {
   sessionRedo: "lecode/session/redo",
   sessionClear: "lecode/session/clear",
   chatSend: "lecode/chat/send",
+  sessionCompact: "lecode/session/compact",
   chatHistory: "lecode/chat/history",
   command: "lecode/command",
   factsList: "lecode/facts/list",
@@ -310,15 +311,15 @@ export interface ChatSendParams {
   workspaceUri?: string | null;
   /** The exact session ID (from `lecode/session/new` or `lecode/session/list`). */
   sessionId: string;
-  /** The person's message. A line starting with `/memory` is a command, answered without a model call. */
+  /** The person's message. `/memory ...` and `/compact` lines are commands: their output is the turn's text (`/memory` makes no model call). */
   text: string;
 }
 
 export interface ChatSendResult {
   /** The turn's ID (also on every delta of the turn). */
   turnId: string;
-  /** Why the turn ended: `stop` (the model finished), `length` (the model hit its output limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `refused` (the request cannot fit the model's window), `error` (the provider failed; an `error` delta says why), `toolLimit` (the model kept calling tools past the limit of rounds). */
-  stopReason: "stop" | "length" | "contentFilter" | "cancelled" | "refused" | "error" | "toolLimit";
+  /** Why the turn ended: `stop` (the model finished), `length` (the model hit its output limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `paused` (the next request cannot fit the model's window even after compaction; a `paused` delta says why), `error` (the provider failed; an `error` delta says why), `toolLimit` (the model kept calling tools past the limit of rounds). */
+  stopReason: "stop" | "length" | "contentFilter" | "cancelled" | "paused" | "error" | "toolLimit";
   /** The turn's usage, every provider call counted once. */
   usage: UsageModel;
 }
@@ -337,7 +338,7 @@ export interface UsageModel {
   unknownUsageCalls: number;
 }
 
-/** One piece of a running turn. Fields beyond the first four depend on `kind`: `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none); `error`: message, code. */
+/** One piece of a running turn. Fields beyond the first four depend on `kind`: `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none); `error`: message, code; `compaction`: status (`started`, then `compacted`, `nothing`, `rejected`, `failed` or `stale`), message; `paused`: message. */
 export interface ChatDeltaParams {
   /** The session the turn belongs to. */
   sessionId: string;
@@ -346,7 +347,7 @@ export interface ChatDeltaParams {
   /** 0, 1, 2... within the turn: apply deltas in this order. */
   seq: number;
   /** What this delta carries. */
-  kind: "text" | "toolCall" | "toolResult" | "memory" | "usage" | "error";
+  kind: "text" | "toolCall" | "toolResult" | "memory" | "usage" | "error" | "compaction" | "paused";
   /** `text`: the next piece of the assistant's answer (Markdown). */
   text?: string | null;
   /** `toolCall`, `toolResult`: the tool call's ID. */
@@ -365,7 +366,9 @@ export interface ChatDeltaParams {
   notes?: string[] | null;
   /** `usage`: this provider call's usage (`calls` is 1); null when it reported none. */
   usage?: UsageModel | null;
-  /** `error`: what went wrong, for the person. */
+  /** `compaction`: how the working summary's compaction went. */
+  status?: string | null;
+  /** `error`, `paused`, `compaction`: what happened, for the person. */
   message?: string | null;
   /** `error`: a stable machine code (as in error responses' `data.code`). */
   code?: string | null;
@@ -376,6 +379,17 @@ export interface InjectedFactModel {
   factId: number;
   /** The revision that was injected. */
   revision: number;
+}
+
+export interface SessionCompactResult {
+  /** `compacted` (a new working summary), `nothing` (no complete exchange can be covered while four messages stay raw), `rejected` (the model's summary was empty, truncated, too long or called tools: the cutoff did not move), `failed` (the provider failed), `stale` (the session or a forget changed it meanwhile; the summary was discarded). */
+  status: "compacted" | "nothing" | "rejected" | "failed" | "stale";
+  /** Why, for anything but `compacted`. */
+  message?: string | null;
+  /** The last seq the working summary now covers (0: none). */
+  coveredThrough: number;
+  /** The summarisation call's usage (calls 0 when none was made). */
+  usage: UsageModel;
 }
 
 export interface ChatHistoryParams {
@@ -400,8 +414,8 @@ export interface ChatHistoryItem {
   seq: number;
   /** The turn that wrote it (absent for imported records). */
   turnId?: string | null;
-  /** `user`: text; `text` (an assistant message): text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `error`: message, code; `cancelled`: the turn was stopped. */
-  kind: "user" | "text" | "toolCall" | "toolResult" | "memory" | "error" | "cancelled";
+  /** `user`: text; `text` (an assistant message): text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `error`: message, code; `cancelled`: the turn was stopped; `compaction`: status `compacted` (a working summary was written here); `paused`: message. */
+  kind: "user" | "text" | "toolCall" | "toolResult" | "memory" | "error" | "cancelled" | "compaction" | "paused";
   text?: string | null;
   callId?: string | null;
   name?: string | null;
@@ -410,6 +424,7 @@ export interface ChatHistoryItem {
   isError?: boolean | null;
   facts?: InjectedFactModel[] | null;
   notes?: string[] | null;
+  status?: string | null;
   message?: string | null;
   code?: string | null;
 }
@@ -419,7 +434,7 @@ export interface CommandParams {
   workspaceUri?: string | null;
   /** The chat session the line was typed in, if any. */
   sessionId?: string | null;
-  /** A `/memory ...` line, exactly as typed. */
+  /** A `/memory ...` or `/compact` line, exactly as typed. */
   line: string;
 }
 

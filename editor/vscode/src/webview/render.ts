@@ -56,6 +56,8 @@ function partBlock(part: Part): HTMLElement {
       block.setAttribute("role", "alert");
       return block;
     }
+    case "notice":
+      return element("div", `notice ${part.topic}`, part.message);
   }
 }
 
