@@ -29,6 +29,7 @@ from lecode_ls.agent.runner import ChatTurn, TurnOptions
 from lecode_ls.agent.tools import PermissionPolicy, run_tool
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
+from lecode_ls.memory.recall import recall_session
 from lecode_ls.memory.working import MIN_RAW_MESSAGES, working_view
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import remember
@@ -140,8 +141,13 @@ class TestChainedCompactions:
         assert view.summary is not None and view.summary["summary"] == "summary 6"
         # C3: at least four messages stay raw.
         assert len(view.messages) >= MIN_RAW_MESSAGES
-        # Raw history is untouched: the covered tool output reads back exactly, at its seq.
-        assert runtime.sessions.read(session, 3, 3)[0]["content"] == f"note 0: {INJECTION}"
+        # Raw recall still reconstructs the covered tool output exactly, with its seqs, and
+        # the third party's instruction comes back as data inside a labelled answer.
+        recalled = recall_session(runtime.sessions, runtime.facts, session, 1, 4)
+        assert recalled["status"] == "valid" and recalled["label"]
+        records = json.loads(recalled["source_text"])
+        assert [r["seq"] for r in records] == [1, 2, 3, 4]
+        assert records[2]["content"] == f"note 0: {INJECTION}"
 
     async def test_an_incomplete_exchange_blocks_coverage_after_it(self, runtime: Runtime) -> None:
         session = runtime.sessions.create("t")
