@@ -11,6 +11,7 @@ import shlex
 from collections.abc import Callable
 from datetime import date
 
+from lecode_ls.agent.learning import describe, latest_learning
 from lecode_ls.errors import InvalidParams
 from lecode_ls.memory.markdown import daily_name
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
@@ -114,8 +115,11 @@ def _facts(runtime: Runtime, args: list[str]) -> str:
     _usage(args, 0, 1, "facts [offset]")
     sessions, facts = runtime.require_facts()
     page = list_facts(facts, sessions, _int(args, 0, "offset") if args else 0)
+    latest = latest_learning(runtime)
+    # The learning line once learning is on, or has ever run.
+    learning = [describe(latest)] if latest or runtime.settings.memory.auto_learn else []
     if not page["facts"]:
-        return "No facts." if page["offset"] == 0 else "No more facts."
+        return "\n".join(["No facts." if page["offset"] == 0 else "No more facts.", *learning])
     lines = []
     for fact in page["facts"]:
         line = f"#{fact['fact_id']} r{fact['revision']} {fact['status']}"
@@ -125,7 +129,7 @@ def _facts(runtime: Runtime, args: list[str]) -> str:
         lines.append(line)
     if page["next_offset"] is not None:
         lines.append(f"[more: /memory facts {page['next_offset']}]")
-    return "\n".join(lines)
+    return "\n".join(lines + learning)
 
 
 def _recall(runtime: Runtime, args: list[str]) -> str:

@@ -35,8 +35,9 @@ class MemorySettings(_Section):
     scratchpad, facts, provenance); `/memory show` is capped by it too."""
 
     auto_learn: bool = False
-    """Opt in to automatic fact learning after a successful compaction. Accepted and validated;
-    it has no effect yet (automatic learning is not built)."""
+    """Opt in to automatic fact learning: after each successful compaction, one extraction call
+    proposes facts, and only exactly evidenced ones are remembered. Also needs
+    `[agent] permissions` memory_write = "allow" and readonly off."""
 
     facts_max_bytes: int = Field(8192, ge=0, le=65536)
     """Share of max_bytes given first to whole, validated facts in the injected memory."""

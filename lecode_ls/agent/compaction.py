@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from lecode_ls.agent import catalog
+from lecode_ls.agent.learning import Learning, learn
 from lecode_ls.agent.preflight import BYTES_PER_TOKEN, estimate_tokens
 from lecode_ls.agent.provider import ChatRequest, Finish, Provider, TextDelta, ToolCall, Usage
+from lecode_ls.agent.tools import PermissionPolicy
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.working import (
@@ -62,7 +64,9 @@ class Outcome:
     covered_through: int = 0
     usage: Usage | None = None
     calls: int = 0
-    """Provider calls made (0 or 1)."""
+    """Provider calls made for the summary (0 or 1)."""
+    learning: Learning | None = None
+    """Automatic learning after this compaction, when it ran (its call's usage is its own)."""
 
 
 def _text(content: Any) -> str:
@@ -173,9 +177,12 @@ async def compact_session(
     model: str,
     window: int | None,
     turn_id: str | None = None,
+    policy: PermissionPolicy | None = None,
+    readonly: bool = False,
 ) -> Outcome:
     """Compact once (see the module docstring). Cancellation propagates; the usage of a call that
-    was made is still recorded."""
+    was made is still recorded. With `policy` (the live chat context), a successful compaction
+    is followed by automatic learning when its gates allow (learning.py)."""
     sessions, facts = runtime.sessions, runtime.facts
     view = await asyncio.to_thread(working_view, sessions, facts, session_id)
     planned = plan(view, model, window)
@@ -215,7 +222,8 @@ async def compact_session(
 
     through = groups[-1][-1]["seq"]
 
-    def recheck_and_append() -> Outcome:
+    def recheck_and_append() -> tuple[Outcome, int]:
+        """The outcome, and the compact event's seq (0 when none was appended)."""
         now = working_view(sessions, facts, session_id)
         same_base = (now.summary or {}).get("seq") == (view.summary or {}).get("seq")
         covered = covered_messages(now.all_records, through)
@@ -230,13 +238,8 @@ async def compact_session(
             _append_usage(
                 runtime, session_id, model, finish.usage, "stale", "sources_changed", turn_id
             )
-            return Outcome(
-                "stale",
-                "the session or its memory changed while the summary was written; it was discarded",
-                view.covered_through,
-                finish.usage,
-                1,
-            )
+            reason = "the session or its memory changed while the summary was written; discarded"
+            return Outcome("stale", reason, view.covered_through, finish.usage, 1), 0
         prior = None
         if view.summary is not None:
             prior = {"seq": view.summary["seq"], "digest": records_digest([view.summary])}
@@ -254,10 +257,25 @@ async def compact_session(
         }
         if turn_id is not None:
             event["turn_id"] = turn_id
-        sessions.append(session_id, event)
-        return Outcome("compacted", None, through, finish.usage, 1)
+        seq = sessions.append(session_id, event)
+        return Outcome("compacted", None, through, finish.usage, 1), seq
 
-    return await asyncio.shield(asyncio.to_thread(recheck_and_append))
+    outcome, compact_seq = await asyncio.shield(asyncio.to_thread(recheck_and_append))
+    if outcome.status != "compacted" or policy is None:
+        return outcome
+    learning = await learn(
+        runtime,
+        session_id,
+        provider,
+        groups,
+        model=model,
+        window=window,
+        policy=policy,
+        readonly=readonly,
+        compact_seq=compact_seq,
+        turn_id=turn_id,
+    )
+    return Outcome("compacted", None, outcome.covered_through, outcome.usage, 1, learning)
 
 
 def _rejection(summary: str, calls: list[ToolCall], finish: Finish, limit: int) -> str | None:

@@ -201,6 +201,7 @@ class ChatTurn:
         self.usage = TurnUsage()
         self._asks: set[concurrent.futures.Future[bool]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._cancelled = False
         self.history: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
         self._history_generation = -1
@@ -232,8 +233,11 @@ class ChatTurn:
             )
             return self._result("toolLimit")
         except asyncio.CancelledError:
+            # An unanswered permission question counts as "deny". The flag covers a question
+            # whose thread has not registered it yet (see _ask_from_thread).
+            self._cancelled = True
             for future in list(self._asks):
-                future.cancel()  # an unanswered permission question counts as "deny"
+                future.cancel()
             if tool is not None:
                 with contextlib.suppress(Exception):
                     await tool  # a tool that started finishes and its result is recorded
@@ -337,9 +341,20 @@ class ChatTurn:
             model=self.options.model,
             window=catalog.context_window(self.options.model, self.options.context_window),
             turn_id=self.turn_id,
+            policy=self.options.policy,
+            readonly=self.options.readonly,
         )
         if outcome.calls:
             self.usage.add(outcome.usage)
+        if outcome.learning is not None and outcome.learning.called:
+            self.usage.add(outcome.learning.usage)
+            self.emit(
+                "learning",
+                {
+                    "status": outcome.learning.status,
+                    "facts": outcome.learning.learned,
+                },
+            )
         fields: dict[str, Any] = {"status": outcome.status}
         if outcome.reason is not None:
             fields["message"] = outcome.reason
@@ -440,6 +455,8 @@ class ChatTurn:
             self.ask(name, summary), self._loop
         )
         self._asks.add(future)
+        if self._cancelled:  # the turn was cancelled before this question was registered
+            future.cancel()
         try:
             return bool(future.result())
         except concurrent.futures.CancelledError:

@@ -390,8 +390,15 @@ def _recall(
 def _list(
     runtime: Runtime, args: dict[str, Any], _: PermissionPolicy, __: int | None
 ) -> ToolResult:
+    # learning.py imports this module (PermissionPolicy): imported here, not at the top.
+    from lecode_ls.agent.learning import latest_learning
+
     sessions, facts = runtime.require_facts()
-    return _ok(list_facts(facts, sessions, args.get("offset", 0)))
+    answer = list_facts(facts, sessions, args.get("offset", 0))
+    learning = latest_learning(runtime)
+    if learning is not None:
+        answer["learning"] = learning
+    return _ok(answer)
 
 
 def _correct(

@@ -22,7 +22,7 @@ from lecode_ls.agent.openai import OpenAICompatible
 from lecode_ls.agent.preflight import Calibration
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
 from lecode_ls.agent.tools import Decision, PermissionPolicy, ToolResult
-from lecode_ls.config import ProviderSettings
+from lecode_ls.config import ProviderSettings, Settings
 from lecode_ls.errors import InvalidParams, SessionBusy
 from lecode_ls.memory.records import check_session_id
 from lecode_ls.runtime import Runtime
@@ -116,14 +116,13 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         if result.facts_changed:
             await ls.facts_changed(runtime)
 
-    decisions: dict[str, Decision] = {n: d for n, d in settings.agent.permissions.items()}
     options = TurnOptions(
         model=settings.provider.model,
         context_window=settings.agent.context_window,
         buffer_tokens=settings.compaction.buffer_tokens,
         mid_turn_threshold=settings.compaction.mid_turn_threshold,
         readonly=settings.agent.readonly,
-        policy=PermissionPolicy(decisions),
+        policy=_policy(settings),
         calibration=ls.chat.calibration,
     )
     folder = ls.folder_for(params.workspace_uri)
@@ -175,6 +174,8 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
                 ls.chat.provider(settings.provider),
                 model=model,
                 window=catalog.context_window(model, settings.agent.context_window),
+                policy=_policy(settings),
+                readonly=settings.agent.readonly,
             )
     finally:
         ls.chat.running.discard(running)
@@ -182,12 +183,21 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
     usage = TurnUsage()
     if outcome.calls:
         usage.add(outcome.usage)
+    if outcome.learning is not None and outcome.learning.called:
+        usage.add(outcome.learning.usage)
+        if outcome.learning.learned:
+            await ls.facts_changed(runtime)
     result = p.SessionCompactResult(
         status=outcome.status, covered_through=outcome.covered_through, usage=_usage_model(usage)
     )
     if outcome.reason is not None:
         result = result.model_copy(update={"message": outcome.reason})
     return result
+
+
+def _policy(settings: Settings) -> PermissionPolicy:
+    decisions: dict[str, Decision] = {n: d for n, d in settings.agent.permissions.items()}
+    return PermissionPolicy(decisions)
 
 
 def _usage_model(usage: TurnUsage) -> p.UsageModel:

@@ -10,7 +10,7 @@ from lecode_ls.server.messages import Message, WorkspaceParams
 
 StopReason = Literal["stop", "length", "contentFilter", "cancelled", "paused", "error", "toolLimit"]
 DeltaKind = Literal[
-    "text", "toolCall", "toolResult", "memory", "usage", "error", "compaction", "paused"
+    "text", "toolCall", "toolResult", "memory", "usage", "error", "compaction", "paused", "learning"
 ]
 
 
@@ -63,7 +63,9 @@ class ChatDeltaParams(Message):
     `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output,
     isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none);
     `error`: message, code; `compaction`: status (`started`, then `compacted`, `nothing`,
-    `rejected`, `failed` or `stale`), message; `paused`: message."""
+    `rejected`, `failed` or `stale`), message; `paused`: message; `learning`: status (automatic
+    learning after a compaction: `no_candidates`, `rejected`, `learned`, `proposed`, `failed`,
+    `stale`), facts (the facts learned)."""
 
     session_id: str
     """The session the turn belongs to."""
@@ -92,7 +94,7 @@ class ChatDeltaParams(Message):
     usage: UsageModel | None = None
     """`usage`: this provider call's usage (`calls` is 1); null when it reported none."""
     status: str | None = None
-    """`compaction`: how the working summary's compaction went."""
+    """`compaction`, `learning`: how it went."""
     message: str | None = None
     """`error`, `paused`, `compaction`: what happened, for the person."""
     code: str | None = None

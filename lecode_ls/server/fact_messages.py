@@ -134,6 +134,8 @@ class SessionClearResult(Message):
 class FactsListParams(WorkspaceParams):
     offset: int = Field(0, ge=0)
     """Index of the first fact of the page (pass back `nextOffset`)."""
+    session_id: str | None = Field(None, max_length=64)
+    """Report that session's latest automatic learning (default: the newest sessions')."""
 
 
 class FactEntry(Message):
@@ -151,6 +153,44 @@ class FactEntry(Message):
     """Whether `text` was cut at 512 characters."""
 
 
+class LearnedFactModel(Message):
+    fact_id: int
+    """The fact's ID."""
+    revision: int
+    """Its revision when it was learned (an equal existing fact is returned unchanged)."""
+
+
+class ProposalModel(Message):
+    index: int
+    """Its index in its learning event (what `lecode/facts/dismissProposal` takes)."""
+    text: str
+    """The proposed fact (untrusted: the model's classification, source-checked)."""
+    kind: Literal["explicit_user_preference", "verified_project_fact"]
+    """What kind of evidence backs it."""
+    source: SourceRefModel
+    """Its captured evidence, valid now (accept it with `lecode/facts/remember`)."""
+    conflicts: list[LearnedFactModel]
+    """Existing facts it would contradict or correct, at their current revision (resolve
+    with `lecode/facts/correct`)."""
+
+
+class LearningModel(Message):
+    """The latest automatic learning attempt."""
+
+    session_id: str
+    """The session it ran in."""
+    seq: int
+    """Its `learning` event's seq (a proposal is named by this seq and its index)."""
+    status: Literal["no_candidates", "rejected", "learned", "proposed", "failed", "stale"]
+    """How it went."""
+    reason_counts: dict[str, int]
+    """Per fixed reason code, how many candidates (or responses) failed that check first."""
+    learned: list[LearnedFactModel]
+    """The facts it remembered."""
+    proposals: list[ProposalModel]
+    """Candidates left for review that still validate (same epoch, source valid now)."""
+
+
 class FactsListResult(Message):
     facts: list[FactEntry]
     """At most 20 facts, in ID order, within 16,384 bytes."""
@@ -158,6 +198,8 @@ class FactsListResult(Message):
     """Offset of this page."""
     next_offset: int | None
     """Offset of the next page; null when this is the last."""
+    learning: LearningModel | None = None
+    """The latest automatic learning attempt, when there is one."""
 
 
 class FactsRememberParams(WorkspaceParams):
@@ -236,3 +278,16 @@ class FactsDidChangeParams(Message):
     """The project whose facts changed (here or in another server process)."""
     generation: int
     """The project's exclusion generation (it grows with every forget)."""
+
+
+class DismissProposalParams(WorkspaceParams):
+    session_id: str = Field(max_length=64)
+    """The session of the learning event (`learning.sessionId` of `lecode/facts/list`)."""
+    seq: int = Field(ge=1)
+    """The learning event's seq (`learning.seq`)."""
+    index: int = Field(ge=0)
+    """The proposal's `index`."""
+
+
+class DismissProposalResult(Message):
+    """An empty object."""

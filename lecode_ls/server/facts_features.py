@@ -11,8 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lecode_ls.agent.learning import dismiss, latest_learning
 from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
+from lecode_ls.memory.records import check_session_id
 from lecode_ls.memory.sources import SourceRef, source_snapshot
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import fact_messages as p
@@ -121,8 +123,16 @@ async def session_snapshot(ls: LecodeServer, params: p.SessionSnapshotParams) ->
 
 async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsListResult:
     runtime = await _facts_runtime(ls, params)
-    answer = await asyncio.to_thread(list_facts, runtime.facts, runtime.sessions, params.offset)
-    return p.FactsListResult.model_validate(answer)
+    session_id = None if params.session_id is None else check_session_id(params.session_id)
+
+    def read() -> dict[str, Any]:
+        answer = list_facts(runtime.facts, runtime.sessions, params.offset)
+        learning = latest_learning(runtime, session_id)
+        if learning is not None:
+            answer["learning"] = learning
+        return answer
+
+    return p.FactsListResult.model_validate(await asyncio.to_thread(read))
 
 
 async def facts_remember(ls: LecodeServer, params: p.FactsRememberParams) -> p.FactRevisionResult:
@@ -190,3 +200,13 @@ async def session_clear(ls: LecodeServer, params: p.SessionParams) -> p.SessionC
     runtime = await _facts_runtime(ls, params)
     seq = await asyncio.to_thread(runtime.sessions.clear, params.session_id)
     return p.SessionClearResult(seq=seq)
+
+
+async def facts_dismiss_proposal(
+    ls: LecodeServer, params: p.DismissProposalParams
+) -> p.DismissProposalResult:
+    runtime = await _facts_runtime(ls, params)
+    session_id = check_session_id(params.session_id)
+    await asyncio.to_thread(dismiss, runtime, session_id, params.seq, params.index)
+    await ls.facts_changed(runtime)  # views listing proposals refresh on this
+    return p.DismissProposalResult()

@@ -22,6 +22,8 @@ from lecode_ls.server.chat_messages import (
     SessionCompactResult,
 )
 from lecode_ls.server.fact_messages import (
+    DismissProposalParams,
+    DismissProposalResult,
     FactRevisionResult,
     FactsCorrectParams,
     FactsDidChangeParams,
@@ -440,6 +442,18 @@ METHODS: tuple[Method, ...] = (
             "offset": 0,
             "nextOffset": None,
         },
+    ),
+    Method(
+        "lecode/facts/dismissProposal",
+        "request",
+        "Dismiss one proposal of an automatic learning attempt: it is no longer listed. (To "
+        "accept one, remember it with its `source`, or correct the fact it conflicts with.) "
+        "Sends `lecode/facts/didChange`.",
+        DismissProposalParams,
+        DismissProposalResult,
+        errors=("memory_disabled", "invalid_session_id", "session_not_found", "invalid_params"),
+        example_params={"sessionId": _SID, "seq": 42, "index": 0},
+        example_result={},
     ),
     Method(
         "lecode/facts/remember",

@@ -40,6 +40,7 @@ REQUESTS = (
     "lecode/facts/recall",
     "lecode/facts/correct",
     "lecode/facts/forget",
+    "lecode/facts/dismissProposal",
     "lecode/chat/send",
     "lecode/session/compact",
     "lecode/chat/history",

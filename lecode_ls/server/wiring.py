@@ -56,6 +56,7 @@ HANDLERS: dict[str, Handler] = {
     "lecode/facts/recall": facts.facts_recall,
     "lecode/facts/correct": facts.facts_correct,
     "lecode/facts/forget": facts.facts_forget,
+    "lecode/facts/dismissProposal": facts.facts_dismiss_proposal,
     "lecode/chat/send": chat.chat_send,
     "lecode/session/compact": chat.session_compact,
     "lecode/chat/history": chat.chat_history,

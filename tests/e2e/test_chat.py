@@ -321,3 +321,51 @@ class TestCompactionOverLsp:
             assert str(caught.value).startswith("sessionId:")
             release.set()
             await turn
+
+
+class TestLearningOverLsp:
+    async def test_a_compaction_learns_a_quoted_preference_and_facts_list_reports_it(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers A1, A4, R8 over LSP: opt-in, exact quote, status in lecode/facts/list
+        preference = "We use tabs for indentation in this repo."
+        async with FakeOpenAI() as server:
+            for n in range(3):
+                server.push(Stream(text_chunks(f"answer {n}")))
+            extraction = {
+                "candidates": [
+                    {
+                        "text": preference,
+                        "source_seqs": [1],
+                        "kind": "explicit_user_preference",
+                        "quote": preference,
+                        "conflicts": [],
+                        "proposal": False,
+                    }
+                ]
+            }
+            server.push(
+                Stream(text_chunks("summary")),
+                Stream(text_chunks(json.dumps(extraction), usage=(200, 30))),
+            )
+            options = {
+                "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
+                "memory": {"auto_learn": True},
+                "agent": {"permissions": {"memory_write": "allow"}},
+            }
+            client = await start(repo, options=options)
+            session = await new_session(client)
+            texts = [f"Fix the build.\n{preference}\nThanks.", "q1", "q2"]
+            for text in texts:
+                await call(client, "lecode/chat/send", {"sessionId": session, "text": text})
+            changed = client.protocol.wait_for_notification_async("lecode/facts/didChange")
+            result = await call(client, "lecode/session/compact", {"sessionId": session})
+            assert result["status"] == "compacted" and result["usage"]["calls"] == 2
+            await asyncio.wait_for(changed, 10)
+            listed = await call(client, "lecode/facts/list", {"sessionId": session})
+            assert [f["text"] for f in listed["facts"]] == [preference]
+            assert listed["facts"][0]["status"] == "valid"
+            assert listed["learning"]["status"] == "learned"
+            assert listed["learning"]["reasonCounts"] == {}
+            extraction_request = server.requests[4].body["messages"]
+            assert extraction_request[0]["content"].startswith("You extract durable project facts")

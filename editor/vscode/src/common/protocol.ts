@@ -23,6 +23,7 @@ export const Requests = {
   chatHistory: "lecode/chat/history",
   command: "lecode/command",
   factsList: "lecode/facts/list",
+  factsDismissProposal: "lecode/facts/dismissProposal",
   factsRemember: "lecode/facts/remember",
   factsRecall: "lecode/facts/recall",
   factsCorrect: "lecode/facts/correct",
@@ -338,7 +339,7 @@ export interface UsageModel {
   unknownUsageCalls: number;
 }
 
-/** One piece of a running turn. Fields beyond the first four depend on `kind`: `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none); `error`: message, code; `compaction`: status (`started`, then `compacted`, `nothing`, `rejected`, `failed` or `stale`), message; `paused`: message. */
+/** One piece of a running turn. Fields beyond the first four depend on `kind`: `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none); `error`: message, code; `compaction`: status (`started`, then `compacted`, `nothing`, `rejected`, `failed` or `stale`), message; `paused`: message; `learning`: status (automatic learning after a compaction: `no_candidates`, `rejected`, `learned`, `proposed`, `failed`, `stale`), facts (the facts learned). */
 export interface ChatDeltaParams {
   /** The session the turn belongs to. */
   sessionId: string;
@@ -347,7 +348,7 @@ export interface ChatDeltaParams {
   /** 0, 1, 2... within the turn: apply deltas in this order. */
   seq: number;
   /** What this delta carries. */
-  kind: "text" | "toolCall" | "toolResult" | "memory" | "usage" | "error" | "compaction" | "paused";
+  kind: "text" | "toolCall" | "toolResult" | "memory" | "usage" | "error" | "compaction" | "paused" | "learning";
   /** `text`: the next piece of the assistant's answer (Markdown). */
   text?: string | null;
   /** `toolCall`, `toolResult`: the tool call's ID. */
@@ -366,7 +367,7 @@ export interface ChatDeltaParams {
   notes?: string[] | null;
   /** `usage`: this provider call's usage (`calls` is 1); null when it reported none. */
   usage?: UsageModel | null;
-  /** `compaction`: how the working summary's compaction went. */
+  /** `compaction`, `learning`: how it went. */
   status?: string | null;
   /** `error`, `paused`, `compaction`: what happened, for the person. */
   message?: string | null;
@@ -448,6 +449,8 @@ export interface FactsListParams {
   workspaceUri?: string | null;
   /** Index of the first fact of the page (pass back `nextOffset`). */
   offset?: number;
+  /** Report that session's latest automatic learning (default: the newest sessions'). */
+  sessionId?: string | null;
 }
 
 export interface FactsListResult {
@@ -457,6 +460,8 @@ export interface FactsListResult {
   offset: number;
   /** Offset of the next page; null when this is the last. */
   nextOffset: number | null;
+  /** The latest automatic learning attempt, when there is one. */
+  learning?: LearningModel | null;
 }
 
 export interface FactEntry {
@@ -472,6 +477,57 @@ export interface FactEntry {
   text?: string | null;
   /** Whether `text` was cut at 512 characters. */
   factTextTruncated?: boolean | null;
+}
+
+export interface LearnedFactModel {
+  /** The fact's ID. */
+  factId: number;
+  /** Its revision when it was learned (an equal existing fact is returned unchanged). */
+  revision: number;
+}
+
+/** The latest automatic learning attempt. */
+export interface LearningModel {
+  /** The session it ran in. */
+  sessionId: string;
+  /** Its `learning` event's seq (a proposal is named by this seq and its index). */
+  seq: number;
+  /** How it went. */
+  status: "no_candidates" | "rejected" | "learned" | "proposed" | "failed" | "stale";
+  /** Per fixed reason code, how many candidates (or responses) failed that check first. */
+  reasonCounts: Partial<Record<string, number>>;
+  /** The facts it remembered. */
+  learned: LearnedFactModel[];
+  /** Candidates left for review that still validate (same epoch, source valid now). */
+  proposals: ProposalModel[];
+}
+
+export interface ProposalModel {
+  /** Its index in its learning event (what `lecode/facts/dismissProposal` takes). */
+  index: number;
+  /** The proposed fact (untrusted: the model's classification, source-checked). */
+  text: string;
+  /** What kind of evidence backs it. */
+  kind: "explicit_user_preference" | "verified_project_fact";
+  /** Its captured evidence, valid now (accept it with `lecode/facts/remember`). */
+  source: SourceRefModel;
+  /** Existing facts it would contradict or correct, at their current revision (resolve with `lecode/facts/correct`). */
+  conflicts: LearnedFactModel[];
+}
+
+export interface DismissProposalParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The session of the learning event (`learning.sessionId` of `lecode/facts/list`). */
+  sessionId: string;
+  /** The learning event's seq (`learning.seq`). */
+  seq: number;
+  /** The proposal's `index`. */
+  index: number;
+}
+
+/** An empty object. */
+export interface DismissProposalResult {
 }
 
 export interface FactsRememberParams {
