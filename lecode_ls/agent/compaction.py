@@ -21,14 +21,13 @@ appended, before this derivation started (every transcript append is).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.learning import Learning, learn
 from lecode_ls.agent.preflight import BYTES_PER_TOKEN, estimate_tokens
-from lecode_ls.agent.provider import ChatRequest, Finish, Provider, TextDelta, ToolCall, Usage
+from lecode_ls.agent.provider import ChatRequest, Finish, Provider, ToolCall, Usage, collect
 from lecode_ls.agent.tools import PermissionPolicy
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
@@ -191,31 +190,20 @@ async def compact_session(
     request, groups = planned
     limit = request.max_tokens or SUMMARY_MAX_TOKENS
 
-    text: list[str] = []
-    calls: list[ToolCall] = []
-    finish = Finish("unknown")
     try:
-        async with contextlib.aclosing(provider.stream(request)) as stream:
-            async for event in stream:
-                if isinstance(event, TextDelta):
-                    text.append(event.text)
-                elif isinstance(event, ToolCall):
-                    calls.append(event)
-                else:
-                    finish = event
+        answer = await collect(provider, request)
     except ProviderError as error:
         await _usage_event(runtime, session_id, model, None, "failed", error.code, turn_id)
         return Outcome("failed", error.message, view.covered_through, None, 1)
-    except asyncio.CancelledError:
+    except asyncio.CancelledError:  # the call was made; what it cost is unknown
         await asyncio.shield(
-            _usage_event(
-                runtime, session_id, model, finish.usage, "cancelled", "cancelled", turn_id
-            )
+            _usage_event(runtime, session_id, model, None, "cancelled", "cancelled", turn_id)
         )
         raise
+    finish = answer.finish
 
-    summary = "".join(text).strip()
-    rejected = _rejection(summary, calls, finish, limit)
+    summary = answer.text.strip()
+    rejected = _rejection(summary, answer.calls, finish, limit)
     if rejected is not None:
         await _usage_event(runtime, session_id, model, finish.usage, "rejected", rejected, turn_id)
         return Outcome("rejected", rejected, view.covered_through, finish.usage, 1)
@@ -253,7 +241,7 @@ async def compact_session(
             "prior": prior,
             "generation": now.generation,
             "model": model,
-            "usage": _usage_json(finish.usage),
+            "usage": None if finish.usage is None else finish.usage.to_json(),
         }
         if turn_id is not None:
             event["turn_id"] = turn_id
@@ -292,16 +280,6 @@ def _rejection(summary: str, calls: list[ToolCall], finish: Finish, limit: int) 
     return None
 
 
-def _usage_json(usage: Usage | None) -> dict[str, int] | None:
-    if usage is None:
-        return None
-    return {
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "total_tokens": usage.total_tokens,
-    }
-
-
 def _append_usage(
     runtime: Runtime,
     session_id: str,
@@ -318,7 +296,7 @@ def _append_usage(
         "outcome": outcome,
         "reason": reason,
         "model": model,
-        "usage": _usage_json(usage),
+        "usage": None if usage is None else usage.to_json(),
     }
     if turn_id is not None:
         event["turn_id"] = turn_id

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.preflight import estimate_tokens
-from lecode_ls.agent.provider import ChatRequest, Finish, Provider, TextDelta, ToolCall, Usage
+from lecode_ls.agent.provider import ChatRequest, Finish, Provider, ToolCall, Usage, collect
 from lecode_ls.agent.tools import PermissionPolicy
 from lecode_ls.agent.workspace_read import number_line
 from lecode_ls.errors import InvalidParams, LecodeError, ProviderError
@@ -355,28 +355,18 @@ async def learn(
         request = request_for(text)
 
     outcome = Learning("failed", called=True)
-    answer: list[str] = []
-    calls: list[ToolCall] = []
-    finish = Finish("unknown")
     try:
         try:
-            async with contextlib.aclosing(provider.stream(request)) as stream:
-                async for event in stream:
-                    if isinstance(event, TextDelta):
-                        answer.append(event.text)
-                    elif isinstance(event, ToolCall):
-                        calls.append(event)
-                    else:
-                        finish = event
+            answer = await collect(provider, request)
         except ProviderError:
             outcome.reject("extraction_error")
             return outcome
-        outcome.usage = finish.usage
+        outcome.usage = answer.finish.usage
         await _judge(
             outcome,
-            "".join(answer),
-            calls,
-            finish,
+            answer.text,
+            answer.calls,
+            answer.finish,
             limit,
             captured,
             runtime,
@@ -526,13 +516,7 @@ async def _record(
                     "type": "memory_usage",
                     "purpose": "learning",
                     "model": model,
-                    "usage": None
-                    if usage is None
-                    else {
-                        "prompt_tokens": usage.prompt_tokens,
-                        "completion_tokens": usage.completion_tokens,
-                        "total_tokens": usage.total_tokens,
-                    },
+                    "usage": None if usage is None else usage.to_json(),
                     **extra,
                 },
             )

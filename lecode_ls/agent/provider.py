@@ -12,6 +12,7 @@ below, which plays scripted turns in-process for the runner's unit tests (STYLE 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -45,6 +46,14 @@ class Usage:
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
+
+    def to_json(self) -> dict[str, int]:
+        """The form stored in transcripts: snake_case, as the API reports it."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +99,32 @@ class Provider(Protocol):
     def stream(self, request: ChatRequest) -> AsyncGenerator[Event, None]:
         """Stream the answer to `request`; raise a `ProviderError` on failure."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A whole answer, for callers that do not stream it on (compaction, learning)."""
+
+    text: str
+    calls: list[ToolCall]
+    finish: Finish
+
+
+async def collect(provider: Provider, request: ChatRequest) -> Answer:
+    """Read the whole answer to `request`. Raises the provider's `ProviderError`; cancellation
+    closes the stream at once."""
+    text: list[str] = []
+    calls: list[ToolCall] = []
+    finish = Finish("unknown")
+    async with contextlib.aclosing(provider.stream(request)) as stream:
+        async for event in stream:
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+            elif isinstance(event, ToolCall):
+                calls.append(event)
+            else:
+                finish = event
+    return Answer("".join(text), calls, finish)
 
 
 Turn = Sequence[Event] | ProviderError

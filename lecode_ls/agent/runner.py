@@ -121,13 +121,7 @@ _FINISH = {"stop": "stop", "length": "length", "content_filter": "contentFilter"
 
 
 def usage_json(usage: Usage | None) -> dict[str, int] | None:
-    if usage is None:
-        return None
-    return {
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "total_tokens": usage.total_tokens,
-    }
+    return None if usage is None else usage.to_json()
 
 
 def call_usage(usage: Usage | None) -> dict[str, int] | None:

@@ -58,23 +58,9 @@ class ChatSendResult(Message):
     """The turn's usage, every provider call counted once."""
 
 
-class ChatDeltaParams(Message):
-    """One piece of a running turn. Fields beyond the first four depend on `kind`:
-    `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output,
-    isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none);
-    `error`: message, code; `compaction`: status (`started`, then `compacted`, `nothing`,
-    `rejected`, `failed` or `stale`), message; `paused`: message; `learning`: status (automatic
-    learning after a compaction: `no_candidates`, `rejected`, `learned`, `proposed`, `failed`,
-    `stale`), facts (the facts learned)."""
+class ChatFields(Message):
+    """The fields a chat item may carry besides its kind; which ones depends on the kind."""
 
-    session_id: str
-    """The session the turn belongs to."""
-    turn_id: str
-    """The turn (as returned by `lecode/chat/send`)."""
-    seq: int
-    """0, 1, 2... within the turn: apply deltas in this order."""
-    kind: DeltaKind
-    """What this delta carries."""
     text: str | None = None
     """`text`: the next piece of the assistant's answer (Markdown)."""
     call_id: str | None = None
@@ -91,14 +77,33 @@ class ChatDeltaParams(Message):
     """`memory`: the facts injected into this model request."""
     notes: list[str] | None = None
     """`memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`)."""
-    usage: UsageModel | None = None
-    """`usage`: this provider call's usage (`calls` is 1); null when it reported none."""
     status: str | None = None
     """`compaction`, `learning`: how it went."""
     message: str | None = None
     """`error`, `paused`, `compaction`: what happened, for the person."""
     code: str | None = None
     """`error`: a stable machine code (as in error responses' `data.code`)."""
+
+
+class ChatDeltaParams(ChatFields):
+    """One piece of a running turn. Fields beyond the first four depend on `kind`:
+    `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output,
+    isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none);
+    `error`: message, code; `compaction`: status (`started`, then `compacted`, `nothing`,
+    `rejected`, `failed` or `stale`), message; `paused`: message; `learning`: status (automatic
+    learning after a compaction: `no_candidates`, `rejected`, `learned`, `proposed`, `failed`,
+    `stale`), facts (the facts learned)."""
+
+    session_id: str
+    """The session the turn belongs to."""
+    turn_id: str
+    """The turn (as returned by `lecode/chat/send`)."""
+    seq: int
+    """0, 1, 2... within the turn: apply deltas in this order."""
+    kind: DeltaKind
+    """What this delta carries."""
+    usage: UsageModel | None = None
+    """`usage`: this provider call's usage (`calls` is 1); null when it reported none."""
 
 
 class ChatHistoryParams(WorkspaceParams):
@@ -108,7 +113,7 @@ class ChatHistoryParams(WorkspaceParams):
     """At most this many items, the most recent ones (1-1000; default 200)."""
 
 
-class ChatHistoryItem(Message):
+class ChatHistoryItem(ChatFields):
     """A visible transcript record in the shape of a delta, so a chat view renders history and
     live turns alike. `kind` is a delta kind, or `user` for the person's message."""
 
@@ -131,17 +136,6 @@ class ChatHistoryItem(Message):
     arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `error`:
     message, code; `cancelled`: the turn was stopped; `compaction`: status `compacted` (a
     working summary was written here); `paused`: message."""
-    text: str | None = None
-    call_id: str | None = None
-    name: str | None = None
-    arguments: str | None = None
-    output: str | None = None
-    is_error: bool | None = None
-    facts: list[InjectedFactModel] | None = None
-    notes: list[str] | None = None
-    status: str | None = None
-    message: str | None = None
-    code: str | None = None
 
 
 class ChatHistoryResult(Message):

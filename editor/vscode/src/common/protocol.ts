@@ -341,14 +341,6 @@ export interface UsageModel {
 
 /** One piece of a running turn. Fields beyond the first four depend on `kind`: `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none); `error`: message, code; `compaction`: status (`started`, then `compacted`, `nothing`, `rejected`, `failed` or `stale`), message; `paused`: message; `learning`: status (automatic learning after a compaction: `no_candidates`, `rejected`, `learned`, `proposed`, `failed`, `stale`), facts (the facts learned). */
 export interface ChatDeltaParams {
-  /** The session the turn belongs to. */
-  sessionId: string;
-  /** The turn (as returned by `lecode/chat/send`). */
-  turnId: string;
-  /** 0, 1, 2... within the turn: apply deltas in this order. */
-  seq: number;
-  /** What this delta carries. */
-  kind: "text" | "toolCall" | "toolResult" | "memory" | "usage" | "error" | "compaction" | "paused" | "learning";
   /** `text`: the next piece of the assistant's answer (Markdown). */
   text?: string | null;
   /** `toolCall`, `toolResult`: the tool call's ID. */
@@ -365,14 +357,22 @@ export interface ChatDeltaParams {
   facts?: InjectedFactModel[] | null;
   /** `memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`). */
   notes?: string[] | null;
-  /** `usage`: this provider call's usage (`calls` is 1); null when it reported none. */
-  usage?: UsageModel | null;
   /** `compaction`, `learning`: how it went. */
   status?: string | null;
   /** `error`, `paused`, `compaction`: what happened, for the person. */
   message?: string | null;
   /** `error`: a stable machine code (as in error responses' `data.code`). */
   code?: string | null;
+  /** The session the turn belongs to. */
+  sessionId: string;
+  /** The turn (as returned by `lecode/chat/send`). */
+  turnId: string;
+  /** 0, 1, 2... within the turn: apply deltas in this order. */
+  seq: number;
+  /** What this delta carries. */
+  kind: "text" | "toolCall" | "toolResult" | "memory" | "usage" | "error" | "compaction" | "paused" | "learning";
+  /** `usage`: this provider call's usage (`calls` is 1); null when it reported none. */
+  usage?: UsageModel | null;
 }
 
 export interface InjectedFactModel {
@@ -411,23 +411,34 @@ export interface ChatHistoryResult {
 
 /** A visible transcript record in the shape of a delta, so a chat view renders history and live turns alike. `kind` is a delta kind, or `user` for the person's message. */
 export interface ChatHistoryItem {
+  /** `text`: the next piece of the assistant's answer (Markdown). */
+  text?: string | null;
+  /** `toolCall`, `toolResult`: the tool call's ID. */
+  callId?: string | null;
+  /** `toolCall`, `toolResult`: the tool's name. */
+  name?: string | null;
+  /** `toolCall`: the arguments as the model wrote them (JSON text). */
+  arguments?: string | null;
+  /** `toolResult`: what the tool returned to the model (untrusted data). */
+  output?: string | null;
+  /** `toolResult`: the tool failed or was refused. */
+  isError?: boolean | null;
+  /** `memory`: the facts injected into this model request. */
+  facts?: InjectedFactModel[] | null;
+  /** `memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`). */
+  notes?: string[] | null;
+  /** `compaction`, `learning`: how it went. */
+  status?: string | null;
+  /** `error`, `paused`, `compaction`: what happened, for the person. */
+  message?: string | null;
+  /** `error`: a stable machine code (as in error responses' `data.code`). */
+  code?: string | null;
   /** The record's seq in the transcript. */
   seq: number;
   /** The turn that wrote it (absent for imported records). */
   turnId?: string | null;
   /** `user`: text; `text` (an assistant message): text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `error`: message, code; `cancelled`: the turn was stopped; `compaction`: status `compacted` (a working summary was written here); `paused`: message. */
   kind: "user" | "text" | "toolCall" | "toolResult" | "memory" | "error" | "cancelled" | "compaction" | "paused";
-  text?: string | null;
-  callId?: string | null;
-  name?: string | null;
-  arguments?: string | null;
-  output?: string | null;
-  isError?: boolean | null;
-  facts?: InjectedFactModel[] | null;
-  notes?: string[] | null;
-  status?: string | null;
-  message?: string | null;
-  code?: string | null;
 }
 
 export interface CommandParams {
