@@ -49,6 +49,9 @@ from lecode_ls.memory.injection import InjectedMemory, build_memory_section
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
 
+MAX_COMPACTIONS = 8
+"""Compactions before one provider request at most (each moves the cutoff further)."""
+
 MAX_ROUNDS = 24
 """Provider requests in one turn at most; a model still calling tools after that is stopped."""
 
@@ -245,8 +248,15 @@ class ChatTurn:
         if generation != self._history_generation:  # a forget since the history was read (E3)
             await self._load_history()
         request, memory, check = await self._prepared()
-        if (not check.fits or self._crowded(check)) and await self._compact():
-            request, memory, check = await self._prepared()
+        if not check.fits or self._crowded(check):
+            # A lazy rebuild (after a forget or a changed source) may need several rounds: each
+            # covers what fits into one summariser request, and moves the cutoff.
+            for _ in range(MAX_COMPACTIONS):
+                if not await self._compact():
+                    break
+                request, memory, check = await self._prepared()
+                if check.fits:
+                    break
         if not check.fits:
             reason = (
                 f"{check.reason}. Compaction could not make room; start a new session, or "

@@ -174,27 +174,26 @@ def exchanges(records: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return groups
 
 
-def complete(exchange: Sequence[dict[str, Any]]) -> bool:
-    """An exchange the model finished: every tool call answered, an assistant message without
-    tool calls last, and no cancellation, error or pause inside it (C3)."""
+def complete(exchange: Sequence[dict[str, Any]], *, last: bool) -> bool:
+    """An exchange the model finished: every tool call answered, no cancellation, error or pause
+    inside it (C3), and, for the `last` exchange, an assistant message without tool calls at its
+    end. An earlier exchange may hold only the person's message: its generated part left the
+    working context with a forget (E2), which is not an unfinished answer."""
     open_calls: set[str] = set()
-    last: dict[str, Any] | None = None
+    final: dict[str, Any] | None = None
     for record in exchange:
         if record["kind"] == "event":
             if record["type"] in BLOCKING_EVENTS:
                 return False
             continue
-        last = record
+        final = record
         if record["role"] == "assistant":
             open_calls.update(call["id"] for call in record.get("tool_calls") or [])
         elif record["role"] == "tool":
             open_calls.discard(record.get("tool_call_id", ""))
-    return (
-        last is not None
-        and last["role"] == "assistant"
-        and not last.get("tool_calls")
-        and not open_calls
-    )
+    if final is None or open_calls:
+        return False
+    return not last or (final["role"] == "assistant" and not final.get("tool_calls"))
 
 
 def coverable(view: WorkingView) -> list[list[dict[str, Any]]]:
@@ -204,8 +203,8 @@ def coverable(view: WorkingView) -> list[list[dict[str, Any]]]:
     groups = exchanges(view.records)
     chosen: list[list[dict[str, Any]]] = []
     remaining = len(view.messages)
-    for group in groups:
-        if not complete(group):
+    for index, group in enumerate(groups):
+        if not complete(group, last=index == len(groups) - 1):
             break
         size = sum(1 for r in group if r["kind"] == "message")
         if remaining - size < MIN_RAW_MESSAGES:

@@ -83,6 +83,8 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
 
     def emit(kind: str, fields: dict[str, Any]) -> None:
         nonlocal seq
+        if kind == "learning":  # facts or proposals changed: fact views refresh
+            ls.run_task(ls.facts_changed(runtime), "facts-changed")
         if kind == "compaction":  # every editor shows LSP progress; the chat panel the delta
             if fields["status"] == "started":
                 progress.append(ls.progress_begin("lecode: compacting the chat session"))
@@ -185,8 +187,7 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
         usage.add(outcome.usage)
     if outcome.learning is not None and outcome.learning.called:
         usage.add(outcome.learning.usage)
-        if outcome.learning.learned:
-            await ls.facts_changed(runtime)
+        await ls.facts_changed(runtime)  # facts or proposals changed: fact views refresh
     result = p.SessionCompactResult(
         status=outcome.status, covered_through=outcome.covered_through, usage=_usage_model(usage)
     )

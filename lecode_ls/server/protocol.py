@@ -446,9 +446,11 @@ METHODS: tuple[Method, ...] = (
     Method(
         "lecode/facts/dismissProposal",
         "request",
-        "Dismiss one proposal of an automatic learning attempt: it is no longer listed. (To "
-        "accept one, remember it with its `source`, or correct the fact it conflicts with.) "
-        "Sends `lecode/facts/didChange`.",
+        "Dismiss one proposal of an automatic learning attempt: it is no longer listed. To "
+        "accept one, remember it with its `source`, or correct the fact it conflicts with; an "
+        "accepted proposal stays listed while its source validates until it is dismissed (the "
+        "VS Code extension dismisses it after accepting). Sends `lecode/facts/didChange`, as "
+        "does every learning attempt.",
         DismissProposalParams,
         DismissProposalResult,
         errors=("memory_disabled", "invalid_session_id", "session_not_found", "invalid_params"),

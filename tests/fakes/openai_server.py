@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,7 +121,10 @@ def text_chunks(
 class FakeOpenAI:
     """The server. Use as `async with FakeOpenAI() as server`."""
 
-    def __init__(self) -> None:
+    def __init__(self, respond: Callable[[Any], Response] | None = None) -> None:
+        """`respond(body)`, if given, answers every request the queue has no response for (a
+        model that decides from what it is asked, for long scripted sessions)."""
+        self.respond = respond
         self.responses: list[Response] = []
         self.requests: list[Received] = []
         self.stream_ends: list[float] = []  # perf_counter() when each complete stream was sent
@@ -190,10 +193,14 @@ class FakeOpenAI:
 
         if method != "POST" or path != "/v1/chat/completions":
             await self._reply(writer, Reply(404, {"error": {"message": f"no route {path}"}}))
-        elif not self.responses:
+        elif not self.responses and self.respond is None:
             await self._reply(writer, Reply(500, {"error": {"message": "no scripted response"}}))
         else:
-            response = self.responses.pop(0)
+            if self.responses:
+                response = self.responses.pop(0)
+            else:
+                assert self.respond is not None
+                response = self.respond(body)
             if isinstance(response, Reply):
                 await self._reply(writer, response)
             else:

@@ -10,7 +10,8 @@ import { createLogger } from "./common/logger";
 import { ProjectIndex } from "./common/projects";
 import { SECTION, apiKeyVariable, needsRestart } from "./common/settings";
 import * as api from "./common/vscodeapi";
-import { factCommands } from "./facts/commands";
+import { type FactDeps, factCommands } from "./facts/commands";
+import { proposalCommands } from "./facts/proposals";
 import { TranscriptProvider } from "./facts/transcriptProvider";
 import { TRANSCRIPT_SCHEME } from "./facts/uri";
 import { guarded, memoryCommands } from "./memory/commands";
@@ -57,15 +58,17 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   const refreshProjects = (): void => background("resolving projects", projects.refresh());
 
+  const factDeps: FactDeps = {
+    sender: client,
+    projects,
+    transcripts,
+    refresh: refreshFacts,
+    showMore: (folderUri) => facts.showMore(folderUri),
+  };
   const commands: Record<string, (arg?: unknown) => unknown> = {
     ...memoryCommands({ sender: client, projects, now: () => new Date() }),
-    ...factCommands({
-      sender: client,
-      projects,
-      transcripts,
-      refresh: refreshFacts,
-      showMore: (folderUri) => facts.showMore(folderUri),
-    }),
+    ...factCommands(factDeps),
+    ...proposalCommands(factDeps),
     ...apiKeyCommands({
       secrets: context.secrets,
       variable: () => apiKeyVariable(configuration()),
@@ -110,7 +113,14 @@ export function activate(context: vscode.ExtensionContext): void {
       tree.refresh();
     }),
     client.onFactsDidChange(refreshFacts),
-    client.onChatDelta((delta) => chat.handleDelta(delta)),
+    client.onChatDelta((delta) => {
+      chat.handleDelta(delta);
+      // Automatic learning after a compaction may have left proposals, which are session events,
+      // not fact changes: the server sends no lecode/facts/didChange for them.
+      if (delta.kind === "learning") {
+        refreshFacts();
+      }
+    }),
     projects.onDidChange(() => {
       tree.refresh();
       refreshFacts();

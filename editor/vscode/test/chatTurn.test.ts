@@ -119,6 +119,34 @@ describe("the end of a turn", () => {
     expect(turn.parts).toEqual([{ kind: "notice", topic: "compaction", message: "Compacting the earlier conversation…" }]);
   });
 
+  it("says how automatic learning went after the compaction the server reports it inside of", () => {
+    // The server sends the learning that follows a compaction before the compaction's end.
+    const turn = applyDeltas(newTurn("q"), [
+      { kind: "compaction", status: "started" },
+      { kind: "learning", status: "learned", facts: [{ factId: 4, revision: 1 }] },
+      { kind: "compaction", status: "compacted" },
+      { kind: "compaction", status: "started" },
+      { kind: "learning", status: "proposed", facts: [] },
+      { kind: "compaction", status: "compacted" },
+    ]);
+    expect(turn.parts).toEqual([
+      { kind: "notice", topic: "compaction", message: "Compacted the earlier conversation into a working summary." },
+      { kind: "notice", topic: "learning", message: "Automatic learning remembered fact #4." },
+      { kind: "notice", topic: "compaction", message: "Compacted the earlier conversation into a working summary." },
+      { kind: "notice", topic: "learning", message: "Automatic learning left proposals to review in the Facts view." },
+    ]);
+    const other = applyDeltas(newTurn("q"), [
+      { kind: "learning", status: "learned", facts: [{ factId: 4, revision: 1 }, { factId: 5, revision: 2 }] },
+      { kind: "learning", status: "rejected" },
+      { kind: "learning", status: "something_new" },
+    ]);
+    expect(other.parts.map((part) => (part.kind === "notice" ? part.message : part.kind))).toEqual([
+      "Automatic learning remembered facts #4, #5.",
+      "Automatic learning remembered nothing: no candidate passed the evidence checks (the Facts view counts why).",
+      "Automatic learning: something_new.",
+    ]);
+  });
+
   it("shows a failed request as an error in place, and a stopped one as cancelled", () => {
     expect(failTurn(newTurn("q"), "session_busy: a turn is running", false)).toMatchObject({
       state: "failed",

@@ -75,15 +75,36 @@ describe("activate", () => {
     expect(secrets.get.mock.calls).toEqual([["lecode.provider.apiKey"]]);
   });
 
-  it("hides the commands that need a fact node from the palette, and offers them on fact nodes", () => {
+  it("hides the commands that need a fact or proposal node from the palette, and offers them on those nodes", () => {
     const hidden = manifest.contributes.menus.commandPalette.map((entry: { command: string; when: string }) => [entry.command, entry.when]);
     expect(hidden).toEqual(
-      ["lecode.recallFact", "lecode.correctFact", "lecode.forgetFact", "lecode.openFactSource", "lecode.showMoreFacts"].map((id) => [id, "false"]),
+      [
+        "lecode.recallFact",
+        "lecode.correctFact",
+        "lecode.forgetFact",
+        "lecode.openFactSource",
+        "lecode.showMoreFacts",
+        "lecode.acceptProposal",
+        "lecode.dismissProposal",
+        "lecode.recallProposalSource",
+      ].map((id) => [id, "false"]),
     );
-    const onFacts = manifest.contributes.menus["view/item/context"]
-      .filter((entry: { when: string }) => entry.when.startsWith("view == lecode.facts"))
-      .map((entry: { command: string }) => entry.command);
-    expect(new Set(onFacts)).toEqual(new Set(["lecode.recallFact", "lecode.correctFact", "lecode.forgetFact"]));
+    type MenuEntry = { command: string; when: string; group: string };
+    const onFacts = (manifest.contributes.menus["view/item/context"] as MenuEntry[]).filter((entry) => entry.when.startsWith("view == lecode.facts"));
+    const on = (when: string) => onFacts.filter((entry) => entry.when.endsWith(when));
+    expect(new Set(on("viewItem =~ /^lecode\\.fact\\./").map((entry) => entry.command))).toEqual(
+      new Set(["lecode.recallFact", "lecode.correctFact", "lecode.forgetFact"]),
+    );
+    // A proposal (contextValue lecode.proposal, see learningItems.ts): Accept and Dismiss inline.
+    const onProposals = on("viewItem == lecode.proposal");
+    expect(onProposals.filter((entry) => entry.group.startsWith("inline")).map((entry) => entry.command)).toEqual([
+      "lecode.acceptProposal",
+      "lecode.dismissProposal",
+    ]);
+    expect(new Set(onProposals.map((entry) => entry.command))).toEqual(
+      new Set(["lecode.acceptProposal", "lecode.dismissProposal", "lecode.recallProposalSource"]),
+    );
+    expect(onFacts).toHaveLength(on("viewItem =~ /^lecode\\.fact\\./").length + onProposals.length);
   });
 
   it("declares an activation on the memory file system, so restored memory tabs open", () => {

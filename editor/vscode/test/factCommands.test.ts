@@ -262,7 +262,7 @@ describe("Recall", () => {
     expect(h.server.calls[0]).toEqual({ method: "lecode/facts/recall", params: { workspaceUri: APP, factId: 3, limit: 1 } });
     const uri = vi.mocked(api.openTextDocument).mock.calls[0][0];
     expect(parseTranscriptUri(uri)).toEqual({ sessionId: SESSION, startSeq: 1, endSeq: 8, workspaceUri: APP, factId: 3 });
-    expect(linesOf).toHaveBeenCalledWith(uri);
+    expect(linesOf).toHaveBeenCalledWith(uri, undefined); // the document selects what the fact cites now
     expect(vi.mocked(api.showLines).mock.calls[0][1]).toEqual({ start: 7, end: 12 });
     expect(h.refreshed).toBe(0);
     expect(errors()).toEqual([]);

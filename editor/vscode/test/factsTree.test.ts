@@ -1,12 +1,13 @@
 /**
  * The Facts tree: one node per fact of lecode/facts/list (every page, up to a cap), an icon per
- * status, the source (and a verified project fact's file) as children, one project per checkout.
+ * status, the source (and a verified project fact's file) as children, one project per checkout;
+ * above the facts, the latest automatic learning with its proposals for review.
  */
-// covers P7 (fact tree view), R7 (statuses), R8 (20 facts a page)
+// covers P7 (fact tree view), R7 (statuses), R8 (20 facts a page), A6 (proposals shown), A9 (outcome and reason counts, no text)
 import { describe, expect, it } from "vitest";
 import * as vscode from "vscode";
 import { type Project, ProjectIndex } from "../src/common/projects";
-import type { FactEntry, FactsListParams } from "../src/common/protocol";
+import type { FactEntry, FactsListParams, LearningModel, ProposalModel } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
 import {
   FACTS_CAP,
@@ -18,6 +19,7 @@ import {
   factTreeItem,
   listFacts,
 } from "../src/views/factsTree";
+import { reasonCountsPhrase } from "../src/views/learningItems";
 import { FakeServer, project, serverError } from "./fakes";
 
 const FOLDER = "file:///src/app";
@@ -232,5 +234,130 @@ describe("FactsTreeProvider", () => {
     const provider = tree(new FakeServer(), []);
     expect((await provider.getChildren({ kind: "fact", fact: fact(1), folderUri: FOLDER })).map((n) => n.kind)).toEqual(["source"]);
     expect(await provider.getChildren({ kind: "source", fact: fact(1), source: fact(1).source!, folderUri: FOLDER })).toEqual([]);
+  });
+});
+
+function proposal(index: number, overrides: Partial<ProposalModel> = {}): ProposalModel {
+  return {
+    index,
+    text: "We use tabs for indentation.",
+    kind: "explicit_user_preference",
+    source: { sessionId: SESSION, seqs: [5], digest: `sha256:${"1".repeat(64)}` },
+    conflicts: [],
+    ...overrides,
+  };
+}
+
+function learning(overrides: Partial<LearningModel> = {}): LearningModel {
+  return {
+    sessionId: SESSION,
+    seq: 42,
+    status: "proposed",
+    reasonCounts: { temporary_preference: 1, exact_text_mismatch: 2 },
+    learned: [],
+    proposals: [proposal(0), proposal(2, { text: "Tests\n  run with   `make test`.", conflicts: [{ factId: 3, revision: 2 }] })],
+    ...overrides,
+  };
+}
+
+describe("the automatic learning in the tree", () => {
+  it("keeps the learning the first page of facts reported", async () => {
+    const reported = learning();
+    const server = new FakeServer().on(Requests.factsList, (params: FactsListParams) =>
+      params.offset === 0
+        ? { facts: [fact(1)], offset: 0, nextOffset: 1, learning: reported }
+        : { facts: [fact(2)], offset: 1, nextOffset: null, learning: null },
+    );
+    expect(await listFacts(server, FOLDER, FACTS_CAP)).toEqual({ facts: [fact(1), fact(2)], more: false, learning: reported });
+    const none = new FakeServer().on(Requests.factsList, () => ({ facts: [], offset: 0, nextOffset: null, learning: null }));
+    expect((await listFacts(none, FOLDER, FACTS_CAP)).learning).toBeUndefined();
+  });
+
+  it("puts a Learning node above the facts, and above the no-facts message", () => {
+    const shown = learning();
+    expect(factNodes(FOLDER, { facts: [fact(1)], more: false, learning: shown }).map((n) => n.kind)).toEqual(["learning", "fact"]);
+    expect(factNodes(FOLDER, { facts: [], more: false, learning: shown }).map((n) => n.kind)).toEqual(["learning", "message"]);
+    expect(factNodes(FOLDER, { facts: [fact(1)], more: false }).map((n) => n.kind)).toEqual(["fact"]);
+  });
+
+  it("labels the Learning node by its status, describes it by its reason counts, and says diagnostics hold no text", () => {
+    const item = factTreeItem({ kind: "learning", learning: learning(), folderUri: FOLDER });
+    expect({ label: item.label, description: item.description, contextValue: item.contextValue, state: item.collapsibleState }).toEqual({
+      label: "Learning: proposed",
+      description: "exact_text_mismatch 2, temporary_preference 1",
+      contextValue: "lecode.learning",
+      state: vscode.TreeItemCollapsibleState.Expanded,
+    });
+    expect(item.tooltip).toContain(`session ${SESSION} (its event is seq 42)`);
+    expect(item.tooltip).toContain("no rejected text, quote or model output is kept");
+    expect(item.tooltip).toContain("2 proposals wait for review");
+  });
+
+  it("names the facts learned, and is a leaf without proposals", () => {
+    const learned = learning({ status: "learned", reasonCounts: {}, learned: [{ factId: 4, revision: 1 }, { factId: 6, revision: 2 }], proposals: [] });
+    const item = factTreeItem({ kind: "learning", learning: learned, folderUri: FOLDER });
+    expect([item.label, item.description, item.collapsibleState]).toEqual([
+      "Learning: learned",
+      "learned #4, #6",
+      vscode.TreeItemCollapsibleState.None,
+    ]);
+    expect(item.tooltip).toContain("Remembered: fact #4 (revision 1), fact #6 (revision 2).");
+    const failed = factTreeItem({ kind: "learning", learning: learning({ status: "failed", reasonCounts: { invalid_json: 1 }, proposals: [] }), folderUri: FOLDER });
+    expect([failed.label, failed.description, (failed.iconPath as vscode.ThemeIcon).id]).toEqual(["Learning: failed", "invalid_json 1", "warning"]);
+  });
+
+  it("orders reason counts by code and leaves out empty ones", () => {
+    expect(reasonCountsPhrase({ stale_context: 1, candidate_schema: 3, invalid_text: 0 })).toBe("candidate_schema 3, stale_context 1");
+    expect(reasonCountsPhrase({})).toBe("");
+  });
+
+  it("lists the proposals as the Learning node's children", async () => {
+    const shown = learning();
+    const provider = tree(new FakeServer(), []);
+    const children = await provider.getChildren({ kind: "learning", learning: shown, folderUri: FOLDER });
+    expect(children).toEqual([
+      { kind: "proposal", learning: shown, proposal: shown.proposals[0], folderUri: FOLDER },
+      { kind: "proposal", learning: shown, proposal: shown.proposals[1], folderUri: FOLDER },
+    ]);
+    expect(await provider.getChildren(children[0])).toEqual([]);
+  });
+
+  it("shows a proposal's text as a plain one-line label, its kind, and a click that recalls its source", () => {
+    const node: FactNode = { kind: "proposal", learning: learning(), proposal: proposal(0), folderUri: FOLDER };
+    const item = factTreeItem(node);
+    expect({ label: item.label, description: item.description, contextValue: item.contextValue, command: item.command }).toEqual({
+      label: "We use tabs for indentation.",
+      description: "explicit_user_preference",
+      contextValue: "lecode.proposal",
+      command: { command: "lecode.recallProposalSource", title: "Recall Source", arguments: [node] },
+    });
+    expect(typeof item.tooltip).toBe("string"); // plain text: VS Code renders a string tooltip as is
+    expect(item.tooltip).toContain(`Evidence: session ${SESSION}, seq 5`);
+    expect(item.tooltip).toContain("untrusted data, not instructions");
+  });
+
+  it("describes a conflicting proposal with the facts it conflicts with", () => {
+    const conflicting = learning().proposals[1];
+    const item = factTreeItem({ kind: "proposal", learning: learning(), proposal: conflicting, folderUri: FOLDER });
+    expect([item.label, item.description]).toEqual(["Tests run with `make test`.", "explicit_user_preference · conflicts #3"]);
+    expect(item.tooltip).toContain("Conflicts with fact #3 (revision 2): accepting corrects it.");
+    const two = proposal(1, { kind: "verified_project_fact", conflicts: [{ factId: 3, revision: 2 }, { factId: 8, revision: 1 }] });
+    expect(factTreeItem({ kind: "proposal", learning: learning(), proposal: two, folderUri: FOLDER }).description).toBe(
+      "verified_project_fact · conflicts #3, #8",
+    );
+  });
+
+  it("shows markup in a proposal as the characters it is", () => {
+    const text = "<img src=x onerror=alert(1)> **bold** [link](command:lecode.forgetFact)";
+    const item = factTreeItem({ kind: "proposal", learning: learning(), proposal: proposal(0, { text }), folderUri: FOLDER });
+    expect(item.label).toBe(text);
+    expect(item.tooltip).toContain(text);
+  });
+
+  it("shows the project's learning through the provider", async () => {
+    const shown = learning();
+    const server = new FakeServer().on(Requests.factsList, () => ({ facts: [fact(1)], offset: 0, nextOffset: null, learning: shown }));
+    const roots = await tree(server, [project("/src/app", [FOLDER])]).getChildren();
+    expect(roots[0]).toEqual({ kind: "learning", learning: shown, folderUri: FOLDER });
   });
 });

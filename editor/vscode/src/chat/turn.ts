@@ -37,11 +37,11 @@ export interface ErrorPart {
   code?: string;
 }
 
-/** What the server did for the turn (compaction, a pause), shown in place. */
+/** What the server did for the turn (compaction, automatic learning, a pause), shown in place. */
 export interface NoticePart {
   kind: "notice";
-  /** "compaction" while one runs and after; "paused". */
-  topic: "compaction" | "paused";
+  /** "compaction" while one runs and after; "learning" after a compaction; "paused". */
+  topic: "compaction" | "learning" | "paused";
   message: string;
 }
 
@@ -55,6 +55,24 @@ const COMPACTION: Record<string, string> = {
   failed: "Compaction failed.",
   stale: "The summary was discarded: the session or its memory changed meanwhile.",
 };
+
+const LEARNING: Record<string, string> = {
+  no_candidates: "Automatic learning found nothing to remember.",
+  rejected: "Automatic learning remembered nothing: no candidate passed the evidence checks (the Facts view counts why).",
+  learned: "Automatic learning remembered",
+  proposed: "Automatic learning left proposals to review in the Facts view.",
+  failed: "Automatic learning failed; the summary is kept.",
+  stale: "Automatic learning was discarded: memory changed while it ran.",
+};
+
+/** The sentence of a `learning` item: how automatic learning after a compaction went. */
+function learningNotice(status: string, facts: readonly InjectedFactModel[]): string {
+  if (status === "learned") {
+    const ids = facts.map((fact) => `#${fact.factId}`).join(", ");
+    return `${LEARNING.learned} ${facts.length === 1 ? "fact" : "facts"} ${ids}.`;
+  }
+  return LEARNING[status] ?? `Automatic learning: ${status}.`;
+}
 
 /** The memory injected into the turn's model requests: the union over all of them. */
 export interface MemoryUsed {
@@ -115,6 +133,17 @@ function addUsage(known: UsageModel | undefined, more: UsageModel): UsageModel {
   };
 }
 
+/** The index of the last "Compacting…" notice that has not been told how it ended, or -1. */
+function runningCompaction(parts: readonly Part[]): number {
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = parts[i];
+    if (part.kind === "notice" && part.topic === "compaction" && part.message === COMPACTION.started) {
+      return i;
+    }
+  }
+  return -1;
+}
+
 /**
  * The turn with one more item applied (the turn itself is not changed). A delta's `text` is the
  * next piece of the answer and joins the text before it; a history item's `text` is a whole
@@ -164,13 +193,17 @@ export function applyItem(turn: Turn, item: ChatItem, whole = false): Turn {
     case "cancelled":
       return { ...turn, state: "cancelled" };
     case "compaction": {
-      // One notice per compaction: "started" is replaced by how it ended.
+      // One notice per compaction: "started" is replaced by how it ended. The server reports
+      // the learning that follows a compaction before the compaction's end, so the "started"
+      // notice is looked for before it, not only last.
       const status = item.status ?? "started";
       const text = COMPACTION[status] ?? `Compaction: ${status}.`;
       const notice: NoticePart = { kind: "notice", topic: "compaction", message: item.message ? `${text} ${item.message}` : text };
-      const running = last?.kind === "notice" && last.topic === "compaction" && last.message === COMPACTION.started;
-      return { ...turn, parts: running ? [...parts.slice(0, -1), notice] : [...parts, notice] };
+      const running = status === "started" ? -1 : runningCompaction(parts);
+      return { ...turn, parts: running < 0 ? [...parts, notice] : parts.map((part, i) => (i === running ? notice : part)) };
     }
+    case "learning":
+      return { ...turn, parts: [...parts, { kind: "notice", topic: "learning", message: learningNotice(item.status ?? "", item.facts ?? []) }] };
     case "paused":
       return { ...turn, parts: [...parts, { kind: "notice", topic: "paused", message: item.message ?? "The turn paused." }] };
   }

@@ -13,6 +13,8 @@ import {
   type ChatSendResult,
   type CommandParams,
   type CommandResult,
+  type DismissProposalParams,
+  type DismissProposalResult,
   type FactRevisionResult,
   type FactsCorrectParams,
   type FactsForgetParams,
@@ -66,6 +68,7 @@ export interface RequestTypes {
   [Requests.chatHistory]: [ChatHistoryParams, ChatHistoryResult];
   [Requests.command]: [CommandParams, CommandResult];
   [Requests.factsList]: [FactsListParams, FactsListResult];
+  [Requests.factsDismissProposal]: [DismissProposalParams, DismissProposalResult];
   [Requests.factsRemember]: [FactsRememberParams, FactRevisionResult];
   [Requests.factsRecall]: [FactsRecallParams, RecallFactResult];
   [Requests.factsCorrect]: [FactsCorrectParams, FactRevisionResult];

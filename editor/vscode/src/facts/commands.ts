@@ -59,15 +59,20 @@ async function sessionRecords(sender: RequestSender, folderUri: string, sessionI
 }
 
 /**
- * Open a fact's evidence as a transcript document (its cited records with a few records of
- * context on each side) and select the cited records.
+ * Open evidence as a transcript document (its cited records with a few records of context on
+ * each side) and select the cited records. With `factId` (a fact's evidence) the document
+ * recalls the fact and selects what it cites now; without (a proposal's), `source`'s seqs.
  */
-export async function openEvidence(deps: FactDeps, factId: number, source: SourceRefModel, folderUri: string): Promise<vscode.Uri> {
+export async function openEvidence(
+  deps: FactDeps,
+  factId: number | undefined,
+  source: SourceRefModel,
+  folderUri: string,
+): Promise<vscode.Uri> {
   const records = await sessionRecords(deps.sender, folderUri, source.sessionId);
   const uri = transcriptUri({ sessionId: source.sessionId, ...contextRange(source.seqs, records), workspaceUri: folderUri, factId });
   const document = await api.openTextDocument(uri);
-  // The document recalls the fact itself: it selects what the fact cites now.
-  await api.showLines(document, deps.transcripts.linesOf(uri));
+  await api.showLines(document, deps.transcripts.linesOf(uri, factId === undefined ? source.seqs : undefined));
   const problem = deps.transcripts.problemOf(uri);
   if (problem !== undefined) {
     await api.showInformationMessage(`${problem}.`);

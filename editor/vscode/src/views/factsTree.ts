@@ -6,16 +6,18 @@
  * children are its source (session and seqs), which opens the transcript with the cited records
  * selected, and, for a verified project fact (`<path> contains "<line>"`), the project file.
  * Folders of one project appear once (see ProjectIndex); with several projects each gets a root.
+ * Above the facts, the latest automatic learning and its proposals (see learningItems.ts).
  * Fact text is untrusted data: it is only ever shown.
  */
 import * as vscode from "vscode";
 import type { Project, ProjectIndex } from "../common/projects";
-import type { FactEntry, SourceRefModel } from "../common/protocol";
+import type { FactEntry, LearningModel, ProposalModel, SourceRefModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
 import { type ProjectFileClaim, parseProjectFileFact } from "../facts/projectFile";
 import { STATUS_ICONS, sourceIs } from "../facts/status";
 import { seqsPhrase } from "../facts/transcript";
+import { learningTreeItem, proposalNodes, proposalTreeItem } from "./learningItems";
 import { type ServerStatus, projectChildrenOr, projectRoots } from "./projectRoots";
 
 /** Facts shown per project before a "more…" node; each click on it shows this many more. */
@@ -27,6 +29,8 @@ export type FactNode =
   | { kind: "source"; fact: FactEntry; source: SourceRefModel; folderUri: string }
   | { kind: "file"; fact: FactEntry; claim: ProjectFileClaim; folderUri: string }
   | { kind: "more"; folderUri: string; shown: number }
+  | { kind: "learning"; learning: LearningModel; folderUri: string }
+  | { kind: "proposal"; learning: LearningModel; proposal: ProposalModel; folderUri: string }
   | { kind: "message"; text: string; folderUri?: string };
 
 export type FactNodeOf<K extends FactNode["kind"]> = Extract<FactNode, { kind: K }>;
@@ -35,21 +39,27 @@ export interface FactPage {
   facts: FactEntry[];
   /** Whether the project has more facts than were read. */
   more: boolean;
+  /** The latest automatic learning, if any has run (as the first page reported it). */
+  learning?: LearningModel;
 }
 
 /** Up to `cap` facts of a project, following `nextOffset` page by page. */
 export async function listFacts(sender: RequestSender, folderUri: string, cap: number): Promise<FactPage> {
   const facts: FactEntry[] = [];
   let offset = 0;
+  let learning: LearningModel | undefined;
   for (;;) {
     const page = await request(sender, Requests.factsList, { workspaceUri: folderUri, offset });
+    if (offset === 0) {
+      learning = page.learning ?? undefined; // every page reports it: the first one's is kept
+    }
     facts.push(...page.facts);
     const next = page.nextOffset;
     if (next === null || next === undefined) {
-      return { facts: facts.slice(0, cap), more: facts.length > cap };
+      return { facts: facts.slice(0, cap), more: facts.length > cap, learning };
     }
     if (facts.length >= cap) {
-      return { facts: facts.slice(0, cap), more: true };
+      return { facts: facts.slice(0, cap), more: true, learning };
     }
     if (next <= offset) {
       throw new Error("lecode-ls answered a page of facts that does not advance; refresh the Facts view");
@@ -58,12 +68,14 @@ export async function listFacts(sender: RequestSender, folderUri: string, cap: n
   }
 }
 
-/** The nodes of one project's facts. */
+/** The nodes of one project's facts, after its latest automatic learning when there is one. */
 export function factNodes(folderUri: string, page: FactPage): FactNode[] {
+  const nodes: FactNode[] = page.learning ? [{ kind: "learning", learning: page.learning, folderUri }] : [];
   if (page.facts.length === 0) {
-    return [{ kind: "message", text: 'No facts yet. "lecode: Remember From Session…" stores one.', folderUri }];
+    nodes.push({ kind: "message", text: 'No facts yet. "lecode: Remember From Session…" stores one.', folderUri });
+    return nodes;
   }
-  const nodes: FactNode[] = page.facts.map((fact) => ({ kind: "fact", fact, folderUri }));
+  nodes.push(...page.facts.map((fact): FactNode => ({ kind: "fact", fact, folderUri })));
   if (page.more) {
     nodes.push({ kind: "more", folderUri, shown: page.facts.length });
   }
@@ -167,6 +179,10 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
       item.contextValue = "lecode.factsMore";
       return item;
     }
+    case "learning":
+      return learningTreeItem(node);
+    case "proposal":
+      return proposalTreeItem(node);
     case "message": {
       const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon("info");
@@ -211,6 +227,8 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
         return this.factsOf(node.project);
       case "fact":
         return factChildren(node);
+      case "learning":
+        return proposalNodes(node);
       default:
         return [];
     }

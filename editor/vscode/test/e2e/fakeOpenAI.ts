@@ -1,7 +1,8 @@
 /**
  * A loopback HTTP server speaking the OpenAI Chat Completions API with SSE streaming: the model
- * the end-to-end chat tests talk to through the real lecode-ls. Each request takes the next queued
- * reply; every request is recorded with its Authorization header and body.
+ * the end-to-end chat tests talk to through the real lecode-ls. Each request takes the reply
+ * `route` chooses for it, else the next queued reply; every request is recorded with its
+ * Authorization header and body.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,6 +24,8 @@ const chunk = (choice: object, extra: object = {}): string =>
 export class FakeOpenAI {
   readonly requests: SeenRequest[] = [];
   readonly replies: Reply[] = [];
+  /** Chooses the reply to a request by its body (e.g. its system message); undefined: the queue's. */
+  route: ((body: SeenRequest["body"]) => Reply | undefined) | undefined;
   /** Resolves when a hanging reply's client went away (the turn was cancelled). */
   disconnected: Promise<void> = Promise.resolve();
   private server: Server | undefined;
@@ -46,8 +49,9 @@ export class FakeOpenAI {
       response.writeHead(404).end();
       return;
     }
-    this.requests.push({ authorization: request.headers.authorization, body: JSON.parse(raw) });
-    const reply = this.replies.shift() ?? { text: ["OK"] };
+    const seen: SeenRequest = { authorization: request.headers.authorization, body: JSON.parse(raw) };
+    this.requests.push(seen);
+    const reply = this.route?.(seen.body) ?? this.replies.shift() ?? { text: ["OK"] };
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
     const pieces = "text" in reply ? reply.text : reply.hang;
     for (const text of pieces) {

@@ -240,7 +240,10 @@ export class FakeHost {
         tabGroups: { all: [], onDidChangeTabs: event() },
         onDidChangeActiveTextEditor: event(),
         onDidChangeVisibleTextEditors: event(),
-        withProgress: async (_options: unknown, task: (progress: unknown) => unknown) => task({ report() {} }),
+        // The server's work-done progress (a compaction, for one) reaches the LanguageClient's
+        // ProgressPart, which listens on the token.
+        withProgress: async (_options: unknown, task: (progress: unknown, token: unknown) => unknown) =>
+          task({ report() {} }, new CancellationTokenSource().token),
       },
       workspace: {
         workspaceFolders: host.folders,
