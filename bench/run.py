@@ -7,10 +7,32 @@ import os
 import platform
 from importlib.metadata import version
 
-from bench import chat, durability, facts, injection, memory_rss, roundtrip, sources, startup
+from bench import (
+    chat,
+    compaction,
+    compare,
+    durability,
+    facts,
+    injection,
+    memory_rss,
+    roundtrip,
+    sources,
+    startup,
+)
 from bench.common import now, parse_args
 
-BENCHES = (startup, roundtrip, memory_rss, sources, facts, durability, injection, chat)
+BENCHES = (
+    startup,
+    roundtrip,
+    memory_rss,
+    sources,
+    facts,
+    durability,
+    injection,
+    chat,
+    compaction,
+    compare,
+)
 
 
 async def run_all(quick: bool) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -27,7 +27,7 @@ from lecode_ls.errors import (
 )
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.records import check_session_id
-from lecode_ls.memory.sessions import Purpose, SessionStore
+from lecode_ls.memory.sessions import Purpose, SessionStore, Visibility
 
 MAX_POSITIONS = 200
 """A source covers at most this many consecutive seq positions (first to last cited, inclusive)."""
@@ -229,20 +229,32 @@ def validate_source(
         return verdict("stale", "corrupt")
     if len(view.records) != ref.last - ref.first + 1:
         return verdict("stale", "out_of_range")
+    excluded = exclusions.excluded_seqs(ref.session_id) if exclusions is not None else frozenset()
+    return judge_source(ref, view.records, view.visibility, excluded, purpose)
+
+
+def judge_source(
+    ref: SourceRef,
+    records: Sequence[dict[str, Any]],
+    visibility: Visibility,
+    excluded: frozenset[int],
+    purpose: Purpose = "working",
+) -> ValidatedSource:
+    """The checks of `validate_source` on records already read: `records` are exactly those of
+    `ref.first` .. `ref.last`, read with `visibility` under one lock. For a caller holding a whole
+    transcript (the working view), so each reference does not read its range again."""
     try:
-        digest = records_digest(view.records)
+        digest = records_digest(records)
     except (TypeError, ValueError):  # a hand-edited line holding a lone surrogate, say
-        return verdict("stale", "corrupt")
+        return ValidatedSource(ref, "stale", "corrupt")
     if digest != ref.digest:
-        return verdict("stale", "digest")
-    if any(view.records[seq - ref.first].get("kind") != "message" for seq in ref.seqs):
-        return verdict("stale", "not_message")
-    if any(seq in view.visibility.hidden for seq in ref.seqs):
-        return verdict("hidden", "undone")
-    if not all(view.visibility.visible(seq, purpose) for seq in ref.seqs):
-        return verdict("hidden", "cleared")
-    if exclusions is not None:
-        excluded = exclusions.excluded_seqs(ref.session_id)
-        if any(seq in excluded for seq in ref.seqs):
-            return verdict("hidden", "excluded")
-    return ValidatedSource(ref, "valid", None, view.records)
+        return ValidatedSource(ref, "stale", "digest")
+    if any(records[seq - ref.first].get("kind") != "message" for seq in ref.seqs):
+        return ValidatedSource(ref, "stale", "not_message")
+    if any(seq in visibility.hidden for seq in ref.seqs):
+        return ValidatedSource(ref, "hidden", "undone")
+    if not all(visibility.visible(seq, purpose) for seq in ref.seqs):
+        return ValidatedSource(ref, "hidden", "cleared")
+    if any(seq in excluded for seq in ref.seqs):
+        return ValidatedSource(ref, "hidden", "excluded")
+    return ValidatedSource(ref, "valid", None, tuple(records))

@@ -33,7 +33,7 @@ from lecode_ls.errors import LecodeError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.sessions import SessionStore, Visibility
-from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, validate_source
+from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, judge_source
 
 MIN_RAW_MESSAGES = 4
 """Messages that always stay raw after the cutoff (C3)."""
@@ -76,6 +76,8 @@ def participates(
     if record["kind"] != "message" or record["role"] == "user":
         return True
     stamp = (record.get("meta") or {}).get("generation")
+    if stamp is None:  # legacy or imported: valid until the project's first forget
+        return generation == 0
     return type(stamp) is int and stamp >= generation
 
 
@@ -96,7 +98,9 @@ def working_view(sessions: SessionStore, facts: FactStore, session_id: str) -> W
         if (
             record["kind"] == "event"
             and record["type"] == "compact"
-            and valid_compact(sessions, facts, session_id, record, records, by_seq, generation)
+            and valid_compact(
+                session_id, record, records, by_seq, generation, read.visibility, excluded
+            )
         ):
             summary = record
             break
@@ -111,13 +115,13 @@ def covered_messages(records: Iterable[dict[str, Any]], through: int) -> list[in
 
 
 def valid_compact(
-    sessions: SessionStore,
-    facts: FactStore,
     session_id: str,
     event: dict[str, Any],
     records: Sequence[dict[str, Any]],
     by_seq: dict[int, dict[str, Any]],
     generation: int,
+    visibility: Visibility,
+    excluded: frozenset[int],
 ) -> bool:
     """Whether a compact event may be used now (C7, E5); see the module docstring."""
     try:
@@ -135,11 +139,15 @@ def valid_compact(
             record = by_seq.get(prior["seq"])
             if record is None or records_digest([record]) != prior["digest"]:
                 return False
+        # The transcript is already in memory: each chunk is judged on it, not read again.
+        return all(
+            judge_source(
+                ref, [by_seq[seq] for seq in range(ref.first, ref.last + 1)], visibility, excluded
+            ).valid
+            for ref in lineage
+        )
     except (KeyError, TypeError, ValueError, AttributeError, LecodeError):
         return False  # a hand-made or damaged event is inert, never an error
-    return all(
-        validate_source(sessions, ref, purpose="working", exclusions=facts).valid for ref in lineage
-    )
 
 
 def lineage_chunks(
@@ -178,7 +186,8 @@ def complete(exchange: Sequence[dict[str, Any]], *, last: bool) -> bool:
     """An exchange the model finished: every tool call answered, no cancellation, error or pause
     inside it (C3), and, for the `last` exchange, an assistant message without tool calls at its
     end. An earlier exchange may hold only the person's message: its generated part left the
-    working context with a forget (E2), which is not an unfinished answer."""
+    working context with a forget (E2), which is not an unfinished answer. A group of events
+    alone (an earlier compact event right after the cutoff) holds nothing unfinished."""
     open_calls: set[str] = set()
     final: dict[str, Any] | None = None
     for record in exchange:
@@ -191,7 +200,9 @@ def complete(exchange: Sequence[dict[str, Any]], *, last: bool) -> bool:
             open_calls.update(call["id"] for call in record.get("tool_calls") or [])
         elif record["role"] == "tool":
             open_calls.discard(record.get("tool_call_id", ""))
-    if final is None or open_calls:
+    if final is None:  # events only (an earlier summary, usage): nothing unfinished in it
+        return True
+    if open_calls:
         return False
     return not last or (final["role"] == "assistant" and not final.get("tool_calls"))
 

@@ -55,7 +55,7 @@ def participating(
         if not visibility.visible(seq, "working") or seq in excluded:
             continue
         generated = record["kind"] == "message" and record["role"] != "user"
-        if generated and record.get("meta", {}).get("generation") != generation:
+        if generated and record.get("meta", {}).get("generation", 0) != generation:
             continue
         kept.append(record)
     return kept

@@ -161,6 +161,23 @@ class TestChainedCompactions:
         (event,) = events(runtime, session, "compact")
         assert event["covered_through"] == 4  # exchange 0 only: the cancelled one blocks the rest
 
+    async def test_a_summary_right_after_the_cutoff_does_not_block_the_next_compaction(
+        self, runtime: Runtime
+    ) -> None:
+        # Found by bench.compare: /compact twice in a row left the first compact event alone at
+        # the head of the uncovered records, and every later compaction found "nothing".
+        session = runtime.sessions.create("t")
+        for n in range(3):
+            exchange(runtime, session, n)
+        provider = ScriptedProvider().add(text_turn("s1"), text_turn("s2"), text_turn("s3"))
+        assert (await compact(runtime, session, provider)).status == "compacted"
+        exchange(runtime, session, 3)
+        assert (await compact(runtime, session, provider)).status == "compacted"
+        for n in range(4, 7):
+            exchange(runtime, session, n)
+        outcome = await compact(runtime, session, provider)
+        assert outcome.status == "compacted", outcome.reason
+
 
 class TestRejectedResponses:
     @pytest.mark.parametrize(
@@ -440,3 +457,20 @@ class TestAutomaticCompaction:
         )
         assert "question 0" not in json.dumps(answer_request)
         assert result.usage.calls == 2 and result.usage.total_tokens == 960
+
+
+class TestLegacyMessages:
+    async def test_unstamped_generated_messages_count_until_the_first_forget(
+        self, runtime: Runtime
+    ) -> None:
+        # covers E2: imported or legacy assistant messages carry no generation
+        session = runtime.sessions.import_records(
+            [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}], title="old"
+        )[0]
+        roles = [m["role"] for m in working_view(runtime.sessions, runtime.facts, session).messages]
+        assert roles == ["user", "assistant"]
+        other = runtime.sessions.create("other")
+        exchange(runtime, other, 0)
+        runtime.facts.forget(remember(runtime, other, 1, 1, "q0"))
+        roles = [m["role"] for m in working_view(runtime.sessions, runtime.facts, session).messages]
+        assert roles == ["user"]
