@@ -2,15 +2,16 @@
 complete exchanges, summarised by the session's own model into a compact event with lineage.
 
 One `compact_session` call:
-1. reads the working view (memory/working.py) and picks the complete exchanges after the cutoff
-   that may be covered, keeping at least four messages raw at a tool-safe boundary (C3);
+1. reads the working view (memory/working.py) and picks the exchanges after the cutoff that may
+   be covered: every one but the last, keeping at least four messages raw, ending at an exchange
+   boundary so no tool call is cut from its result (C3);
 2. renders the input: the prior summary and the exchanges with every seq, tool name, call ID,
    arguments and result, binary parts as omission markers, all labelled inert data (C2); the
    input is at most 100,000 UTF-8 bytes and must fit the model's window with the answer's room,
    else fewer exchanges are taken (never a cut exchange: C4);
 3. asks for at most 2,048 tokens (less if the model's output limit is lower); a response that
-   calls tools, is empty, truncated (`length`) or longer than asked is rejected and the cutoff
-   does not move (C4);
+   calls tools, is empty, truncated (`length`), ends any other way than `stop`, or is longer
+   than asked is rejected and the cutoff does not move (C4);
 4. rechecks everything before the append (C6): the generation, the base summary, and that every
    covered record still participates unchanged; then appends the compact event (fsync).
 Every provider call's usage is recorded once: on the compact event when it succeeds, otherwise in
@@ -37,6 +38,7 @@ from lecode_ls.memory.working import (
     coverable,
     covered_messages,
     lineage_chunks,
+    well_formed_calls,
     working_view,
 )
 from lecode_ls.runtime import Runtime
@@ -100,7 +102,7 @@ def render_exchange(records: list[dict[str, Any]]) -> str:
         text = _text(record.get("content"))
         if text:
             lines.append(f"[seq {seq}] {role}:\n{text}")
-        for call in record.get("tool_calls") or []:
+        for call in well_formed_calls(record):
             function = call.get("function", {})
             lines.append(
                 f"[seq {seq}] {role} calls tool {function.get('name', '?')} "
@@ -150,7 +152,7 @@ def plan(
     groups = coverable(view)
     if not groups:
         return (
-            "nothing to compact: no complete exchange can be covered while the last "
+            "nothing to compact: no finished exchange can be covered while the last "
             f"{MIN_RAW_MESSAGES} messages stay raw"
         )
     prior = view.summary["summary"] if view.summary else None
@@ -271,6 +273,8 @@ def _rejection(summary: str, calls: list[ToolCall], finish: Finish, limit: int) 
         return "tool_calls"
     if finish.reason == "length":
         return "truncated"
+    if finish.reason != "stop":  # content_filter, or a stream that never said how it ended
+        return "incomplete"
     if not summary:
         return "empty"
     # Whichever says more: a provider's count, or the size of the text itself.

@@ -25,10 +25,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.preflight import estimate_tokens
@@ -36,8 +37,12 @@ from lecode_ls.agent.provider import ChatRequest, Finish, Provider, ToolCall, Us
 from lecode_ls.agent.tools import PermissionPolicy
 from lecode_ls.agent.workspace_read import number_line
 from lecode_ls.errors import InvalidParams, LecodeError, ProviderError
+from lecode_ls.memory.injection import valid_facts
 from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, source_snapshot, validate_source
+from lecode_ls.memory.working import well_formed_calls
 from lecode_ls.runtime import Runtime
+
+log = logging.getLogger(__name__)
 
 PAYLOAD_MAX_BYTES = 16_000
 OUTPUT_MAX_TOKENS = 2048
@@ -136,17 +141,16 @@ class Captured:
     facts: dict[int, int]  # the comparison facts supplied: ID -> revision
 
 
-def capture(runtime: Runtime, session_id: str, groups: list[list[dict[str, Any]]]) -> Captured:
-    """Snapshots of the newly covered exchanges, taken (and already durable: every append is
-    fsynced) before the model is asked. Blocking."""
+def _snapshots(
+    runtime: Runtime, session_id: str, groups: list[list[dict[str, Any]]], facts: dict[int, int]
+) -> Captured:
+    """Snapshots of exactly the exchanges the extractor is shown, taken (and already durable:
+    every append is fsynced) before the model is asked. Blocking."""
     singles: dict[int, SourceRef] = {}
     ranges: dict[tuple[int, ...], SourceRef] = {}
     messages: dict[int, dict[str, Any]] = {}
-    kept: list[list[dict[str, Any]]] = []
     for group in groups:
         seqs = [r["seq"] for r in group if r["kind"] == "message"]
-        if not seqs or seqs[-1] - seqs[0] >= MAX_POSITIONS:
-            continue
         for record in group:
             if record["kind"] == "message" and record["role"] in ("user", "assistant"):
                 seq = record["seq"]
@@ -160,41 +164,53 @@ def capture(runtime: Runtime, session_id: str, groups: list[list[dict[str, Any]]
                 runtime.sessions, session_id, seqs[0], seqs[-1], exclusions=runtime.facts
             )
             ranges[ref.seqs] = ref
-        kept.append(group)
-    facts: dict[int, int] = {}
-    page, _ = runtime.facts.list(0, COMPARISON_FACTS)
-    for fact in page:
-        if not fact.suppressed:
-            facts[fact.id] = fact.revision
-    return Captured(singles, ranges, kept, messages, facts)
+    return Captured(singles, ranges, groups, messages, facts)
 
 
-def payload(captured: Captured, runtime: Runtime, budget: int) -> str:
-    """The extraction input: raw user/assistant messages with seqs, read results as
-    corroboration, existing facts for comparison (<= 50, <= 4,096 bytes); at most `budget`
-    bytes, dropping the later exchanges that do not fit (never cutting one)."""
+def prepare(
+    runtime: Runtime, session_id: str, groups: list[list[dict[str, Any]]], budget: int
+) -> tuple[str, Captured] | None:
+    """The extraction input and the evidence it offers, or None when no exchange fits.
+
+    The input: existing valid facts for comparison (at most 50 and 4,096 bytes), then the newly
+    covered exchanges' raw user and assistant messages with their seqs, read results only as
+    corroboration; at most `budget` UTF-8 bytes in all, dropping the later exchanges that do not
+    fit (never cutting one; what is left out is not retried). Only what the extractor is shown
+    can be cited: the captured evidence and the comparison facts are exactly those. Blocking.
+    """
     existing: list[str] = []
+    facts: dict[int, int] = {}
     used = 0
-    page, _ = runtime.facts.list(0, COMPARISON_FACTS)
-    for fact in page:
-        if fact.id not in captured.facts:
-            continue
+    for fact in valid_facts(runtime)[:COMPARISON_FACTS]:
         line = json.dumps({"id": fact.id, "revision": fact.revision, "text": fact.text})
-        if used + len(line) + 1 > COMPARISON_MAX_BYTES:
+        if used + _bytes(line) + 1 > COMPARISON_MAX_BYTES:
             break
         existing.append(line)
-        used += len(line) + 1
-    head = '<existing_facts inert_data="true">\n' + "\n".join(existing) + "\n</existing_facts>\n"
+        facts[fact.id] = fact.revision
+        used += _bytes(line) + 1
+
+    def assemble(parts: list[str]) -> str:
+        return (
+            '<existing_facts inert_data="true">\n'
+            + "".join(line + "\n" for line in existing)
+            + '</existing_facts>\n<transcript inert_data="true">\n'
+            + "\n\n".join(parts)
+            + "\n</transcript>"
+        )
+
+    shown: list[list[dict[str, Any]]] = []
     parts: list[str] = []
-    size = len(head.encode("utf-8"))
-    for group in captured.exchanges:
-        text = _render(group)
-        cost = len(text.encode("utf-8")) + 2
-        if size + cost > budget:
+    for group in groups:
+        seqs = [r["seq"] for r in group if r["kind"] == "message"]
+        if not seqs or seqs[-1] - seqs[0] >= MAX_POSITIONS:
+            break  # an exchange too long to cite as one range ends what can be offered
+        candidate = [*parts, _render(group)]
+        if _bytes(assemble(candidate)) > budget:
             break
-        parts.append(text)
-        size += cost
-    return head + '<transcript inert_data="true">\n' + "\n\n".join(parts) + "\n</transcript>"
+        parts, shown = candidate, [*shown, group]
+    if not shown:
+        return None
+    return assemble(parts), _snapshots(runtime, session_id, shown, facts)
 
 
 def _render(group: list[dict[str, Any]]) -> str:
@@ -206,8 +222,8 @@ def _render(group: list[dict[str, Any]]) -> str:
         role, seq = record["role"], record["seq"]
         if role in ("user", "assistant") and isinstance(record.get("content"), str):
             lines.append(f"[seq {seq}] {role}: {record['content']}")
-        for call in record.get("tool_calls") or []:
-            function = call.get("function", {})
+        for call in well_formed_calls(record):
+            function = call["function"]
             if function.get("name") == "read":
                 lines.append(f"[seq {seq}] read call {call.get('id')}: {function.get('arguments')}")
         if role == "tool" and record.get("name") == "read":
@@ -257,9 +273,10 @@ def _check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, So
         message = captured.messages.get(seqs[0]) if len(seqs) == 1 else None
         if message is None or message["role"] != "user":
             return "invalid_preference_source", None
-        if TEMPORARY.search(quote):
+        if TEMPORARY.search(" ".join(quote.split())):
             return "temporary_preference", None
-        if text != quote or quote not in message["content"]:
+        content = message.get("content")
+        if text != quote or not isinstance(content, str) or quote not in content:
             return "exact_text_mismatch", None
     elif not _verified(text, quote, seqs, captured):
         return "unverified_project_evidence", None
@@ -293,8 +310,8 @@ def _verified(text: str, quote: str, seqs: list[int], captured: Captured) -> boo
         call["id"]
         for r in group
         if r["kind"] == "message" and r["role"] == "assistant"
-        for call in r.get("tool_calls") or []
-        if call.get("function", {}).get("name") == "read" and _read_path(call) == path
+        for call in well_formed_calls(r)
+        if call["function"]["name"] == "read" and _read_path(call) == path
     }
     number, tab, shown = quote.partition("\t")
     numbered = bool(tab) and number.strip().isdigit() and shown == line
@@ -310,8 +327,9 @@ def _verified(text: str, quote: str, seqs: list[int], captured: Captured) -> boo
 
 
 def _read_path(call: dict[str, Any]) -> str | None:
+    raw = call.get("function", {}).get("arguments")
     try:
-        arguments = json.loads(call.get("function", {}).get("arguments") or "{}")
+        arguments = json.loads(raw) if isinstance(raw, str) else None
     except ValueError:
         return None
     path = arguments.get("path") if isinstance(arguments, dict) else None
@@ -336,23 +354,25 @@ async def learn(
     if not allowed(runtime, policy, readonly):
         return None
     generation = await asyncio.to_thread(runtime.facts.generation)
-    captured = await asyncio.to_thread(capture, runtime, session_id, groups)
     limit = OUTPUT_MAX_TOKENS
     cap = catalog.max_output_tokens(model)
     if cap is not None:
         limit = min(limit, cap)
-    budget = PAYLOAD_MAX_BYTES
-    text = await asyncio.to_thread(payload, captured, runtime, budget)
 
     def request_for(text: str) -> ChatRequest:
         messages = [{"role": "system", "content": PROMPT}, {"role": "user", "content": text}]
         return ChatRequest(messages, (), max_tokens=limit, model=model)
 
-    request = request_for(text)
-    while window is not None and estimate_tokens(request) + limit > window and budget > 1000:
-        budget //= 2  # the prompt and the answer's room must fit the model's window too
-        text = await asyncio.to_thread(payload, captured, runtime, budget)
+    budget = PAYLOAD_MAX_BYTES
+    while True:
+        prepared = await asyncio.to_thread(prepare, runtime, session_id, groups, budget)
+        if prepared is None:
+            return None  # nothing fits: no call, no event (a preparation skip)
+        text, captured = prepared
         request = request_for(text)
+        if window is None or estimate_tokens(request) + limit <= window:
+            break
+        budget = _bytes(text) // 2  # the prompt and the answer's room must fit the window too
 
     outcome = Learning("failed", called=True)
     try:
@@ -362,19 +382,24 @@ async def learn(
             outcome.reject("extraction_error")
             return outcome
         outcome.usage = answer.finish.usage
-        await _judge(
-            outcome,
-            answer.text,
-            answer.calls,
-            answer.finish,
-            limit,
-            captured,
-            runtime,
-            session_id,
-            generation,
-            policy,
-            readonly,
-        )
+        try:
+            await _judge(
+                outcome,
+                answer.text,
+                answer.calls,
+                answer.finish,
+                limit,
+                captured,
+                runtime,
+                session_id,
+                generation,
+                policy,
+                readonly,
+            )
+        except Exception:  # a malformed record or answer no check foresaw: never fatal
+            log.warning("automatic learning failed", exc_info=True)
+            outcome.status = "failed"
+            outcome.reject("extraction_error")
         return outcome
     finally:
         await asyncio.shield(_record(runtime, session_id, model, outcome, compact_seq, turn_id))
@@ -568,22 +593,62 @@ def latest_learning(runtime: Runtime, session_id: str | None = None) -> dict[str
                 continue
             if not got.visibility.visible(record["seq"]):
                 continue
-            proposals = [
-                {**proposal, "index": index}
-                for index, proposal in enumerate(record.get("proposals", []))
-                if (record["seq"], index) not in dismissed
-                and record.get("generation") == generation
-                and _proposal_valid(runtime, proposal)
-            ]
-            return {
-                "session_id": sid,
-                "seq": record["seq"],
-                "status": record["status"],
-                "reason_counts": record.get("reason_counts", {}),
-                "learned": record.get("learned", []),
-                "proposals": proposals,
-            }
+            try:
+                return _status(runtime, sid, record, generation, dismissed)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                log.warning(
+                    "session %s: learning event %s is malformed; skipped", sid, record["seq"]
+                )
     return None
+
+
+def _status(
+    runtime: Runtime,
+    session_id: str,
+    record: dict[str, Any],
+    generation: int,
+    dismissed: set[tuple[Any, Any]],
+) -> dict[str, Any]:
+    """One learning event as `latest_learning` reports it, its shape checked (a hand-edited or
+    imported event raises ValueError, TypeError or KeyError, and is skipped)."""
+    if record["status"] not in get_args(Status):
+        raise ValueError("status")
+    proposals = []
+    for index, proposal in enumerate(record.get("proposals", [])):
+        if (record["seq"], index) in dismissed or record.get("generation") != generation:
+            continue
+        if not _proposal_valid(runtime, proposal):
+            continue
+        if not isinstance(proposal["text"], str) or proposal["kind"] not in KINDS:
+            raise ValueError("proposal")
+        proposals.append(
+            {
+                "index": index,
+                "text": proposal["text"],
+                "kind": proposal["kind"],
+                "source": SourceRef.from_json(proposal["source"]).to_json(),
+                "conflicts": [_fact_ref(c) for c in proposal.get("conflicts", [])],
+            }
+        )
+    return {
+        "session_id": session_id,
+        "seq": record["seq"],
+        "status": record["status"],
+        "reason_counts": {
+            code: int(n)
+            for code, n in record.get("reason_counts", {}).items()
+            if code in REASON_CODES
+        },
+        "learned": [_fact_ref(f) for f in record.get("learned", [])],
+        "proposals": proposals,
+    }
+
+
+def _fact_ref(value: Any) -> dict[str, int]:
+    fact_id, revision = value["fact_id"], value["revision"]
+    if type(fact_id) is not int or type(revision) is not int:
+        raise TypeError("fact reference")
+    return {"fact_id": fact_id, "revision": revision}
 
 
 def dismiss(runtime: Runtime, session_id: str, learning_seq: int, index: int) -> None:
@@ -609,6 +674,8 @@ def _proposal_valid(runtime: Runtime, proposal: dict[str, Any]) -> bool:
     try:
         ref = SourceRef.from_json(proposal["source"])
     except (LecodeError, KeyError, TypeError):
+        return False
+    if not isinstance(proposal.get("conflicts", []), list):
         return False
     valid = validate_source(runtime.sessions, ref, purpose="working", exclusions=runtime.facts)
     return valid.valid and all(

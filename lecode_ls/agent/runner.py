@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -46,8 +47,10 @@ from lecode_ls.agent.workspace_read import READ_TOOL, run_read_tool
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.agents import read_agents
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
-from lecode_ls.memory.working import working_view
+from lecode_ls.memory.working import well_formed_calls, working_view
 from lecode_ls.runtime import Runtime
+
+log = logging.getLogger(__name__)
 
 MAX_COMPACTIONS = 8
 """Compactions before one provider request at most (each moves the cutoff further)."""
@@ -159,13 +162,16 @@ def replay(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             if call_id not in open_calls:
                 continue
             open_calls.remove(call_id)
-            messages.append({"role": "tool", "tool_call_id": call_id, "content": record["content"]})
+            messages.append(
+                {"role": "tool", "tool_call_id": call_id, "content": record.get("content")}
+            )
             continue
         close_calls()
         message: dict[str, Any] = {"role": role, "content": record.get("content")}
-        if role == "assistant" and record.get("tool_calls"):
-            message["tool_calls"] = record["tool_calls"]
-            open_calls.extend(call["id"] for call in record["tool_calls"])
+        calls = well_formed_calls(record) if role == "assistant" else []
+        if calls:
+            message["tool_calls"] = calls
+            open_calls.extend(call["id"] for call in calls)
         messages.append(message)
     close_calls()
     return messages
@@ -202,21 +208,24 @@ class ChatTurn:
         self.history: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
         self._history_generation = -1
+        self._round_generation = 0
 
     # -- the turn --------------------------------------------------------------------------
 
     async def run(self, text: str) -> TurnResult:
         self._loop = asyncio.get_running_loop()
-        await self._append({"kind": "message", "role": "user", "content": text})
-        await self._load_history()
         tool: asyncio.Future[Any] | None = None
         try:
+            await self._append({"kind": "message", "role": "user", "content": text})
+            await self._load_history()
             for _ in range(MAX_ROUNDS):
                 outcome = await self._round()
                 if isinstance(outcome, str):
                     return self._result(outcome)
                 for call in outcome:
-                    tool = asyncio.ensure_future(self._run_call(call))
+                    # The generation captured before the request that asked for the call (E1,
+                    # E4): a forget since then makes a correction fail inside its transaction.
+                    tool = asyncio.ensure_future(self._run_call(call, self._round_generation))
                     await asyncio.shield(tool)
                     tool = None
             await self._event("tool_limit", rounds=MAX_ROUNDS)
@@ -325,6 +334,7 @@ class ChatTurn:
             assistant["tool_calls"] = _tool_calls_json(calls)
         self.history.append(assistant)
         if calls:
+            self._round_generation = generation
             return calls
         return _FINISH.get(finish.reason, "stop")
 
@@ -405,8 +415,7 @@ class ChatTurn:
 
     # -- tools -----------------------------------------------------------------------------
 
-    async def _run_call(self, call: ToolCall) -> None:
-        generation = await asyncio.to_thread(self.runtime.facts.generation)
+    async def _run_call(self, call: ToolCall, generation: int) -> None:
         if call.name == READ_TOOL.name:
             result = await asyncio.to_thread(run_read_tool, self.folder, call.arguments)
         else:
@@ -464,6 +473,9 @@ class ChatTurn:
         try:
             return bool(future.result())
         except concurrent.futures.CancelledError:
+            return False
+        except Exception:  # the editor failed to ask: nothing was allowed
+            log.warning("asking permission for %s failed; denied", name, exc_info=True)
             return False
         finally:
             self._asks.discard(future)

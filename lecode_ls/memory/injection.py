@@ -210,6 +210,18 @@ def _facts_block(
     return FACTS_HEADER + "".join(lines), shown
 
 
+def valid_facts(runtime: Runtime) -> list[Fact]:
+    """The facts injection would consider: the first 50 in ID order, not suppressed, every
+    revision's evidence valid now. For other bounded uses of "existing valid facts" (automatic
+    learning's comparison context). Blocking."""
+    facts, sessions = runtime.facts, runtime.sessions
+    with _verdicts_lock:
+        verdicts = _verdicts.setdefault(runtime, _Verdicts())
+    page, _ = facts.list(0, MAX_INSPECTED_FACTS)
+    generation = facts.generation() if page else 0
+    return [f for f in page if _every_revision_valid(f, facts, sessions, verdicts, generation)]
+
+
 def _fact_line(fact: Fact) -> str:
     source = None
     if fact.source is not None:

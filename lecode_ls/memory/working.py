@@ -38,9 +38,6 @@ from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, judge_source
 MIN_RAW_MESSAGES = 4
 """Messages that always stay raw after the cutoff (C3)."""
 
-BLOCKING_EVENTS = frozenset({"cancelled", "error", "tool_limit", "paused", "refused", "discarded"})
-"""Events that mark the exchange they fall in as incomplete: no coverage at or past it (C3)."""
-
 
 @dataclass(frozen=True)
 class WorkingView:
@@ -75,10 +72,13 @@ def participates(
         return False
     if record["kind"] != "message" or record["role"] == "user":
         return True
-    stamp = (record.get("meta") or {}).get("generation")
+    meta = record.get("meta")
+    stamp = meta.get("generation") if isinstance(meta, dict) else None
     if stamp is None:  # legacy or imported: valid until the project's first forget
         return generation == 0
-    return type(stamp) is int and stamp >= generation
+    # Equal, not "at least": an honest stamp is never ahead of the store, and one that is (an
+    # import from another project, a hand edit) must not outlive every forget.
+    return type(stamp) is int and stamp == generation
 
 
 def working_view(sessions: SessionStore, facts: FactStore, session_id: str) -> WorkingView:
@@ -182,41 +182,35 @@ def exchanges(records: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return groups
 
 
-def complete(exchange: Sequence[dict[str, Any]], *, last: bool) -> bool:
-    """An exchange the model finished: every tool call answered, no cancellation, error or pause
-    inside it (C3), and, for the `last` exchange, an assistant message without tool calls at its
-    end. An earlier exchange may hold only the person's message: its generated part left the
-    working context with a forget (E2), which is not an unfinished answer. A group of events
-    alone (an earlier compact event right after the cutoff) holds nothing unfinished."""
-    open_calls: set[str] = set()
-    final: dict[str, Any] | None = None
-    for record in exchange:
-        if record["kind"] == "event":
-            if record["type"] in BLOCKING_EVENTS:
-                return False
-            continue
-        final = record
-        if record["role"] == "assistant":
-            open_calls.update(call["id"] for call in record.get("tool_calls") or [])
-        elif record["role"] == "tool":
-            open_calls.discard(record.get("tool_call_id", ""))
-    if final is None:  # events only (an earlier summary, usage): nothing unfinished in it
-        return True
-    if open_calls:
-        return False
-    return not last or (final["role"] == "assistant" and not final.get("tool_calls"))
+def well_formed_calls(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool calls of an assistant record that have an ID and a function name; a hand-edited
+    or imported record may hold anything, and what is malformed is left out, not fatal."""
+    calls = record.get("tool_calls")
+    if not isinstance(calls, list):
+        return []
+    return [
+        call
+        for call in calls
+        if isinstance(call, dict)
+        and isinstance(call.get("id"), str)
+        and isinstance(call.get("function"), dict)
+        and isinstance(call["function"].get("name"), str)
+    ]
 
 
 def coverable(view: WorkingView) -> list[list[dict[str, Any]]]:
-    """The complete exchanges after the cutoff that the next compaction may cover, oldest first:
-    a prefix that stops at the first incomplete exchange and leaves at least
-    MIN_RAW_MESSAGES messages raw after it (C3)."""
-    groups = exchanges(view.records)
+    """The exchanges after the cutoff that the next compaction may cover, oldest first (C3).
+
+    Never the last exchange: it may still be running (a turn compacts before its next request).
+    Every earlier one is history once the person has moved on, even one a turn was stopped in or
+    one whose answer a forget took out of the working context (E2): neither is an answer still to
+    come. Coverage ends at an exchange boundary, so no tool call is separated from its result,
+    and at least MIN_RAW_MESSAGES messages stay raw after it.
+    """
+    groups = exchanges(view.records)[:-1]
     chosen: list[list[dict[str, Any]]] = []
     remaining = len(view.messages)
-    for index, group in enumerate(groups):
-        if not complete(group, last=index == len(groups) - 1):
-            break
+    for group in groups:
         size = sum(1 for r in group if r["kind"] == "message")
         if remaining - size < MIN_RAW_MESSAGES:
             break

@@ -43,6 +43,7 @@ class Chat:
         self.running: set[tuple[str, str]] = set()  # (project root, session ID)
         self._provider: OpenAICompatible | None = None
         self._provider_key: tuple[Any, ...] = ()
+        self._retired: list[OpenAICompatible] = []
 
     def provider(self, settings: ProviderSettings) -> OpenAICompatible:
         # The key is read from the environment at each turn, so a restart is not needed when
@@ -50,9 +51,8 @@ class Chat:
         api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None
         key = (settings.base_url, settings.model, settings.thinking, api_key)
         if self._provider is None or key != self._provider_key:
-            if self._provider is not None:
-                old = self._provider
-                asyncio.get_running_loop().create_task(old.aclose())
+            if self._provider is not None:  # a running turn may still use it: closed at exit
+                self._retired.append(self._provider)
             self._provider = OpenAICompatible(
                 settings.base_url, settings.model, api_key, thinking=settings.thinking
             )
@@ -60,8 +60,8 @@ class Chat:
         return self._provider
 
     async def close(self) -> None:
-        if self._provider is not None:
-            await self._provider.aclose()
+        for provider in [*self._retired, *([self._provider] if self._provider else [])]:
+            await provider.aclose()
 
 
 async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendResult:
@@ -144,6 +144,8 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
             result = await turn.run(params.text)
     finally:
         ls.chat.running.discard(running)
+        for token in progress:  # a compaction the turn did not see end (cancelled, failed)
+            ls.progress_end(token, "stopped")
     return p.ChatSendResult(
         turn_id=result.turn_id,
         stop_reason=result.stop_reason,  # type: ignore[arg-type]  # the runner's closed set
@@ -282,13 +284,25 @@ async def chat_history(ls: LecodeServer, params: p.ChatHistoryParams) -> p.ChatH
             got = sessions.read_range(session_id, 1, length - 1)
             for record in got.records:
                 if got.visibility.visible(record["seq"]):
-                    items.extend(_items(record))
+                    items.extend(_items_or_none(record))
         return items[-params.limit :], len(items) > params.limit
 
     items, truncated = await asyncio.to_thread(read)
     return p.ChatHistoryResult(
         items=[p.ChatHistoryItem.model_validate(item) for item in items], truncated=truncated
     )
+
+
+def _items_or_none(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """`_items`, or nothing for a record whose shape is not what lecode-ls writes (imported or
+    hand-edited): history shows what it can and never fails on one record."""
+    try:
+        items = _items(record)
+        for item in items:
+            p.ChatHistoryItem.model_validate(item)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return []
+    return items
 
 
 def _items(record: dict[str, Any]) -> list[dict[str, Any]]:

@@ -149,17 +149,25 @@ class TestChainedCompactions:
         assert [r["seq"] for r in records] == [1, 2, 3, 4]
         assert records[2]["content"] == f"note 0: {INJECTION}"
 
-    async def test_an_incomplete_exchange_blocks_coverage_after_it(self, runtime: Runtime) -> None:
+    async def test_the_last_exchange_stays_raw_and_a_stopped_earlier_one_is_history(
+        self, runtime: Runtime
+    ) -> None:
+        # C3: the exchange in progress is never covered; one the person moved on from is.
         session = runtime.sessions.create("t")
         exchange(runtime, session, 0)
         runtime.sessions.append(session, {"kind": "message", "role": "user", "content": "stop"})
         runtime.sessions.append(session, {"kind": "event", "type": "cancelled"})
         for n in range(1, 4):
             exchange(runtime, session, n)
+        runtime.sessions.append(session, {"kind": "message", "role": "user", "content": "now"})
         provider = ScriptedProvider().add(text_turn("s"))
         assert (await compact(runtime, session, provider)).status == "compacted"
         (event,) = events(runtime, session, "compact")
-        assert event["covered_through"] == 4  # exchange 0 only: the cancelled one blocks the rest
+        covered = [s for chunk in event["lineage"] for s in chunk["seqs"]]
+        assert 5 in covered  # the stopped exchange's message
+        assert event["covered_through"] < runtime.sessions.length(session) - 1  # "now" stays raw
+        view = working_view(runtime.sessions, runtime.facts, session)
+        assert len(view.messages) >= MIN_RAW_MESSAGES and view.messages[-1]["content"] == "now"
 
     async def test_a_summary_right_after_the_cutoff_does_not_block_the_next_compaction(
         self, runtime: Runtime
