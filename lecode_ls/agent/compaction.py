@@ -216,8 +216,10 @@ async def compact_session(
         """The outcome, and the compact event's seq (0 when none was appended)."""
         now = working_view(sessions, facts, session_id)
         same_base = (now.summary or {}).get("seq") == (view.summary or {}).get("seq")
-        covered = covered_messages(now.all_records, through)
-        expected = covered_messages(view.all_records, through)
+        # The newly covered messages, as they were read before the call and as they are now:
+        # same base summary, same participating messages up to `through`, same records.
+        expected = covered_messages(view.records, through)
+        covered = covered_messages(now.records, through)
         unchanged = all(now.by_seq.get(s) == view.by_seq.get(s) for s in expected)
         if (
             now.generation != view.generation
@@ -233,13 +235,16 @@ async def compact_session(
         prior = None
         if view.summary is not None:
             prior = {"seq": view.summary["seq"], "digest": records_digest([view.summary])}
-        lineage = lineage_chunks(session_id, covered, now.by_seq)
+        # Cumulative lineage (C5): the base summary's chunks, validated by the view, then chunks
+        # of the newly covered messages.
+        base = list(view.summary["lineage"]) if view.summary is not None else []
+        lineage = base + [ref.to_json() for ref in lineage_chunks(session_id, covered, now.by_seq)]
         event = {
             "kind": "event",
             "type": "compact",
             "summary": summary,
             "covered_through": through,
-            "lineage": [ref.to_json() for ref in lineage],
+            "lineage": lineage,
             "prior": prior,
             "generation": now.generation,
             "model": model,

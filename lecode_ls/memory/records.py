@@ -20,9 +20,13 @@ _SESSION_ID = re.compile(r"[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}")
 
 # Kind codes, stored in the top byte of each index entry. 0 is never valid, so an index entry
 # zero-filled by a power loss is noticed.
-HEADER, USER, MESSAGE, EVENT, UNDO, REDO, CLEAR = range(1, 8)
+HEADER, USER, MESSAGE, EVENT, UNDO, REDO, CLEAR, COMPACT = range(1, 9)
 VISIBILITY_CODES = frozenset({UNDO, REDO, CLEAR})
 _EVENT_CODES = {"undo": UNDO, "redo": REDO, "clear": CLEAR}
+# Compact events (working summaries) get a code of their own so the working view finds the
+# newest one without parsing the transcript; an index written before this code existed holds
+# EVENT for them, which a read notices and rebuilds from.
+_INDEXED_EVENTS = {**_EVENT_CODES, "compact": COMPACT}
 ROLES = frozenset({"user", "assistant", "tool", "system"})
 
 
@@ -56,7 +60,7 @@ def kind_code(record: dict[str, Any]) -> int:
         return HEADER
     if kind == "message":
         return USER if record["role"] == "user" else MESSAGE
-    return _EVENT_CODES.get(record["type"], EVENT)
+    return _INDEXED_EVENTS.get(record["type"], EVENT)
 
 
 class Damage(Exception):

@@ -234,6 +234,23 @@ class SessionStore:
         """Records `start` .. `end`, inclusive, 0-based, whatever their visibility."""
         return list(self.read_range(session_id, start, end).records)
 
+    def seqs_of_kind(self, session_id: str, code: int) -> builtins.list[int]:
+        """The seqs whose index code is `code` (records.py), from the index: no record is parsed."""
+        with open_locked(self._paths(session_id), self._states) as transcript:
+            codes, mark = transcript.state.codes, bytes([code])
+            seqs: builtins.list[int] = []
+            seq = codes.find(mark)
+            while seq != -1:  # bytes.find runs at C speed over the whole index
+                seqs.append(seq)
+                seq = codes.find(mark, seq + 1)
+            return seqs
+
+    def prefix_digest(self, session_id: str, end_seq: int) -> str:
+        """sha256 of the transcript's bytes through record `end_seq` (see Transcript)."""
+        with open_locked(self._paths(session_id), self._states) as transcript:
+            _check_range(0, end_seq, transcript.state.count)
+            return transcript.prefix_digest(end_seq)
+
     def length(self, session_id: str) -> int:
         """The number of records, header included (the next seq)."""
         with open_locked(self._paths(session_id), self._states) as transcript:
@@ -332,7 +349,9 @@ class SessionStore:
         """Hide the last visible exchange after the last clear; return the seqs it hid.
 
         The exchange runs from the last visible user message to the end of the transcript, with
-        the events among it (earlier undo/redo/clear events are never hidden).
+        the events among it. Earlier undo/redo/clear events are never hidden, and neither are
+        compact events: a working summary only ever covers exchanges before the one in progress,
+        so it never rests on what an undo hides.
         """
         paths = self._paths(session_id)
         with open_locked(paths, self._states) as transcript:

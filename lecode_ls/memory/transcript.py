@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -55,7 +56,7 @@ from lecode_ls.memory.records import VISIBILITY_CODES, Damage, check_stored, kin
 log = logging.getLogger(__name__)
 
 # The kind codes (records.py) an index entry may hold; 0 never is, so a zero-filled entry shows.
-_VALID_CODES = bytes(range(1, 8))
+_VALID_CODES = bytes(range(1, 9))
 _VISIBILITY_BYTE = re.compile(rb"[\x05-\x07]")  # finds UNDO, REDO, CLEAR in `codes` at C speed
 
 _ENTRY = struct.Struct("<Q")
@@ -261,6 +262,24 @@ class Transcript:
             assert isinstance(record, dict)
             records.append(record)
         return records
+
+    def prefix_digest(self, end: int) -> str:
+        """sha256 of the file's bytes from its start through the end of line `end`: what a
+        verdict about those records may be remembered against (working.py)."""
+        stop = (
+            self._entries(end + 1, end + 2)[0] & _OFFSET_MASK
+            if end + 1 < self.state.count
+            else self._size
+        )
+        digest = hashlib.sha256()
+        position = 0
+        while position < stop:
+            chunk = os.pread(self._fd, min(1 << 20, stop - position), position)
+            if not chunk:
+                raise self._damage("the file is shorter than its index")
+            digest.update(chunk)
+            position += len(chunk)
+        return digest.hexdigest()
 
     def read(self, start: int, end: int) -> list[dict[str, Any]]:
         """Records `start` .. `end`, inclusive, 0-based; the caller checks the bounds."""

@@ -20,11 +20,20 @@ the record it names, unchanged. The working summary is the latest valid compact 
 latest ones are inert, an older valid one is used, or none: raw history is replayed and the next
 compaction rebuilds lazily.
 
+Cost: compact events have an index code of their own, so the view finds them without parsing,
+and reads (parses) only the records after the summary's cutoff. Validating the summary means
+parsing and hashing everything it covers; that verdict is remembered against a sha256 of the
+transcript's raw bytes through `covered_through`, the generation, and the undone, cleared and
+excluded positions it covers. Any change to those bytes or that state (an edit, an undo, a
+clear, a forget) makes the next view validate in full again; an unchanged prefix costs one pass
+of sha256 over its bytes instead of parsing and re-encoding every record (bench/compaction.py).
+
 Everything here is blocking and pure of LSP; the runner calls it from worker threads.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +41,7 @@ from typing import Any
 from lecode_ls.errors import LecodeError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.records import COMPACT
 from lecode_ls.memory.sessions import SessionStore, Visibility
 from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, judge_source
 
@@ -49,10 +59,10 @@ class WorkingView:
     """The valid compact event in use, or None."""
     records: tuple[dict[str, Any], ...]
     """Every participating record after the summary's cutoff (messages and events), in order."""
-    all_records: tuple[dict[str, Any], ...]
-    """Every participating record of the session (after the last clear)."""
     by_seq: dict[int, dict[str, Any]]
-    """Every record of the session by seq, participating or not (digests cover them all)."""
+    """Every record after the cutoff by seq, participating or not (digests cover them all)."""
+    cited: tuple[int, ...] = ()
+    """The message seqs the summary's lineage cites (those it covers)."""
 
     @property
     def covered_through(self) -> int:
@@ -82,72 +92,109 @@ def participates(
 
 
 def working_view(sessions: SessionStore, facts: FactStore, session_id: str) -> WorkingView:
-    """Read the session once and find its working summary. Blocking."""
+    """The session's working context: its valid summary, and what follows it. Blocking."""
     generation = facts.generation()
     length = sessions.length(session_id)
     if length <= 1:
-        return WorkingView(session_id, generation, None, (), (), {})
-    read = sessions.read_range(session_id, 1, length - 1)
+        return WorkingView(session_id, generation, None, (), {})
+    visibility = sessions.visibility(session_id)
     excluded = facts.excluded_seqs(session_id)
-    records = tuple(
-        r for r in read.records if participates(r, read.visibility, excluded, generation)
-    )
-    by_seq = {r["seq"]: r for r in read.records}
-    summary = None
-    for record in reversed(records):
-        if (
-            record["kind"] == "event"
-            and record["type"] == "compact"
-            and valid_compact(
-                session_id, record, records, by_seq, generation, read.visibility, excluded
-            )
-        ):
-            summary = record
+    summary: dict[str, Any] | None = None
+    cited: tuple[int, ...] = ()
+    for seq in reversed(sessions.seqs_of_kind(session_id, COMPACT)):
+        if not visibility.visible(seq) or seq in excluded:
+            continue
+        event = sessions.read(session_id, seq, seq)[0]
+        if event.get("generation") != generation:  # a forget since: inert (E5), no reading
+            continue
+        found = _valid_lineage(sessions, session_id, event, visibility, excluded, generation)
+        if found is not None:
+            summary, cited = event, found
             break
     cutoff = int(summary["covered_through"]) if summary else 0
-    after = tuple(r for r in records if r["seq"] > cutoff and r is not summary)
-    return WorkingView(session_id, generation, summary, after, records, by_seq)
+    if cutoff + 1 > length - 1:
+        return WorkingView(session_id, generation, summary, (), {}, cited)
+    tail = sessions.read_range(session_id, cutoff + 1, length - 1)
+    records = tuple(
+        r
+        for r in tail.records
+        if r is not summary
+        and r["seq"] != (summary or {}).get("seq")
+        and participates(r, tail.visibility, excluded, generation)
+    )
+    return WorkingView(
+        session_id, generation, summary, records, {r["seq"]: r for r in tail.records}, cited
+    )
 
 
-def covered_messages(records: Iterable[dict[str, Any]], through: int) -> list[int]:
-    """The seqs of the participating messages a summary through `through` must cover."""
-    return [r["seq"] for r in records if r["kind"] == "message" and r["seq"] <= through]
+_verdicts: dict[tuple[str, str, int], tuple[Any, ...]] = {}
+_verdicts_lock = threading.Lock()
+MAX_VERDICTS = 256
 
 
-def valid_compact(
+def _valid_lineage(
+    sessions: SessionStore,
     session_id: str,
     event: dict[str, Any],
-    records: Sequence[dict[str, Any]],
-    by_seq: dict[int, dict[str, Any]],
-    generation: int,
     visibility: Visibility,
     excluded: frozenset[int],
-) -> bool:
-    """Whether a compact event may be used now (C7, E5); see the module docstring."""
+    generation: int,
+) -> tuple[int, ...] | None:
+    """The seqs a compact event's lineage cites if the event is valid now (C7), else None."""
     try:
-        if event.get("generation") != generation or not isinstance(event.get("summary"), str):
-            return False
         through = event["covered_through"]
         lineage = [SourceRef.from_json(chunk) for chunk in event["lineage"]]
-        if any(ref.session_id != session_id for ref in lineage):
-            return False
-        cited = [seq for ref in lineage for seq in ref.seqs]
-        if cited != covered_messages(records, through) or not cited:
-            return False
+        cited = tuple(seq for ref in lineage for seq in ref.seqs)
+        if (
+            type(through) is not int
+            or not cited
+            or any(ref.session_id != session_id for ref in lineage)
+        ):
+            return None
+        # The prior summary may lie after `through` (written during the exchange still in
+        # progress then): what is read and remembered reaches it too.
         prior = event.get("prior")
+        end = max(through, prior["seq"]) if prior is not None else through
+        fingerprint = (
+            sessions.prefix_digest(session_id, end),
+            generation,
+            frozenset(seq for seq in visibility.hidden if seq <= end),
+            visibility.cleared_before,
+            frozenset(seq for seq in excluded if seq <= end),
+        )
+        key = (str(sessions.root), session_id, event["seq"])
+        with _verdicts_lock:
+            if _verdicts.get(key) == fingerprint:
+                return cited
+        covered = sessions.read_range(session_id, 1, end)
+        by_seq = {r["seq"]: r for r in covered.records}
+        kept = [r for r in covered.records if participates(r, visibility, excluded, generation)]
+        if list(cited) != covered_messages(kept, through):
+            return None
         if prior is not None:
             record = by_seq.get(prior["seq"])
             if record is None or records_digest([record]) != prior["digest"]:
-                return False
-        # The transcript is already in memory: each chunk is judged on it, not read again.
-        return all(
+                return None
+        valid = all(
             judge_source(
                 ref, [by_seq[seq] for seq in range(ref.first, ref.last + 1)], visibility, excluded
             ).valid
             for ref in lineage
         )
     except (KeyError, TypeError, ValueError, AttributeError, LecodeError):
-        return False  # a hand-made or damaged event is inert, never an error
+        return None  # a hand-made or damaged event is inert, never an error
+    if not valid:
+        return None
+    with _verdicts_lock:
+        if len(_verdicts) >= MAX_VERDICTS:
+            _verdicts.clear()
+        _verdicts[key] = fingerprint
+    return cited
+
+
+def covered_messages(records: Iterable[dict[str, Any]], through: int) -> list[int]:
+    """The seqs of the participating messages a summary through `through` must cover."""
+    return [r["seq"] for r in records if r["kind"] == "message" and r["seq"] <= through]
 
 
 def lineage_chunks(

@@ -351,15 +351,16 @@ class TestInvalidation:
         view = working_view(runtime.sessions, runtime.facts, session)
         assert view.summary is None and view.records == ()
 
-    async def test_undo_hides_the_summary_written_in_that_exchange_and_redo_restores_it(
+    async def test_undo_keeps_the_summary_and_hides_the_last_exchange_until_redo(
         self, runtime: Runtime
     ) -> None:
+        # A summary covers only exchanges before the one in progress, so an undo (which hides
+        # the last exchange) never hides it.
         session = await self.summarised(runtime)
-        runtime.sessions.undo(session)  # the last exchange, and the compact event after it
+        runtime.sessions.undo(session)
         view = working_view(runtime.sessions, runtime.facts, session)
         contents = [m.get("content") for m in view.messages]
-        assert view.summary is None and "answer 3" not in contents
-        assert "answer 0" in contents  # raw replay instead
+        assert view.summary is not None and "answer 3" not in contents
         runtime.sessions.redo(session)
         view = working_view(runtime.sessions, runtime.facts, session)
         assert view.summary is not None and "answer 3" in [m.get("content") for m in view.messages]
@@ -382,6 +383,20 @@ class TestInvalidation:
         assert (await compact(runtime, session, provider)).status == "compacted"
         assert "question 0 (edited)" in provider.requests[0].messages[1]["content"]
         assert events(runtime, session, "compact")[-1]["prior"] is None
+
+    async def test_a_remembered_verdict_does_not_hide_a_same_length_edit(
+        self, runtime: Runtime
+    ) -> None:
+        # The verdict is remembered against the raw bytes: an edit that keeps the file's size
+        # (and would fool a size or index check) still makes the next view validate in full.
+        session = await self.summarised(runtime)
+        assert working_view(runtime.sessions, runtime.facts, session).summary is not None
+        path = runtime.store_path / "sessions" / f"{session}.jsonl"
+        data = path.read_bytes()
+        assert b'"question 0"' in data
+        path.write_bytes(data.replace(b'"question 0"', b'"question X"', 1))
+        runtime.sessions.close()
+        assert working_view(runtime.sessions, runtime.facts, session).summary is None
 
     async def test_a_forget_makes_every_summary_and_older_generated_message_inert(
         self, runtime: Runtime
