@@ -7,7 +7,7 @@ Files, in `<store>/sessions/` (S1):
 - `<id>.jsonl`: one JSON object per line, canonical JSON. Every record's `seq` is its 0-based line
   index; line 0 is the `session` header. Appends only ever add whole lines.
 - `<id>.idx`: a cache, 8 bytes per line, little-endian: bits 0-55 hold the byte offset where the
-  line starts, bits 56-63 its kind code (`HEADER` .. `CLEAR`). It lets a read seek straight to a
+  line starts, bits 56-63 its kind code (`HEADER` .. `COMPACT`). It lets a read seek straight to a
   range, and lets visibility find undo/redo/clear events without parsing messages. Derived only
   from the .jsonl: when it is missing, short, or disagrees with the file, it is rebuilt by a scan.
 - `<id>.lock`: the attach lock, owned by sessions.py.
