@@ -94,17 +94,24 @@ class Server:
                     # A server-to-client request (registerCapability, ...): accept it.
                     self._send({"id": message["id"], "result": None})
                 elif "id" in message:
-                    future = self._pending.pop(message["id"])
+                    future = self._pending.pop(message["id"], None)
+                    if future is None or future.done():  # answered after a client timeout
+                        continue
                     if "error" in message:
                         future.set_exception(RpcError(message["error"]))
                     else:
                         future.set_result(message.get("result"))
+                else:
+                    self.notified(message.get("method", ""), message.get("params"))
         except asyncio.IncompleteReadError:
             pass
         finally:
             for future in self._pending.values():
                 if not future.done():
                     future.set_exception(ConnectionError("the server closed its output"))
+
+    def notified(self, method: str, params: Any) -> None:
+        """A notification from the server; ignored here, for subclasses to watch."""
 
     async def initialize(self, folders: Sequence[Path]) -> Any:
         result = await self.request("initialize", initialize_params(folders))

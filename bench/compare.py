@@ -155,37 +155,9 @@ class Client(Server):
             )
             self._compacting = None
 
-    async def _read_loop(self) -> None:
-        """bench.common's loop, also handing `lecode/chat/delta` notifications to `_delta`."""
-        stdout = self.proc.stdout
-        assert stdout is not None
-        try:
-            while True:
-                header = await stdout.readuntil(b"\r\n\r\n")
-                length = next(
-                    int(line.split(b":", 1)[1])
-                    for line in header.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                )
-                message = json.loads(await stdout.readexactly(length))
-                if "id" in message and "method" in message:
-                    self._send({"id": message["id"], "result": None})
-                elif "id" in message:
-                    future = self._pending.pop(message["id"], None)
-                    if future is None or future.done():
-                        continue
-                    if "error" in message:
-                        future.set_exception(RpcError(message["error"]))
-                    else:
-                        future.set_result(message.get("result"))
-                elif message.get("method") == "lecode/chat/delta":
-                    self._delta(message.get("params"))
-        except asyncio.IncompleteReadError:
-            pass
-        finally:
-            for future in self._pending.values():
-                if not future.done():
-                    future.set_exception(ConnectionError("the server closed its output"))
+    def notified(self, method: str, params: Any) -> None:
+        if method == "lecode/chat/delta":
+            self._delta(params)
 
     async def call(self, method: str, params: Any, seconds: float) -> Any:
         if self.proc.returncode is not None or self._reader.done():
