@@ -38,6 +38,7 @@ from lecode_ls.agent.tools import PermissionPolicy
 from lecode_ls.agent.workspace_read import number_line
 from lecode_ls.errors import InvalidParams, LecodeError, ProviderError
 from lecode_ls.memory.injection import valid_facts
+from lecode_ls.memory.records import DISMISSED, LEARNING
 from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, source_snapshot, validate_source
 from lecode_ls.memory.working import well_formed_calls
 from lecode_ls.runtime import Runtime
@@ -579,26 +580,24 @@ def latest_learning(runtime: Runtime, session_id: str | None = None) -> dict[str
         candidates = candidates[:RECENT_SESSIONS]
     generation = runtime.facts.generation()
     for sid in candidates:
-        length = sessions.length(sid)
-        if length <= 1:
+        # From the index: a session without learning events costs no parsing at all.
+        learned = sessions.seqs_of_kind(sid, LEARNING)
+        if not learned:
             continue
-        got = sessions.read_range(sid, 1, length - 1)
+        visibility = sessions.visibility(sid)
         dismissed = {
             (r.get("learning_seq"), r.get("index"))
-            for r in got.records
-            if r["kind"] == "event" and r["type"] == "proposal_dismissed"
+            for seq in sessions.seqs_of_kind(sid, DISMISSED)
+            for r in sessions.read(sid, seq, seq)
         }
-        for record in reversed(got.records):
-            if record["kind"] != "event" or record["type"] != "learning":
+        for seq in reversed(learned):
+            if not visibility.visible(seq):
                 continue
-            if not got.visibility.visible(record["seq"]):
-                continue
+            record = sessions.read(sid, seq, seq)[0]
             try:
                 return _status(runtime, sid, record, generation, dismissed)
-            except (KeyError, TypeError, ValueError, AttributeError):
-                log.warning(
-                    "session %s: learning event %s is malformed; skipped", sid, record["seq"]
-                )
+            except (KeyError, TypeError, ValueError, AttributeError, LecodeError):
+                log.warning("session %s: learning event %s is malformed; skipped", sid, seq)
     return None
 
 

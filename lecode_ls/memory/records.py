@@ -20,13 +20,19 @@ _SESSION_ID = re.compile(r"[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}")
 
 # Kind codes, stored in the top byte of each index entry. 0 is never valid, so an index entry
 # zero-filled by a power loss is noticed.
-HEADER, USER, MESSAGE, EVENT, UNDO, REDO, CLEAR, COMPACT = range(1, 9)
+HEADER, USER, MESSAGE, EVENT, UNDO, REDO, CLEAR, COMPACT, LEARNING, DISMISSED = range(1, 11)
 VISIBILITY_CODES = frozenset({UNDO, REDO, CLEAR})
 _EVENT_CODES = {"undo": UNDO, "redo": REDO, "clear": CLEAR}
-# Compact events (working summaries) get a code of their own so the working view finds the
-# newest one without parsing the transcript; an index written before this code existed holds
-# EVENT for them, which a read notices and rebuilds from.
-_INDEXED_EVENTS = {**_EVENT_CODES, "compact": COMPACT}
+# Events that readers look for get a code of their own, so they are found from the index without
+# parsing the transcript: working summaries (the working view), learning outcomes and proposal
+# dismissals (the latest learning status, on every fact list). An index written before a code
+# existed holds EVENT there, which a read notices and rebuilds from.
+_INDEXED_EVENTS = {
+    **_EVENT_CODES,
+    "compact": COMPACT,
+    "learning": LEARNING,
+    "proposal_dismissed": DISMISSED,
+}
 ROLES = frozenset({"user", "assistant", "tool", "system"})
 
 

@@ -7,7 +7,7 @@ Files, in `<store>/sessions/` (S1):
 - `<id>.jsonl`: one JSON object per line, canonical JSON. Every record's `seq` is its 0-based line
   index; line 0 is the `session` header. Appends only ever add whole lines.
 - `<id>.idx`: a cache, 8 bytes per line, little-endian: bits 0-55 hold the byte offset where the
-  line starts, bits 56-63 its kind code (`HEADER` .. `COMPACT`). It lets a read seek straight to a
+  line starts, bits 56-63 its kind code (`HEADER` .. `DISMISSED`). It lets a read seek straight to a
   range, and lets visibility find undo/redo/clear events without parsing messages. Derived only
   from the .jsonl: when it is missing, short, or disagrees with the file, it is rebuilt by a scan.
 - `<id>.lock`: the attach lock, owned by sessions.py.
@@ -56,7 +56,7 @@ from lecode_ls.memory.records import VISIBILITY_CODES, Damage, check_stored, kin
 log = logging.getLogger(__name__)
 
 # The kind codes (records.py) an index entry may hold; 0 never is, so a zero-filled entry shows.
-_VALID_CODES = bytes(range(1, 9))
+_VALID_CODES = bytes(range(1, 11))
 _VISIBILITY_BYTE = re.compile(rb"[\x05-\x07]")  # finds UNDO, REDO, CLEAR in `codes` at C speed
 
 _ENTRY = struct.Struct("<Q")
