@@ -195,11 +195,15 @@ async def compact_session(
     try:
         answer = await collect(provider, request)
     except ProviderError as error:
-        await _usage_event(runtime, session_id, model, None, "failed", error.code, turn_id)
+        await asyncio.to_thread(
+            _append_usage, runtime, session_id, model, None, "failed", error.code, turn_id
+        )
         return Outcome("failed", error.message, view.covered_through, None, 1)
     except asyncio.CancelledError:  # the call was made; what it cost is unknown
         await asyncio.shield(
-            _usage_event(runtime, session_id, model, None, "cancelled", "cancelled", turn_id)
+            asyncio.to_thread(
+                _append_usage, runtime, session_id, model, None, "cancelled", "cancelled", turn_id
+            )
         )
         raise
     finish = answer.finish
@@ -207,7 +211,9 @@ async def compact_session(
     summary = answer.text.strip()
     rejected = _rejection(summary, answer.calls, finish, limit)
     if rejected is not None:
-        await _usage_event(runtime, session_id, model, finish.usage, "rejected", rejected, turn_id)
+        await asyncio.to_thread(
+            _append_usage, runtime, session_id, model, finish.usage, "rejected", rejected, turn_id
+        )
         return Outcome("rejected", rejected, view.covered_through, finish.usage, 1)
 
     through = groups[-1][-1]["seq"]
@@ -310,20 +316,6 @@ def _append_usage(
     if turn_id is not None:
         event["turn_id"] = turn_id
     runtime.sessions.append(session_id, event)
-
-
-async def _usage_event(
-    runtime: Runtime,
-    session_id: str,
-    model: str,
-    usage: Usage | None,
-    outcome: str,
-    reason: str,
-    turn_id: str | None,
-) -> None:
-    await asyncio.to_thread(
-        _append_usage, runtime, session_id, model, usage, outcome, reason, turn_id
-    )
 
 
 def summary_message(view: WorkingView) -> dict[str, Any] | None:
