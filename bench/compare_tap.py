@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 import httpx
 
+from tests.fakes.openai_server import read_request
+
 Purpose = Literal["chat", "summary", "learning", "other"]
 
 SUMMARY_PREFIX = "You maintain the working summary"
@@ -228,15 +230,7 @@ class Tap:
                 await writer.wait_closed()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        method, path, _ = lines[0].split(" ", 2)
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            if ":" in line:
-                name, value = line.split(":", 1)
-                headers[name.strip().lower()] = value.strip()
-        raw = await reader.readexactly(int(headers.get("content-length", "0")))
+        method, path, headers, raw = await read_request(reader)
         try:
             body: Any = json.loads(raw) if raw else None
         except ValueError:

@@ -176,15 +176,7 @@ class FakeOpenAI:
                 await writer.wait_closed()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        method, path, _ = lines[0].split(" ", 2)
-        headers = {}
-        for line in lines[1:]:
-            if ":" in line:
-                name, value = line.split(":", 1)
-                headers[name.strip().lower()] = value.strip()
-        raw = await reader.readexactly(int(headers.get("content-length", "0")))
+        method, path, headers, raw = await read_request(reader)
         try:
             body: Any = json.loads(raw) if raw else None
         except json.JSONDecodeError:
@@ -262,6 +254,20 @@ class FakeOpenAI:
         self.disconnects += 1
         self.disconnected.set()
         return False
+
+
+async def read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str], bytes]:
+    """One HTTP/1.1 request: method, path, headers (names lower-cased) and the raw body."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    method, path, _ = lines[0].split(" ", 2)
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if ":" in line:
+            name, value = line.split(":", 1)
+            headers[name.strip().lower()] = value.strip()
+    raw = await reader.readexactly(int(headers.get("content-length", "0")))
+    return method, path, headers, raw
 
 
 def _head(status: int, headers: dict[str, str]) -> bytes:
