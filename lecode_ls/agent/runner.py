@@ -208,7 +208,6 @@ class ChatTurn:
         self.history: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
         self._history_generation = -1
-        self._round_generation = 0
 
     # -- the turn --------------------------------------------------------------------------
 
@@ -222,10 +221,11 @@ class ChatTurn:
                 outcome = await self._round()
                 if isinstance(outcome, str):
                     return self._result(outcome)
-                for call in outcome:
+                calls, generation = outcome
+                for call in calls:
                     # The generation captured before the request that asked for the call (E1,
                     # E4): a forget since then makes a correction fail inside its transaction.
-                    tool = asyncio.ensure_future(self._run_call(call, self._round_generation))
+                    tool = asyncio.ensure_future(self._run_call(call, generation))
                     await asyncio.shield(tool)
                     tool = None
             await self._event("tool_limit", rounds=MAX_ROUNDS)
@@ -250,9 +250,10 @@ class ChatTurn:
             await asyncio.shield(self._append(self._record_event("cancelled")))
             return self._result("cancelled")
 
-    async def _round(self) -> str | list[ToolCall]:
-        """One provider request: the stop reason when the turn ends, else the calls to run
-        (none when a stale response was discarded and the request is to be made again)."""
+    async def _round(self) -> str | tuple[list[ToolCall], int]:
+        """One provider request: the stop reason when the turn ends, else the calls to run and
+        the generation captured before the request (no calls when a stale response was
+        discarded and the request is to be made again)."""
         generation = await asyncio.to_thread(self.runtime.facts.generation)
         if generation != self._history_generation:  # a forget since the history was read (E3)
             await self._load_history()
@@ -323,7 +324,7 @@ class ChatTurn:
                     "discarded and the request is made again",
                 },
             )
-            return []
+            return [], generation
         await self._save_answer(text, calls, generation, finish.reason)
         await self._event(
             "usage", purpose="chat", model=self.options.model, usage=usage_json(finish.usage)
@@ -334,8 +335,7 @@ class ChatTurn:
             assistant["tool_calls"] = _tool_calls_json(calls)
         self.history.append(assistant)
         if calls:
-            self._round_generation = generation
-            return calls
+            return calls, generation
         return _FINISH.get(finish.reason, "stop")
 
     def _crowded(self, check: Preflight) -> bool:
