@@ -28,6 +28,7 @@ import json
 import logging
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -169,15 +170,19 @@ def _snapshots(
 
 
 def prepare(
-    runtime: Runtime, session_id: str, groups: list[list[dict[str, Any]]], budget: int
+    runtime: Runtime,
+    session_id: str,
+    groups: list[list[dict[str, Any]]],
+    fits: Callable[[str], bool] = lambda text: _bytes(text) <= PAYLOAD_MAX_BYTES,
 ) -> tuple[str, Captured] | None:
     """The extraction input and the evidence it offers, or None when no exchange fits.
 
     The input: existing valid facts for comparison (at most 50 and 4,096 bytes), then the newly
     covered exchanges' raw user and assistant messages with their seqs, read results only as
-    corroboration; at most `budget` UTF-8 bytes in all, dropping the later exchanges that do not
-    fit (never cutting one; what is left out is not retried). Only what the extractor is shown
-    can be cited: the captured evidence and the comparison facts are exactly those. Blocking.
+    corroboration; as many exchanges as `fits` accepts (the byte limit, and the model's window),
+    dropping the later ones (never cutting one; what is left out is not retried). Only what the
+    extractor is shown can be cited: the captured evidence and the comparison facts are exactly
+    those. Blocking.
     """
     existing: list[str] = []
     facts: dict[int, int] = {}
@@ -206,7 +211,7 @@ def prepare(
         if not seqs or seqs[-1] - seqs[0] >= MAX_POSITIONS:
             break  # an exchange too long to cite as one range ends what can be offered
         candidate = [*parts, _render(group)]
-        if _bytes(assemble(candidate)) > budget:
+        if not fits(assemble(candidate)):
             break
         parts, shown = candidate, [*shown, group]
     if not shown:
@@ -364,16 +369,16 @@ async def learn(
         messages = [{"role": "system", "content": PROMPT}, {"role": "user", "content": text}]
         return ChatRequest(messages, (), max_tokens=limit, model=model)
 
-    budget = PAYLOAD_MAX_BYTES
-    while True:
-        prepared = await asyncio.to_thread(prepare, runtime, session_id, groups, budget)
-        if prepared is None:
-            return None  # nothing fits: no call, no event (a preparation skip)
-        text, captured = prepared
-        request = request_for(text)
-        if window is None or estimate_tokens(request) + limit <= window:
-            break
-        budget = _bytes(text) // 2  # the prompt and the answer's room must fit the window too
+    def fits(text: str) -> bool:  # the byte limit, and the prompt with the answer's room
+        if _bytes(text) > PAYLOAD_MAX_BYTES:
+            return False
+        return window is None or estimate_tokens(request_for(text)) + limit <= window
+
+    prepared = await asyncio.to_thread(prepare, runtime, session_id, groups, fits)
+    if prepared is None:
+        return None  # nothing fits: no call, no event (a preparation skip)
+    text, captured = prepared
+    request = request_for(text)
 
     outcome = Learning("failed", called=True)
     try:

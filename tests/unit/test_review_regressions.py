@@ -272,7 +272,7 @@ class TestLearningSeesOnlyWhatItShows:
         for size in range(15_700, 16_001, 3):
             message(runtime, session, "user", "y" * size)
             records = runtime.sessions.read(session, 1, runtime.sessions.length(session) - 1)
-            prepared = prepare(runtime, session, [[records[-1]]], PAYLOAD_MAX_BYTES)
+            prepared = prepare(runtime, session, [[records[-1]]])
             if prepared is not None:
                 sizes.append(len(prepared[0].encode("utf-8")))
         assert max(sizes) <= PAYLOAD_MAX_BYTES
