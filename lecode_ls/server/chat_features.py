@@ -268,6 +268,9 @@ async def _run_line(
 
 # --- history -----------------------------------------------------------------------------------
 
+HISTORY_BLOCK = 500
+"""Records read at a time, from the end, by `lecode/chat/history`."""
+
 _EVENT_KINDS = {"memory", "error", "cancelled", "compact", "paused"}
 
 
@@ -277,14 +280,22 @@ async def chat_history(ls: LecodeServer, params: p.ChatHistoryParams) -> p.ChatH
     session_id = check_session_id(params.session_id)
 
     def read() -> tuple[list[dict[str, Any]], bool]:
+        # From the end backwards, a block at a time, until there are enough items: opening a
+        # long session parses its tail, not its whole history.
         sessions = runtime.sessions
-        length = sessions.length(session_id)
+        end = sessions.length(session_id) - 1
         items: list[dict[str, Any]] = []
-        if length > 1:
-            got = sessions.read_range(session_id, 1, length - 1)
-            for record in got.records:
-                if got.visibility.visible(record["seq"]):
-                    items.extend(_items_or_none(record))
+        while end >= 1 and len(items) <= params.limit:
+            start = max(1, end - HISTORY_BLOCK + 1)
+            got = sessions.read_range(session_id, start, end)
+            block = [
+                item
+                for record in got.records
+                if got.visibility.visible(record["seq"])
+                for item in _items_or_none(record)
+            ]
+            items = block + items
+            end = start - 1
         return items[-params.limit :], len(items) > params.limit
 
     items, truncated = await asyncio.to_thread(read)

@@ -474,3 +474,24 @@ class TestLearningDoneWhen:
             for fact in listed["facts"]:
                 recalled = await call(client, "lecode/facts/recall", {"factId": fact["factId"]})
                 assert recalled["status"] == "valid"
+
+
+class TestHistory:
+    async def test_a_long_session_shows_its_latest_items_read_from_the_end(
+        self, start: Start, repo: Path
+    ) -> None:
+        async with FakeOpenAI() as server:
+            client = await chat_client(start, repo, server)
+            records = [
+                {"role": "user" if n % 2 == 0 else "assistant", "content": f"m{n}"}
+                for n in range(1_200)
+            ]
+            session = (await call(client, "lecode/session/import", {"records": records}))[
+                "sessionId"
+            ]
+            last = await call(client, "lecode/chat/history", {"sessionId": session, "limit": 3})
+            assert [i["text"] for i in last["items"]] == ["m1197", "m1198", "m1199"]
+            assert last["truncated"] is True
+            every = await call(client, "lecode/chat/history", {"sessionId": session, "limit": 1000})
+            assert len(every["items"]) == 1000 and every["items"][0]["text"] == "m200"
+            assert every["truncated"] is True
