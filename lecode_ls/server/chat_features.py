@@ -10,8 +10,10 @@ answer it), memory changes send their didChange notifications, and cancelling th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
+from collections.abc import AsyncIterator
 from typing import Any, cast
 
 from lsprotocol import types
@@ -62,6 +64,18 @@ class Chat:
     async def close(self) -> None:
         for provider in [*self._retired, *([self._provider] if self._provider else [])]:
             await provider.aclose()
+
+
+@contextlib.asynccontextmanager
+async def _attached(runtime: Runtime, session_id: str) -> AsyncIterator[None]:
+    """The session's attach lock for the length of a turn or a compaction (deletion waits).
+    Taking it may wait on another process's lock: that wait happens in a worker thread."""
+    lock = runtime.sessions.attach(session_id)
+    await asyncio.to_thread(lock.__enter__)
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
 
 
 async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendResult:
@@ -140,7 +154,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
     )
     ls.chat.running.add(running)
     try:
-        with runtime.sessions.attach(session_id):  # session deletion waits for the turn
+        async with _attached(runtime, session_id):  # session deletion waits for the turn
             result = await turn.run(params.text)
     finally:
         ls.chat.running.discard(running)
@@ -171,7 +185,7 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
     token = ls.progress_begin("lecode: compacting the chat session")
     outcome: Outcome | None = None
     try:
-        with runtime.sessions.attach(session_id):
+        async with _attached(runtime, session_id):
             outcome = await compact_session(
                 runtime,
                 session_id,
