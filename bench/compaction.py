@@ -27,10 +27,10 @@ from pathlib import Path
 from bench.common import markdown_table, now, percentile, run_bench
 from bench.sources import write_transcript
 from lecode_ls.agent.compaction import plan
+from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.preflight import Calibration, estimate_tokens
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, Usage
 from lecode_ls.agent.runner import ChatTurn, TurnOptions
-from lecode_ls.agent.tools import PermissionPolicy
 from lecode_ls.config import Settings
 from lecode_ls.memory.canonical import canonical_json, records_digest
 from lecode_ls.memory.identity import Project

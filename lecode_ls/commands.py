@@ -11,8 +11,8 @@ import shlex
 from collections.abc import Callable
 from datetime import date
 
-from lecode_ls.agent.learning import describe, latest_learning
 from lecode_ls.errors import InvalidParams
+from lecode_ls.memory.learning_status import describe, latest_learning
 from lecode_ls.memory.markdown import daily_name
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.sources import source_snapshot
@@ -115,7 +115,7 @@ def _facts(runtime: Runtime, args: list[str]) -> str:
     _usage(args, 0, 1, "facts [offset]")
     sessions, facts = runtime.require_facts()
     page = list_facts(facts, sessions, _int(args, 0, "offset") if args else 0)
-    latest = latest_learning(runtime)
+    latest = latest_learning(sessions, facts)
     # The learning line once learning is on, or has ever run.
     learning = [describe(latest)] if latest or runtime.settings.memory.auto_learn else []
     if not page["facts"]:

@@ -27,9 +27,9 @@ from typing import Any, Literal
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.learning import Learning, learn
+from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.preflight import BYTES_PER_TOKEN, estimate_tokens
 from lecode_ls.agent.provider import ChatRequest, Finish, Provider, ToolCall, Usage, collect
-from lecode_ls.agent.tools import PermissionPolicy
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.working import (

@@ -29,20 +29,20 @@ of LSP (the server adapts `emit` and `ask`).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import compact_session, summary_message
+from lecode_ls.agent.permissions import AsyncAsk, PermissionPolicy, ThreadAsk
 from lecode_ls.agent.preflight import Calibration, Preflight, preflight
 from lecode_ls.agent.provider import ChatRequest, Finish, Provider, TextDelta, ToolCall, Usage
-from lecode_ls.agent.tools import BY_NAME, PermissionPolicy, ToolResult, run_tool, tool_definitions
+from lecode_ls.agent.tools import BY_NAME, ToolResult, run_tool, tool_definitions
 from lecode_ls.agent.workspace_read import READ_TOOL, run_read_tool
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.agents import read_agents
@@ -74,8 +74,7 @@ NO_RESULT = "[no result: the turn ended before this tool call ran]"
 Emit = Callable[[str, dict[str, Any]], None]
 """`emit(kind, fields)`: a `lecode/chat/delta` of the running turn (fields in snake_case)."""
 
-Ask = Callable[[str, str], Coroutine[Any, Any, bool]]
-"""`await ask(tool_name, summary)`: whether the person allows this memory change."""
+Ask = AsyncAsk
 
 AfterTool = Callable[[str, ToolResult], Awaitable[None]]
 """Called after each memory tool ran (the server sends its didChange notifications)."""
@@ -202,9 +201,7 @@ class ChatTurn:
         self.after_tool = after_tool
         self.turn_id = "t-" + secrets.token_hex(4)
         self.usage = TurnUsage()
-        self._asks: set[concurrent.futures.Future[bool]] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._cancelled = False
+        self._asker: ThreadAsk | None = None
         self.history: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
         self._history_generation = -1
@@ -212,7 +209,8 @@ class ChatTurn:
     # -- the turn --------------------------------------------------------------------------
 
     async def run(self, text: str) -> TurnResult:
-        self._loop = asyncio.get_running_loop()
+        if self.ask is not None:
+            self._asker = ThreadAsk(self.ask, asyncio.get_running_loop())
         tool: asyncio.Future[Any] | None = None
         try:
             await self._append({"kind": "message", "role": "user", "content": text})
@@ -239,11 +237,9 @@ class ChatTurn:
             )
             return self._result("toolLimit")
         except asyncio.CancelledError:
-            # An unanswered permission question counts as "deny". The flag covers a question
-            # whose thread has not registered it yet (see _ask_from_thread).
-            self._cancelled = True
-            for future in list(self._asks):
-                future.cancel()
+            # An unanswered permission question counts as "deny", and so does a later one.
+            if self._asker is not None:
+                self._asker.cancel()
             if tool is not None:
                 with contextlib.suppress(Exception):
                     await tool  # a tool that started finishes and its result is recorded
@@ -419,11 +415,7 @@ class ChatTurn:
         if call.name == READ_TOOL.name:
             result = await asyncio.to_thread(run_read_tool, self.folder, call.arguments)
         else:
-            policy = PermissionPolicy(
-                self.options.policy.decisions,
-                default=self.options.policy.default,
-                ask=self._ask_from_thread if self.ask is not None else None,
-            )
+            policy = self.options.policy.asking(self._asker)
             result = await asyncio.to_thread(
                 run_tool,
                 self.runtime,
@@ -460,25 +452,6 @@ class ChatTurn:
         )
         if self.after_tool is not None and call.name in BY_NAME:
             await self.after_tool(call.name, result)
-
-    def _ask_from_thread(self, name: str, summary: str) -> bool:
-        """The policy's `ask`, called from the tool's worker thread: asks on the event loop."""
-        assert self.ask is not None and self._loop is not None
-        future: concurrent.futures.Future[bool] = asyncio.run_coroutine_threadsafe(
-            self.ask(name, summary), self._loop
-        )
-        self._asks.add(future)
-        if self._cancelled:  # the turn was cancelled before this question was registered
-            future.cancel()
-        try:
-            return bool(future.result())
-        except concurrent.futures.CancelledError:
-            return False
-        except Exception:  # the editor failed to ask: nothing was allowed
-            log.warning("asking permission for %s failed; denied", name, exc_info=True)
-            return False
-        finally:
-            self._asks.discard(future)
 
     # -- the transcript --------------------------------------------------------------------
 

@@ -7,11 +7,9 @@ fact installs content-free exclusions for every position its evidence ever cited
 evidence can never be remembered, corrected with, or attached again, and other facts citing it
 stay stored but are suppressed from recall.
 
-Durability and concurrency: apsw (a current SQLite, see PITFALLS "SQLite"), WAL with
-`synchronous=FULL` (facts change rarely and a forget must survive a power loss once it returned),
-a 5 s busy timeout, and every write one `BEGIN IMMEDIATE` transaction, so several editor windows
-(processes) can share one database. Within a process, one connection per store is guarded by a
-lock: every public method is safe to call from any thread and they run one at a time.
+Durability and concurrency are facts_db.py's: WAL, `synchronous=FULL`, every write one
+`BEGIN IMMEDIATE` transaction, one connection per store behind a lock, so every public method is
+safe to call from any thread and they run one at a time.
 
 Source validation (transcript reads, digests, visibility) is not done here: callers pass a
 `SourceCheck`. It runs before the write transaction, outside the store's lock, so it may call
@@ -22,30 +20,20 @@ inside the transaction.
 from __future__ import annotations
 
 import builtins
-import contextlib
-import errno
 import json
-import os
-import stat
-import threading
-from collections.abc import Iterator
 from dataclasses import astuple
 from pathlib import Path
-
-import apsw
 
 from lecode_ls.errors import (
     FactNotFound,
     InvalidParams,
     InvalidSource,
-    LecodeError,
     RevisionNotFound,
     SourceAlreadyAttached,
     StaleRevision,
-    StoreError,
-    SymlinkRefused,
 )
 from lecode_ls.memory import facts_schema as schema
+from lecode_ls.memory.facts_db import FactsDatabase
 from lecode_ls.memory.facts_schema import as_int, canonical_text
 from lecode_ls.memory.facts_types import (
     SOURCE_FIELD,
@@ -66,47 +54,9 @@ from lecode_ls.memory.facts_types import (
     fact_from_row,
     to_ref,
 )
-from lecode_ls.memory.files import FILE_MODE, FileLock, make_dirs, refuse_symlinks
 
-DB_NAME = "facts.sqlite3"
-BUSY_TIMEOUT_MS = 5000
 MAX_PAGE = 50  # list/search never return more than this many facts
 DEFAULT_PAGE = 20
-_SIDECARS = ("-wal", "-shm", "-journal")
-
-
-@contextlib.contextmanager
-def _store_errors() -> Iterator[None]:
-    """Turn SQLite failures into StoreError sentences that name no path."""
-    try:
-        yield
-    except LecodeError:
-        raise
-    except apsw.BusyError as error:
-        raise StoreError(
-            f"{DB_NAME} is busy: another process held its write lock for more than "
-            f"{BUSY_TIMEOUT_MS // 1000} s; try again"
-        ) from error
-    except (apsw.CorruptError, apsw.NotADBError) as error:
-        raise StoreError(f"{DB_NAME} is damaged or not a SQLite database") from error
-    except apsw.FullError as error:
-        raise StoreError(f"{DB_NAME} could not be written: the disk is full") from error
-    except apsw.CantOpenError as error:
-        if getattr(error, "extendedresult", None) == apsw.SQLITE_CANTOPEN_SYMLINK:
-            raise SymlinkRefused(
-                f"{DB_NAME} is a symbolic link; lecode-ls refuses to follow links in its store"
-            ) from error
-        raise StoreError(f"{DB_NAME} could not be opened") from error
-    except OSError as error:
-        if error.errno == errno.ELOOP:  # O_NOFOLLOW met a link planted after the lstat check
-            raise SymlinkRefused(
-                f"{DB_NAME} is a symbolic link; lecode-ls refuses to follow links in its store"
-            ) from error
-        raise StoreError(f"{DB_NAME} could not be created ({type(error).__name__})") from error
-    except apsw.Error as error:
-        raise StoreError(
-            f"{DB_NAME} could not be read or written ({type(error).__name__})"
-        ) from error
 
 
 # -- queries used inside transactions ------------------------------------------------------------
@@ -158,118 +108,22 @@ class FactStore:
 
     def __init__(self, path: Path, *, root: Path | None = None) -> None:
         self.path = path
-        self._root = root
-        self._lock = threading.RLock()
-        self._conn: apsw.Connection | None = None
-        self._closed = False
-
-    # -- connection ------------------------------------------------------------------------------
-
-    def _refuse_links(self) -> None:
-        if self._root is not None:
-            refuse_symlinks(self._root, self.path)
-        for candidate in (self.path, *(Path(f"{self.path}{s}") for s in _SIDECARS)):
-            with contextlib.suppress(FileNotFoundError):
-                if stat.S_ISLNK(candidate.lstat().st_mode):
-                    raise SymlinkRefused(
-                        f"{candidate.name} is a symbolic link; lecode-ls refuses to follow links "
-                        "in its store"
-                    )
-
-    def _connection(self, *, create: bool) -> apsw.Connection | None:
-        """The open connection; None when the database is missing and `create` is false."""
-        if self._closed:
-            raise StoreError("the facts store is closed")
-        if self._conn is not None:
-            return self._conn
-        self._refuse_links()
-        if create:
-            make_dirs(self.path.parent)
-            # Made here rather than by SQLite so that it is owner-only; SQLite gives its -wal and
-            # -shm files the database file's mode. O_NOFOLLOW: no link planted since the check.
-            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-            os.close(os.open(self.path, flags, FILE_MODE))
-        elif not self.path.exists():
-            return None
-        # SQLITE_OPEN_NOFOLLOW refuses a link in *any* component, and folders above the store
-        # (a symlinked ~/.config, macOS's /var) are legitimate: resolve them first, so that the
-        # flag guards the database file itself against a link planted after our check.
-        real = self.path.parent.resolve() / self.path.name
-        # Opening is serialized across processes: two first opens switching a new database to
-        # WAL at once get SQLITE_BUSY at once, busy timeout or not (SQLite avoids a deadlock).
-        with FileLock(self.path.with_name(DB_NAME + ".open.lock")):
-            conn = self._open(real)
-        self._conn = conn
-        return conn
-
-    @staticmethod
-    def _open(real: Path) -> apsw.Connection:
-        """Connect, switch to WAL, set the pragmas, and migrate."""
-        conn = apsw.Connection(
-            str(real), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_NOFOLLOW
-        )
-        try:
-            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
-            if str(conn.pragma("journal_mode", "wal")).lower() != "wal":
-                raise StoreError(f"{DB_NAME} could not be switched to write-ahead logging")
-            conn.execute("PRAGMA synchronous = FULL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            # Forgotten text is overwritten with zeros in the file rather than left in free pages.
-            conn.execute("PRAGMA secure_delete = ON")
-            schema.migrate(conn)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[apsw.Connection]:
-        """One BEGIN IMMEDIATE transaction: committed on normal exit, rolled back on an error."""
-        with self._lock, _store_errors():
-            conn = self._connection(create=True)
-            assert conn is not None
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:  # some errors (disk full) already rolled back
-                    conn.execute("ROLLBACK")
-                raise
-
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[apsw.Connection | None]:
-        """A read transaction (one consistent snapshot); None when there is no database yet."""
-        with self._lock, _store_errors():
-            conn = self._connection(create=False)
-            if conn is None:
-                yield None
-                return
-            conn.execute("BEGIN")
-            try:
-                yield conn
-            finally:
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
+        self._db = FactsDatabase(path, root=root)
 
     def close(self) -> None:
         """Close the connection. Idempotent; later calls raise StoreError."""
-        with self._lock:
-            self._closed = True
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        self._db.close()
 
     # -- generation and exclusions ---------------------------------------------------------------
 
     def generation(self) -> int:
         """The monotonic exclusion generation: how many forgets ever committed (0 without a DB)."""
-        with self._read() as conn:
+        with self._db.read() as conn:
             return 0 if conn is None else schema.generation(conn)
 
     def is_excluded(self, session_id: str, seq: int) -> bool:
         """Whether a forget excluded this source position. Works with memory disabled (F3)."""
-        with self._read() as conn:
+        with self._db.read() as conn:
             if conn is None:
                 return False
             return bool(
@@ -282,7 +136,7 @@ class FactStore:
 
     def excluded_seqs(self, session_id: str) -> frozenset[int]:
         """Every excluded position of one session; the exclusion reader of source validation."""
-        with self._read() as conn:
+        with self._db.read() as conn:
             if conn is None:
                 return frozenset()
             rows = schema.rows(
@@ -315,7 +169,7 @@ class FactStore:
         origin = check_origin(origin)
         check(ref, "working")
         key = canonical_text(text)
-        with self._write() as conn:
+        with self._db.write() as conn:
             schema.refuse_excluded(conn, stored.session_id, stored.seqs, SOURCE_FIELD)
             schema.check_generation(conn, expected_generation)
             found = schema.rows(
@@ -363,7 +217,7 @@ class FactStore:
         text = check_text(text)
         expected_revision = check_int(expected_revision, "expected_revision", 1)
         stored = check_ref(ref)
-        with self._read() as conn:  # a clear answer for a missing fact before reading sources
+        with self._db.read() as conn:  # a clear answer for a missing fact before reading sources
             if conn is None:
                 raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
             schema.current_revision(conn, fact_id)
@@ -374,7 +228,7 @@ class FactStore:
                 "source range; tool output alone cannot justify it",
                 field=SOURCE_FIELD,
             )
-        with self._write() as conn:
+        with self._db.write() as conn:
             current = schema.current_revision(conn, fact_id)
             schema.check_generation(conn, expected_generation)
             schema.refuse_excluded(conn, stored.session_id, stored.seqs, SOURCE_FIELD)
@@ -400,7 +254,7 @@ class FactStore:
         revision = check_int(revision, "revision", 1)
         stored = check_ref(ref)
         check(ref, "working")
-        with self._write() as conn:
+        with self._db.write() as conn:
             current = schema.current_revision(conn, fact_id)
             if revision > current:
                 raise RevisionNotFound(
@@ -433,12 +287,10 @@ class FactStore:
         for an ID that was never stored. There is deliberately no bulk or pattern variant.
         """
         fact_id = check_fact_id(fact_id)
-        with self._lock:
-            with _store_errors():
-                missing = self._connection(create=False) is None
-            if missing:
+        with self._db.lock:
+            if not self._db.exists():
                 raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
-            with self._write() as conn:
+            with self._db.write() as conn:
                 if schema.rows(conn, "SELECT 1 FROM forgotten WHERE fact_id = ?", (fact_id,)):
                     return False
                 schema.current_revision(conn, fact_id)
@@ -479,7 +331,7 @@ class FactStore:
         text = check_text(text)
         origin = check_origin(origin)
         positions = None if provenance is None else check_positions(provenance, "provenance")
-        with self._write() as conn:
+        with self._db.write() as conn:
             if positions is not None:
                 schema.refuse_excluded(conn, *positions, "provenance")
             fact_id = schema.insert_fact(conn, text, origin)
@@ -499,7 +351,7 @@ class FactStore:
         text = check_text(text)
         expected_revision = check_int(expected_revision, "expected_revision", 1)
         positions = None if provenance is None else check_positions(provenance, "provenance")
-        with self._write() as conn:
+        with self._db.write() as conn:
             current = schema.current_revision(conn, fact_id)
             if positions is not None:
                 schema.refuse_excluded(conn, *positions, "provenance")
@@ -517,7 +369,7 @@ class FactStore:
     def get(self, fact_id: int) -> Fact | None:
         """The fact's current revision, or None. An unverified administrative read (F9):
         model-facing consumers must go through source-validated recall instead."""
-        with self._read() as conn:
+        with self._db.read() as conn:
             if conn is None:
                 return None
             rows = schema.rows(conn, _FACT_SELECT + "WHERE f.id = ?", (check_fact_id(fact_id),))
@@ -539,7 +391,7 @@ class FactStore:
         """
         offset = check_int(offset, "offset", 0)
         limit = min(check_int(limit, "limit", 1), MAX_PAGE)
-        with self._read() as conn:
+        with self._db.read() as conn:
             if conn is None:
                 return [], None
             # The page's IDs first: OFFSET then skips bare IDs, not rows of the three-way join
@@ -572,7 +424,7 @@ class FactStore:
         else:
             query = _FACT_SELECT + "WHERE instr(r.text, ?) > 0 ORDER BY f.id LIMIT ?"
             bindings = (literal, limit)
-        with self._read() as conn:
+        with self._db.read() as conn:
             if conn is None:
                 return []
             rows = schema.rows(conn, query, bindings)
@@ -583,7 +435,7 @@ class FactStore:
     def provenance(self, fact_id: int) -> builtins.list[RevisionEvidence]:
         """What each revision cites, oldest first. References are returned unvalidated."""
         fact_id = check_fact_id(fact_id)
-        with self._read() as conn:
+        with self._db.read() as conn:
             if conn is None:
                 raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
             schema.current_revision(conn, fact_id)
@@ -626,13 +478,5 @@ class FactStore:
 
         Takes the write lock and rolls back: FTS5's content check is issued as an INSERT.
         """
-        with self._lock, _store_errors():
-            conn = self._connection(create=False)
-            if conn is None:
-                return []
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                return schema.verify(conn)
-            finally:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+        with self._db.rolled_back() as conn:
+            return [] if conn is None else schema.verify(conn)

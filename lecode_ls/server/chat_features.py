@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any, cast
@@ -20,11 +19,10 @@ from lsprotocol import types
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import Outcome, compact_session
-from lecode_ls.agent.openai import OpenAICompatible
-from lecode_ls.agent.preflight import Calibration
+from lecode_ls.agent.permissions import Decision, PermissionPolicy
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
-from lecode_ls.agent.tools import Decision, PermissionPolicy, ToolResult
-from lecode_ls.config import ProviderSettings, Settings
+from lecode_ls.agent.tools import ToolResult
+from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams, SessionBusy
 from lecode_ls.memory.records import check_session_id
 from lecode_ls.runtime import Runtime
@@ -34,36 +32,6 @@ from lecode_ls.server.memory_features import changed, run_command
 from lecode_ls.server.server import LecodeServer
 
 ALLOW, DENY = "Allow", "Deny"
-
-
-class Chat:
-    """What chat keeps between turns: the provider (rebuilt when its settings change), the
-    per-model calibration of the size estimate, and which sessions have a turn running."""
-
-    def __init__(self) -> None:
-        self.calibration = Calibration()
-        self.running: set[tuple[str, str]] = set()  # (project root, session ID)
-        self._provider: OpenAICompatible | None = None
-        self._provider_key: tuple[Any, ...] = ()
-        self._retired: list[OpenAICompatible] = []
-
-    def provider(self, settings: ProviderSettings) -> OpenAICompatible:
-        # The key is read from the environment at each turn, so a restart is not needed when
-        # the variable is set for a new server process (the VS Code extension does that).
-        api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None
-        key = (settings.base_url, settings.model, settings.thinking, api_key)
-        if self._provider is None or key != self._provider_key:
-            if self._provider is not None:  # a running turn may still use it: closed at exit
-                self._retired.append(self._provider)
-            self._provider = OpenAICompatible(
-                settings.base_url, settings.model, api_key, thinking=settings.thinking
-            )
-            self._provider_key = key
-        return self._provider
-
-    async def close(self) -> None:
-        for provider in [*self._retired, *([self._provider] if self._provider else [])]:
-            await provider.aclose()
 
 
 @contextlib.asynccontextmanager

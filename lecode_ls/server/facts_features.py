@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.agent.learning import dismiss, latest_learning
 from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace
+from lecode_ls.memory.learning_status import dismiss, latest_learning
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.records import check_session_id
 from lecode_ls.memory.sources import SourceRef, source_snapshot
@@ -127,7 +127,7 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
 
     def read() -> dict[str, Any]:
         answer = list_facts(runtime.facts, runtime.sessions, params.offset)
-        learning = latest_learning(runtime, session_id)
+        learning = latest_learning(runtime.sessions, runtime.facts, session_id)
         if learning is not None:
             answer["learning"] = learning
         return answer
@@ -207,6 +207,6 @@ async def facts_dismiss_proposal(
 ) -> p.DismissProposalResult:
     runtime = await _facts_runtime(ls, params)
     session_id = check_session_id(params.session_id)
-    await asyncio.to_thread(dismiss, runtime, session_id, params.seq, params.index)
+    await asyncio.to_thread(dismiss, runtime.sessions, session_id, params.seq, params.index)
     await ls.facts_changed(runtime)  # views listing proposals refresh on this
     return p.DismissProposalResult()

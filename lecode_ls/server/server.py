@@ -29,7 +29,7 @@ from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
 if TYPE_CHECKING:
     from lecode_ls.config import Settings
     from lecode_ls.runtime import Runtime, Runtimes
-    from lecode_ls.server.chat_features import Chat
+    from lecode_ls.server.chat_state import Chat
     from lecode_ls.server.messages import Message
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ class LecodeServer(LanguageServer):
     @cached_property
     def chat(self) -> Chat:
         """Chat's state between turns (the provider, calibration, running turns)."""
-        from lecode_ls.server.chat_features import Chat
+        from lecode_ls.server.chat_state import Chat
 
         return Chat()
 

@@ -1,4 +1,8 @@
-"""The memory core never reaches into the server (STYLE 1: pure core, thin server)."""
+"""The shape of the package (STYLE 1, 2): the memory core never reaches into the chat agent or
+the server, the import graph has no cycles, and no module grows past 600 lines.
+
+# covers the layering of STYLE.md (issue 11, item 8)
+"""
 
 from __future__ import annotations
 
@@ -8,15 +12,25 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lecode_ls"
+MODULES = sorted(PACKAGE.rglob("*.py"))
 CORE = [
     path
-    for path in sorted(PACKAGE.rglob("*.py"))
+    for path in MODULES
     if "server" not in path.relative_to(PACKAGE).parts and path.name not in ("cli.py",)
 ]
+MEMORY = sorted((PACKAGE / "memory").glob("*.py"))
 FORBIDDEN = ("pygls", "lsprotocol", "lecode_ls.server")
+MAX_LINES = 600
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def imported_modules(path: Path) -> set[str]:
+    """Every module `path` imports, at any depth of the file (TYPE_CHECKING and function-level
+    imports included: a cycle through them is still a cycle a reader has to untangle)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -24,7 +38,49 @@ def imported_modules(path: Path) -> set[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return names
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = {module_name(path) for path in MODULES}
+    graph = {}
+    for path in MODULES:
+        name = module_name(path)
+        graph[name] = {m for m in imported_modules(path) if m in known} - {name, "lecode_ls"}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                other = stack.pop()
+                component.append(other)
+                if other == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
 
 
 class TestPureCore:
@@ -36,3 +92,29 @@ class TestPureCore:
         bad = {m for m in imported_modules(path) if m.split(".")[0] in FORBIDDEN[:2]}
         bad |= {m for m in imported_modules(path) if m.startswith(FORBIDDEN[2])}
         assert bad == set()
+
+    @pytest.mark.parametrize("path", MEMORY, ids=lambda p: p.name)
+    def test_the_memory_core_imports_neither_the_agent_nor_the_runtime(self, path: Path) -> None:
+        above = ("lecode_ls.agent", "lecode_ls.server", "lecode_ls.runtime", "lecode_ls.commands")
+        # injection.py names the Runtime in a type annotation only (TYPE_CHECKING).
+        allowed = (
+            {"lecode_ls.runtime", "lecode_ls.runtime.Runtime"}
+            if path.name == "injection.py"
+            else set()
+        )
+        bad = {m for m in imported_modules(path) if m.startswith(above)} - allowed
+        assert bad == set()
+
+
+class TestLayering:
+    def test_the_import_graph_has_no_cycles(self) -> None:
+        assert cycles(import_graph()) == []
+
+    def test_the_cycle_finder_finds_a_cycle(self) -> None:
+        graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+        assert cycles(graph) == [["a", "b", "c"]]
+
+    @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+    def test_no_module_passes_600_lines(self, path: Path) -> None:
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert lines <= MAX_LINES, f"{path.name} has {lines} lines"

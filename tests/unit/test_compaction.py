@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from lecode_ls.agent.compaction import compact_session
+from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.provider import (
     ChatRequest,
     Event,
@@ -26,7 +27,7 @@ from lecode_ls.agent.provider import (
     text_turn,
 )
 from lecode_ls.agent.runner import ChatTurn, TurnOptions
-from lecode_ls.agent.tools import PermissionPolicy, run_tool
+from lecode_ls.agent.tools import run_tool
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.recall import recall_session

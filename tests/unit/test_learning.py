@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from lecode_ls.agent.compaction import compact_session
-from lecode_ls.agent.learning import dismiss, latest_learning
+from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.provider import (
     ChatRequest,
     Event,
@@ -26,11 +26,11 @@ from lecode_ls.agent.provider import (
     Usage,
     text_turn,
 )
-from lecode_ls.agent.tools import PermissionPolicy
 from lecode_ls.agent.workspace_read import number_line
 from lecode_ls.commands import run_memory_command
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.errors import ProviderError
+from lecode_ls.memory.learning_status import dismiss, latest_learning
 from lecode_ls.memory.recall import recall_fact
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import make_runtime, remember
@@ -269,13 +269,13 @@ class TestProposals:
         session = conversation(learner)
         learning, _ = await run(learner, session, answer(candidate(PREFERENCE, [1], proposal=True)))
         assert learning.status == "proposed" and learner.facts.list()[0] == []
-        latest = latest_learning(learner)
+        latest = latest_learning(learner.sessions, learner.facts)
         assert latest is not None and [p["text"] for p in latest["proposals"]] == [PREFERENCE]
         assert "proposal 0 (explicit_user_preference" in run_memory_command(
             learner, "/memory facts", __import__("datetime").date.today()
         )
-        dismiss(learner, session, latest["seq"], 0)
-        assert latest_learning(learner)["proposals"] == []  # type: ignore[index]
+        dismiss(learner.sessions, session, latest["seq"], 0)
+        assert latest_learning(learner.sessions, learner.facts)["proposals"] == []  # type: ignore[index]
 
     async def test_a_conflict_with_an_existing_fact_becomes_a_proposal(
         self, learner: Runtime

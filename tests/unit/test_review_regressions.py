@@ -17,7 +17,8 @@ import pytest
 
 from lecode_ls.agent import runner as runner_module
 from lecode_ls.agent.compaction import compact_session
-from lecode_ls.agent.learning import PAYLOAD_MAX_BYTES, latest_learning, prepare
+from lecode_ls.agent.learning_evidence import PAYLOAD_MAX_BYTES, prepare
+from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.provider import (
     ChatRequest,
     Event,
@@ -29,9 +30,10 @@ from lecode_ls.agent.provider import (
     tool_turn,
 )
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnResult, replay
-from lecode_ls.agent.tools import PermissionPolicy, run_tool
+from lecode_ls.agent.tools import run_tool
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.memory.injection import build_memory_section
+from lecode_ls.memory.learning_status import latest_learning
 from lecode_ls.memory.sources import source_snapshot
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
@@ -183,7 +185,7 @@ class TestMalformedRecords:
         runtime.sessions.append(
             session, {"kind": "event", "type": "learning", "status": "proposed", "proposals": 5}
         )
-        assert latest_learning(runtime) is None
+        assert latest_learning(runtime.sessions, runtime.facts) is None
         result = run_tool(runtime, "memory_list", "{}", policy=ALLOW, readonly=False, child=False)
         assert not result.is_error and "learning" not in json.loads(result.content)
 

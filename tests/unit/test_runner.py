@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from lecode_ls.agent import runner as runner_module
+from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.provider import (
     ChatRequest,
     Event,
@@ -26,7 +27,6 @@ from lecode_ls.agent.provider import (
     tool_turn,
 )
 from lecode_ls.agent.runner import NO_RESULT, ChatTurn, TurnOptions, TurnResult, replay
-from lecode_ls.agent.tools import PermissionPolicy
 from lecode_ls.errors import ProviderAuth
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat, remember

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.tools import (
     SPECS,
-    PermissionPolicy,
     ToolResult,
     run_tool,
     tool_definitions,
