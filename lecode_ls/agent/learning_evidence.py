@@ -148,17 +148,37 @@ def _render(group: list[dict[str, Any]]) -> str:
 
 
 def strict_json(text: str) -> Any:
+    """Strict JSON (A3): ValueError on a duplicate key, and on `NaN`, `Infinity` and
+    `-Infinity`, which Python's parser accepts though JSON has no such values."""
+
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         keys = [key for key, _ in items]
         if len(keys) != len(set(keys)):
             raise ValueError("duplicate key")
         return dict(items)
 
-    return json.loads(text, object_pairs_hook=pairs)
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
 
 
 def utf8_size(text: str) -> int:
-    return len(text.encode("utf-8"))
+    """The UTF-8 size of `text`, a lone surrogate counted as the 3 bytes it would take: the
+    answer of a model may hold one (JSON's `\\ud800` escape decodes to it), and measuring must
+    not fail on it."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _valid_text(value: object) -> bool:
+    """A candidate's text or quote: a non-blank string of valid Unicode (no lone surrogate)
+    within TEXT_MAX_BYTES."""
+    if not isinstance(value, str) or not value.strip():
+        return False
+    try:
+        return len(value.encode("utf-8")) <= TEXT_MAX_BYTES
+    except UnicodeEncodeError:
+        return False
 
 
 def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, SourceRef | None]:
@@ -176,9 +196,8 @@ def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, Sou
         or not all(type(c) is int for c in conflicts)
     ):
         return "candidate_schema", None
-    for value in (text, quote):
-        if not isinstance(value, str) or not value.strip() or utf8_size(value) > TEXT_MAX_BYTES:
-            return "invalid_text", None
+    if not (_valid_text(text) and _valid_text(quote)):
+        return "invalid_text", None
     ref = captured.singles.get(seqs[0]) if len(seqs) == 1 else None
     ref = ref or captured.ranges.get(tuple(seqs))
     if ref is None or list(ref.seqs) != seqs:

@@ -14,75 +14,10 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
 
+from tests.e2e.chat import KEY, Deltas, chat_client, new_session, tool_chunks
 from tests.e2e.conftest import Start, call
 from tests.fakes.openai_server import FakeOpenAI, Reply, Stream, Wait, chunk, text_chunks
-
-KEY = "sk-test-0123456789abcdef"
-
-
-def tool_chunks(name: str, arguments: dict[str, Any], call_id: str = "call-1") -> list[Any]:
-    call_chunk = chunk(
-        tool_calls=[
-            {
-                "index": 0,
-                "id": call_id,
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(arguments)},
-            }
-        ]
-    )
-    return [call_chunk, chunk(finish="tool_calls")]
-
-
-def as_dict(value: Any) -> Any:
-    """Notification params as plain JSON values (pygls hands unknown params over as objects)."""
-    if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
-        return [as_dict(v) for v in value]
-    if hasattr(value, "_asdict"):
-        return {k: as_dict(v) for k, v in value._asdict().items()}
-    return value
-
-
-class Deltas:
-    """Collects `lecode/chat/delta` notifications; `wait_for(kind)` waits for the first of a kind."""
-
-    def __init__(self, client: LanguageClient) -> None:
-        self.items: list[dict[str, Any]] = []
-        self.changed = asyncio.Event()
-
-        @client.feature("lecode/chat/delta")
-        def on_delta(params: Any) -> None:
-            self.items.append(as_dict(params))
-            self.changed.set()
-
-    async def wait_for(self, kind: str) -> dict[str, Any]:
-        while True:
-            for item in self.items:
-                if item["kind"] == kind:
-                    return item
-            self.changed.clear()
-            await self.changed.wait()
-
-    def text(self) -> str:
-        return "".join(item["text"] for item in self.items if item["kind"] == "text")
-
-
-async def chat_client(start: Start, repo: Path, server: FakeOpenAI, **agent: Any) -> LanguageClient:
-    options = {
-        "provider": {
-            "base_url": server.base_url,
-            "model": "gpt-4o",
-            "api_key_env": "LECODE_TEST_KEY",
-        },
-        "agent": agent,
-    }
-    return await start(repo, options=options, env={"LECODE_TEST_KEY": KEY})
-
-
-async def new_session(client: LanguageClient) -> str:
-    return (await call(client, "lecode/session/new", {"title": "chat"}))["sessionId"]
 
 
 class TestAChatTurn:

@@ -224,6 +224,10 @@ class TestRejected:
         ("turn", "code"),
         [
             (text_turn('{"candidates": [], "candidates": []}'), "invalid_json"),
+            # Strict JSON has no NaN or Infinity (issue 10, item 12), though Python parses them.
+            (text_turn('{"candidates": NaN}'), "invalid_json"),
+            (text_turn('{"candidates": [Infinity]}'), "invalid_json"),
+            (text_turn('{"candidates": [{"source_seqs": [-Infinity]}]}'), "invalid_json"),
             (text_turn("Sure! Here are the facts: tabs."), "invalid_json"),
             (text_turn('{"candidates": [], "notes": "x"}'), "response_schema"),
             (
@@ -249,6 +253,22 @@ class TestRejected:
             len([e for e in events(learner, session, "memory_usage") if e["purpose"] == "learning"])
             == 1
         )
+
+    @pytest.mark.parametrize("ensure_ascii", [True, False], ids=["escaped", "raw"])
+    async def test_a_lone_surrogate_rejects_only_its_own_candidate(
+        self, learner: Runtime, ensure_ascii: bool
+    ) -> None:
+        # issue 10, item 12: one candidate that is not valid Unicode is invalid_text; the
+        # others are judged as usual (before, the whole extraction failed: extraction_error).
+        session = conversation(learner)
+        bad = candidate("We use \ud800 tabs.", [1])
+        body = json.dumps(
+            {"candidates": [bad, candidate(PREFERENCE, [1])]}, ensure_ascii=ensure_ascii
+        )
+        learning, _ = await run(learner, session, text_turn(body, usage=USAGE))
+        assert learning.status == "learned"
+        assert dict(learning.reason_counts) == {"invalid_text": 1}
+        assert [f.text for f in learner.facts.list()[0]] == [PREFERENCE]
 
     async def test_a_provider_failure_keeps_the_summary(self, learner: Runtime) -> None:
         session = conversation(learner)
