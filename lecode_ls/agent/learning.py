@@ -12,8 +12,8 @@ The evidence contract:
   `source_seqs` is that whole exchange.
 `source_seqs` must be a captured singleton or a captured complete exchange range. A candidate
 marked as a proposal, naming conflicts, or worded as a correction is left for review (never
-remembered). Everything is rechecked before promotion, and the generation again inside
-`FactStore.remember`'s transaction; a stale context discards the candidates.
+remembered). Everything is rechecked before promotion, and the source and the generation again
+inside `FactStore.remember`'s transaction (A8); a stale context discards the candidates.
 
 The outcome is one `learning` event in the transcript (status, reason_counts over fixed codes,
 learned fact IDs, proposals with their captured source) and one `memory_usage` event (purpose
@@ -220,28 +220,29 @@ async def _judge(
         return
 
     def promote() -> None:
-        # Everything again before promotion: gates, generation, every source still valid.
+        # Everything again before promotion: the gates and the generation here; a proposal's
+        # source and conflicts here too; a fact's source inside remember's transaction (A8).
         if not allowed(runtime, policy, readonly) or runtime.facts.generation() != generation:
             outcome.status = "stale"
             outcome.reject("stale_context")
             return
         for candidate, ref in accepted:
-            check = validate_source(
-                runtime.sessions, ref, purpose="working", exclusions=runtime.facts
-            )
-            revisions_same = all(
-                captured.facts.get(c) == current_revision(runtime.facts, c)
-                for c in candidate["conflicts"]
-            )
-            if not check.valid or not revisions_same:
-                outcome.reject("stale_context")
-                continue
             proposal = (
                 candidate["proposal"]
                 or bool(candidate["conflicts"])
                 or bool(CORRECTION.match(candidate["text"]))
             )
             if proposal:
+                source = validate_source(
+                    runtime.sessions, ref, purpose="working", exclusions=runtime.facts
+                )
+                revisions_same = all(
+                    captured.facts.get(c) == current_revision(runtime.facts, c)
+                    for c in candidate["conflicts"]
+                )
+                if not source.valid or not revisions_same:
+                    outcome.reject("stale_context")
+                    continue
                 outcome.proposals.append(
                     {
                         "text": candidate["text"],
@@ -263,7 +264,7 @@ async def _judge(
                     expected_generation=generation,
                     origin="learned",
                 )
-            except LecodeError:
+            except LecodeError:  # the source or the generation changed: the evidence is stale
                 outcome.reject("stale_context")
                 continue
             outcome.learned.append({"fact_id": fact_id, "revision": revision})

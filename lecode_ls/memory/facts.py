@@ -12,17 +12,22 @@ Durability and concurrency are facts_db.py's: WAL, `synchronous=FULL`, every wri
 safe to call from any thread and they run one at a time.
 
 Source validation (transcript reads, digests, visibility) is not done here: callers pass a
-`SourceCheck`. It runs before the write transaction, outside the store's lock, so it may call
-`excluded_seqs` or `generation` on this store; exclusions and the generation are checked again
-inside the transaction.
+`SourceCheck`. It runs inside the write transaction (A8: the evidence is checked against the
+transcript as it is when the fact is inserted, not a moment before), and may read this store
+(`excluded_seqs`, `generation`): those reads see the transaction. Exclusions and the generation
+are checked again by the transaction itself.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
+from collections.abc import Iterator
 from dataclasses import astuple
 from pathlib import Path
+
+import apsw
 
 from lecode_ls.errors import (
     FactNotFound,
@@ -114,6 +119,17 @@ class FactStore:
         """Close the connection. Idempotent; later calls raise StoreError."""
         self._db.close()
 
+    @contextlib.contextmanager
+    def _checked_write(self, check: SourceCheck, ref: SourceLike) -> Iterator[apsw.Connection]:
+        """A write transaction that first runs `check(ref, "working")` inside it (A8). Before the
+        database exists, the check also runs before it is created: refused evidence leaves no
+        file behind (F3)."""
+        if not self._db.exists():
+            check(ref, "working")
+        with self._db.write() as conn:
+            check(ref, "working")
+            yield conn
+
     # -- generation and exclusions ---------------------------------------------------------------
 
     def generation(self) -> int:
@@ -158,8 +174,8 @@ class FactStore:
     ) -> tuple[int, int]:
         """Create a fact whose revision 1 carries `ref`, atomically (F6). Returns (id, revision).
 
-        `check(ref, "working")` runs first. Then one transaction refuses excluded evidence and a
-        stale `expected_generation`, returns the existing fact for a retry (same canonical text
+        One transaction runs `check(ref, "working")`, refuses excluded evidence and a stale
+        `expected_generation`, returns the existing fact for a retry (same canonical text
         and same session, seqs and digest), and with `deduplicate` returns the lowest-ID fact
         having any revision (superseded ones too) with the same canonical text, unchanged and
         without attaching `ref` (F8). The returned revision is that fact's current one.
@@ -167,9 +183,8 @@ class FactStore:
         text = check_text(text)
         stored = check_ref(ref)
         origin = check_origin(origin)
-        check(ref, "working")
         key = canonical_text(text)
-        with self._db.write() as conn:
+        with self._checked_write(check, ref) as conn:
             schema.refuse_excluded(conn, stored.session_id, stored.seqs, SOURCE_FIELD)
             schema.check_generation(conn, expected_generation)
             found = schema.rows(
@@ -208,9 +223,9 @@ class FactStore:
     ) -> int:
         """Append revision current+1 with `ref` as its evidence (F6); returns the new revision.
 
-        Fails with FactNotFound (unknown or forgotten), whatever `check(ref, "working")` raises,
-        InvalidSource when the ref cites no persisted user or assistant text, and inside the
-        transaction with StaleGeneration (E4), ExcludedEvidence or StaleRevision (F2). Checks
+        Fails with FactNotFound (unknown or forgotten), and inside the transaction with whatever
+        `check(ref, "working")` raises, InvalidSource when the ref cites no persisted user or
+        assistant text, StaleGeneration (E4), ExcludedEvidence or StaleRevision (F2). Checks
         evidence identity, not whether the claim is true.
         """
         fact_id = check_fact_id(fact_id)
@@ -221,14 +236,13 @@ class FactStore:
             if conn is None:
                 raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
             schema.current_revision(conn, fact_id)
-        check(ref, "working")
-        if not has_authored_text(ref):
-            raise InvalidSource(
-                f"{SOURCE_FIELD}: a correction needs persisted user or assistant text in its "
-                "source range; tool output alone cannot justify it",
-                field=SOURCE_FIELD,
-            )
-        with self._db.write() as conn:
+        with self._checked_write(check, ref) as conn:
+            if not has_authored_text(ref):
+                raise InvalidSource(
+                    f"{SOURCE_FIELD}: a correction needs persisted user or assistant text in its "
+                    "source range; tool output alone cannot justify it",
+                    field=SOURCE_FIELD,
+                )
             current = schema.current_revision(conn, fact_id)
             schema.check_generation(conn, expected_generation)
             schema.refuse_excluded(conn, stored.session_id, stored.seqs, SOURCE_FIELD)
@@ -246,15 +260,14 @@ class FactStore:
     ) -> bool:
         """Attach `ref` to an existing revision that has none (F5).
 
-        Validates with `check(ref, "working")`, then refuses excluded evidence in the transaction.
+        Validates with `check(ref, "working")` and refuses excluded evidence, in the transaction.
         A revision holds one reference: attaching the identical reference again is a no-op that
         returns False; a different one raises SourceAlreadyAttached. True when attached.
         """
         fact_id = check_fact_id(fact_id)
         revision = check_int(revision, "revision", 1)
         stored = check_ref(ref)
-        check(ref, "working")
-        with self._db.write() as conn:
+        with self._checked_write(check, ref) as conn:
             current = schema.current_revision(conn, fact_id)
             if revision > current:
                 raise RevisionNotFound(

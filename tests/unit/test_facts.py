@@ -265,10 +265,42 @@ class TestRemember:
         seen: list[tuple[SourceLike, Purpose]] = []
         ref = Ref("s1", (1,))
         store.remember("x", ref, check=lambda r, purpose: seen.append((r, purpose)))
-        assert seen == [(ref, "working")]
+        # The first fact's check runs before the database is created, and again inside.
+        assert seen == [(ref, "working")] * 2
         with pytest.raises(Refuse):
             store.remember("y", Ref("s1", (2,)), check=refuse)
         assert [fact.text for fact in store.list()[0]] == ["x"]
+
+    @pytest.mark.parametrize("method", ["remember", "correct", "attach_source"])
+    def test_the_source_is_checked_inside_the_write_transaction(
+        self, store: FactStore, db: Path, method: str
+    ) -> None:
+        # covers A8: evidence is checked as it is when the fact is written, not a moment before:
+        # while the check runs, this store holds the database's write lock.
+        store.add("seed")
+        held: list[bool] = []
+
+        def probe(ref: SourceLike, purpose: Purpose) -> None:
+            other = apsw.Connection(str(db))
+            try:
+                other.execute("BEGIN IMMEDIATE")
+                other.execute("ROLLBACK")
+                held.append(False)
+            except apsw.BusyError:
+                held.append(True)
+            finally:
+                other.close()
+
+        ref = Ref("s1", (1,))
+        if method == "remember":
+            store.remember("x", ref, check=probe)
+        elif method == "correct":
+            store.correct(
+                1, "y", expected_revision=1, ref=ref, check=probe, has_authored_text=lambda r: True
+            )
+        else:
+            store.attach_source(1, 1, ref, probe)
+        assert held == [True]
 
     @pytest.mark.parametrize(
         ("ref", "message"),
