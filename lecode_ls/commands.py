@@ -1,7 +1,9 @@
 """The `/memory` slash command (T5): one line in, the text a person sees out.
 
-The same function serves the `lecode.memory` command of every editor and, later, `/memory` typed
-in chat. Subcommands that need a part not built yet are not listed by `help`.
+The same function serves the `lecode.memory` command of every editor, `lecode/command`, and
+`/memory` typed in chat. `/memory correct` and `/memory forget` dispatch the same tools the model
+calls (memory_correct, memory_forget), under the same rules (T2, T4): refused in readonly mode,
+and run only when the permission policy allows, or the person confirms when it says ask.
 """
 
 from __future__ import annotations
@@ -9,14 +11,32 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
+from lecode_ls.agent.permissions import PermissionPolicy
+from lecode_ls.agent.tools import dispatch
 from lecode_ls.errors import InvalidParams
 from lecode_ls.memory.learning_status import describe, latest_learning
 from lecode_ls.memory.markdown import daily_name
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.sources import source_snapshot
 from lecode_ls.runtime import Runtime
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Who runs a `/memory` line and under which rules."""
+
+    policy: PermissionPolicy = field(default_factory=PermissionPolicy)
+    """The permission policy of the write-class tools (`[agent] permissions`, asking the person
+    when it says ask); without an `ask`, ask means deny."""
+    readonly: bool = False
+    """`[agent] readonly`: the slash commands cannot change memory either."""
+    session_id: str | None = None
+    """The chat session the line was typed in, if any: `/memory facts` reports its learning."""
+
 
 HELP = """\
 /memory show              print MEMORY.md (capped at [memory] max_bytes)
@@ -45,19 +65,19 @@ def _cap(text: str, limit: int) -> str:
     return data[:limit].decode("utf-8", errors="ignore") + TRUNCATION_MARKER.format(limit=limit)
 
 
-def _show(runtime: Runtime, args: list[str]) -> str:
+def _show(runtime: Runtime, args: list[str], _: Invocation) -> str:
     content, exists = runtime.require_memory().read("MEMORY.md")
     if not content:
         return "MEMORY.md is empty." if exists else "MEMORY.md does not exist yet."
     return _cap(content, runtime.settings.memory.max_bytes)
 
 
-def _edit(runtime: Runtime, args: list[str]) -> str:
+def _edit(runtime: Runtime, args: list[str], run: Invocation) -> str:
     content, exists = runtime.require_memory().read("MEMORY.md")
     return content if exists else "MEMORY.md does not exist yet."
 
 
-def _search(runtime: Runtime, args: list[str]) -> str:
+def _search(runtime: Runtime, args: list[str], run: Invocation) -> str:
     if not args:
         raise InvalidParams("text: /memory search needs a pattern", field="text")
     hits, truncated = runtime.require_memory().search(" ".join(args))
@@ -85,7 +105,7 @@ def _log(runtime: Runtime, args: list[str], today: date) -> str:
     return content or f"The daily log for {day.isoformat()} is empty."
 
 
-def _notes(runtime: Runtime, args: list[str]) -> str:
+def _notes(runtime: Runtime, args: list[str], run: Invocation) -> str:
     notes = [f for f in runtime.require_memory().list() if f.file.startswith("notes/")]
     if not notes:
         return "No named notes."
@@ -111,11 +131,11 @@ def _json(answer: object) -> str:
     return json.dumps(answer, ensure_ascii=False, indent=2)
 
 
-def _facts(runtime: Runtime, args: list[str]) -> str:
+def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 0, 1, "facts [offset]")
     sessions, facts = runtime.require_facts()
     page = list_facts(facts, sessions, _int(args, 0, "offset") if args else 0)
-    latest = latest_learning(sessions, facts)
+    latest = latest_learning(sessions, facts, run.session_id)
     # The learning line once learning is on, or has ever run.
     learning = [describe(latest)] if latest or runtime.settings.memory.auto_learn else []
     if not page["facts"]:
@@ -132,14 +152,14 @@ def _facts(runtime: Runtime, args: list[str]) -> str:
     return "\n".join(lines + learning)
 
 
-def _recall(runtime: Runtime, args: list[str]) -> str:
+def _recall(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 1, 2, "recall <fact-id> [offset]")
     sessions, facts = runtime.require_facts()
     offset = _int(args, 1, "offset") if len(args) > 1 else 0
     return _json(recall_fact(facts, sessions, _int(args, 0, "fact-id"), offset))
 
 
-def _read(runtime: Runtime, args: list[str]) -> str:
+def _read(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 3, 4, "read <session-id> <start-seq> <end-seq> [offset]")
     sessions, facts = runtime.require_facts()
     start, end = _int(args, 1, "start-seq"), _int(args, 2, "end-seq")
@@ -147,37 +167,49 @@ def _read(runtime: Runtime, args: list[str]) -> str:
     return _json(recall_session(sessions, facts, args[0], start, end, offset))
 
 
-def _correct(runtime: Runtime, args: list[str]) -> str:
+def _correct(runtime: Runtime, args: list[str], run: Invocation) -> str:
     usage = "correct <fact-id> <revision> <session-id> <start-seq> <end-seq> <text>"
     if len(args) < 6:
         _usage(args, 6, 6, usage)
     sessions, facts = runtime.require_facts()
     fact_id, revision = _int(args, 0, "fact-id"), _int(args, 1, "revision")
-    # The slash command captures the named persisted range; it never guesses evidence.
+    # The slash command captures the named persisted range, then dispatches the same tool the
+    # model calls; it never guesses evidence.
     ref = source_snapshot(
         sessions, args[2], _int(args, 3, "start-seq"), _int(args, 4, "end-seq"), exclusions=facts
     )
-    new = facts.correct(
-        fact_id,
-        " ".join(args[5:]),
-        expected_revision=revision,
-        ref=ref,
-        check=runtime.check_source,
-        has_authored_text=runtime.has_authored_text,
-    )
-    return f"Fact #{fact_id} is now at revision {new}."
+    arguments = {
+        "fact_id": fact_id,
+        "expected_revision": revision,
+        "text": " ".join(args[5:]),
+        "source_snapshot": ref.to_json(),
+    }
+    answer = _tool(runtime, "memory_correct", arguments, run)
+    return f"Fact #{fact_id} is now at revision {answer['revision']}."
 
 
-def _forget(runtime: Runtime, args: list[str]) -> str:
+def _forget(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 1, 1, "forget <fact-id>")
-    _, facts = runtime.require_facts()
+    runtime.require_facts()
     fact_id = _int(args, 0, "fact-id")
-    if facts.forget(fact_id):
+    answer = _tool(runtime, "memory_forget", {"fact_id": fact_id}, run)
+    if not answer["already_forgotten"]:
         return f"Fact #{fact_id} is forgotten; the transcript positions it cited are excluded for good."
     return f"Fact #{fact_id} was already forgotten."
 
 
-_SIMPLE: dict[str, Callable[[Runtime, list[str]], str]] = {
+def _tool(
+    runtime: Runtime, name: str, arguments: dict[str, object], run: Invocation
+) -> dict[str, Any]:
+    """Dispatch a write-class memory tool as the model's calls are; its JSON answer."""
+    result = dispatch(
+        runtime, name, arguments, policy=run.policy, readonly=run.readonly, child=False
+    )
+    answer: dict[str, Any] = json.loads(result.content)
+    return answer
+
+
+_SIMPLE: dict[str, Callable[[Runtime, list[str], Invocation], str]] = {
     "show": _show,
     "edit": _edit,
     "search": _search,
@@ -190,15 +222,18 @@ _SIMPLE: dict[str, Callable[[Runtime, list[str]], str]] = {
 }
 
 
-def run_memory_command(runtime: Runtime, text: str, today: date) -> str:
+def run_memory_command(
+    runtime: Runtime, text: str, today: date, run: Invocation | None = None
+) -> str:
     """Run one `/memory` line (without the `/memory` prefix) and return its output."""
+    run = run or Invocation()
     text = text.strip().removeprefix("/memory").strip()
     if not text:
-        return _show(runtime, [])
+        return _show(runtime, [], run)
     # The search pattern is taken verbatim (shell quoting would eat backslashes in regexes).
     sub, _, rest = text.partition(" ")
     if sub == "search":
-        return _search(runtime, [rest.strip()] if rest.strip() else [])
+        return _search(runtime, [rest.strip()] if rest.strip() else [], run)
     try:
         args = shlex.split(rest)
     except ValueError as exc:
@@ -212,4 +247,4 @@ def run_memory_command(runtime: Runtime, text: str, today: date) -> str:
         raise InvalidParams(
             f"text: unknown /memory subcommand {sub!r}; /memory help lists them", field="text"
         )
-    return handler(runtime, args)
+    return handler(runtime, args, run)

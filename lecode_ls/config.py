@@ -74,11 +74,13 @@ class AgentSettings(_Section):
 
     readonly: bool = False
     """true offers the model only the read-class memory tools (memory_read, memory_search,
-    memory_list, memory_recall): chat cannot change memory."""
+    memory_list, memory_recall) and refuses `/memory correct` and `/memory forget`: chat cannot
+    change memory (the Facts view's Forget, the person's own act, still can)."""
 
     permissions: dict[WriteTool, Literal["allow", "deny", "ask"]] = Field(default_factory=dict)
     """Per write-class memory tool (memory_write, memory_edit, memory_correct,
-    memory_forget): allow, deny, or ask (the default: the editor asks the person each time)."""
+    memory_forget): allow, deny, or ask (the default: the editor asks the person each time);
+    `/memory correct` and `/memory forget` obey it too."""
 
 
 class CompactionSettings(_Section):

@@ -425,6 +425,7 @@ class ChatTurn:
                 readonly=self.options.readonly,
                 child=False,
                 generation=generation,
+                session_id=self.session_id,
             )
         await self._append(
             {

@@ -4,10 +4,12 @@ Each tool is data: a name, a description, JSON-schema parameters in OpenAI tool 
 class. Read-class tools (memory_read, memory_search, memory_list, memory_recall) work everywhere
 memory is enabled; write-class tools (memory_write, memory_edit, memory_correct, memory_forget)
 are offered and run only outside readonly mode and child contexts (T2, T3), and only after the
-`PermissionPolicy` allows them (T4). `run_tool` never raises for anything the model can cause:
-bad JSON, unknown, missing or ill-typed arguments, and every `LecodeError` become an error
-`ToolResult` whose content names the argument at fault. Results are JSON text; recalled facts and
-transcripts stay untrusted evidence, never instructions. Blocking: call it from a worker thread.
+`PermissionPolicy` allows them (T4). `dispatch` applies these rules to every caller: the model's
+calls (`run_tool`) and the `/memory` slash commands (commands.py). `run_tool` never raises for
+anything the model can cause: bad JSON, unknown, missing or ill-typed arguments, and every
+`LecodeError` become an error `ToolResult` whose content names the argument at fault. Results
+are JSON text; recalled facts and transcripts stay untrusted evidence, never instructions.
+Blocking: call it from a worker thread.
 """
 
 from __future__ import annotations
@@ -191,15 +193,24 @@ def tool_definitions(*, readonly: bool, child: bool, enabled: bool) -> list[dict
 
 
 def parse_arguments(spec: ToolSpec, arguments_json: str) -> dict[str, Any]:
-    """The call's arguments checked against the tool's schema; InvalidParams naming the argument.
+    """The call's arguments (JSON text) checked against the tool's schema (`check_arguments`)."""
+    return check_arguments(spec, _decode(arguments_json))
 
-    Strict: a JSON object, no unknown arguments, every required one present, JSON types exact
-    (a boolean is not an integer), enums and minimums enforced. An empty string means `{}`.
-    """
+
+def _decode(arguments_json: str) -> object:
+    """The JSON value of a call's arguments; an empty string means `{}`."""
     try:
-        value = json.loads(arguments_json) if arguments_json.strip() else {}
+        return json.loads(arguments_json) if arguments_json.strip() else {}
     except (json.JSONDecodeError, AttributeError, TypeError):
         raise InvalidParams("arguments: not valid JSON", field="arguments") from None
+
+
+def check_arguments(spec: ToolSpec, value: object) -> dict[str, Any]:
+    """`value` checked against the tool's schema; InvalidParams naming the argument.
+
+    Strict: a JSON object, no unknown arguments, every required one present, JSON types exact
+    (a boolean is not an integer), enums and minimums enforced.
+    """
     if not isinstance(value, dict):
         raise InvalidParams("arguments: expected a JSON object", field="arguments")
     properties: dict[str, Any] = spec.parameters["properties"]
@@ -258,6 +269,19 @@ def _clip(text: str) -> str:
     return one_line if len(one_line) <= SUMMARY_CHARS else one_line[: SUMMARY_CHARS - 1] + "…"
 
 
+@dataclass(frozen=True)
+class Call:
+    """What a tool call runs under, besides its arguments."""
+
+    policy: PermissionPolicy
+    """Decides the write-class tools (T4)."""
+    generation: int | None = None
+    """The exclusion generation captured before the request that produced the call: a
+    memory_correct then fails inside its transaction when a forget happened since (E4)."""
+    session_id: str | None = None
+    """The chat session the call belongs to: memory_list reports its learning status (R8)."""
+
+
 def run_tool(
     runtime: Runtime,
     name: str,
@@ -267,24 +291,54 @@ def run_tool(
     readonly: bool,
     child: bool,
     generation: int | None = None,
+    session_id: str | None = None,
 ) -> ToolResult:
-    """Run one memory tool call; every failure the model can cause is an error result.
-
-    `generation` is the exclusion generation captured before the request that produced this
-    call; memory_correct then fails inside its transaction when a forget happened since (E4).
-    """
-    spec = BY_NAME.get(name)
-    if spec is None:
-        return error_result(InvalidParams(f"name: there is no memory tool {name!r}", field="name"))
+    """Run one memory tool call of the model; every failure the model can cause is an error
+    result (`dispatch` with the arguments as JSON text)."""
     try:
-        if spec.tool_class == "write" and (readonly or child):
-            where = "in a child context" if child else "in readonly mode"
-            raise ReadonlyMode(f"{name}: memory cannot be changed {where}")
-        runtime.require_memory()
-        args = parse_arguments(spec, arguments_json)
-        return _DISPATCH[name](runtime, args, policy, generation)
+        _spec(name)
+        return dispatch(
+            runtime,
+            name,
+            _decode(arguments_json),
+            policy=policy,
+            readonly=readonly,
+            child=child,
+            generation=generation,
+            session_id=session_id,
+        )
     except LecodeError as error:
         return error_result(error)
+
+
+def dispatch(
+    runtime: Runtime,
+    name: str,
+    args: object,
+    *,
+    policy: PermissionPolicy,
+    readonly: bool,
+    child: bool,
+    generation: int | None = None,
+    session_id: str | None = None,
+) -> ToolResult:
+    """Run one memory tool with `args` (a dict checked against its schema), under the same rules
+    whoever calls it, the model or a slash command (T2-T4): write-class tools are refused in
+    readonly mode and child contexts, and run only when `policy` permits. Raises LecodeError."""
+    spec = _spec(name)
+    if spec.tool_class == "write" and (readonly or child):
+        where = "in a child context" if child else "in readonly mode"
+        raise ReadonlyMode(f"{name}: memory cannot be changed {where}")
+    runtime.require_memory()
+    checked = check_arguments(spec, args)
+    return _DISPATCH[name](runtime, checked, Call(policy, generation, session_id))
+
+
+def _spec(name: str) -> ToolSpec:
+    spec = BY_NAME.get(name)
+    if spec is None:
+        raise InvalidParams(f"name: there is no memory tool {name!r}", field="name")
+    return spec
 
 
 def _permit(policy: PermissionPolicy, name: str, summary: str) -> None:
@@ -292,48 +346,38 @@ def _permit(policy: PermissionPolicy, name: str, summary: str) -> None:
         raise PermissionDenied(f"{name}: permission denied ({summary})")
 
 
-Handler = Callable[[Runtime, dict[str, Any], PermissionPolicy, "int | None"], ToolResult]
+Handler = Callable[[Runtime, dict[str, Any], Call], ToolResult]
 
 
-def _read(
-    runtime: Runtime, args: dict[str, Any], _: PermissionPolicy, __: int | None
-) -> ToolResult:
+def _read(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     name = runtime.markdown.validate(args["file"])
     content, exists = runtime.markdown.read(name)
     return _ok({"file": name, "exists": exists, "content": content})
 
 
-def _write(
-    runtime: Runtime, args: dict[str, Any], policy: PermissionPolicy, _: int | None
-) -> ToolResult:
+def _write(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     name = runtime.markdown.validate(args["file"])
     size = len(args["content"].encode("utf-8", "replace"))
-    _permit(policy, "memory_write", f"{args['mode']} {size} bytes to {name}")
+    _permit(call.policy, "memory_write", f"{args['mode']} {size} bytes to {name}")
     total = runtime.markdown.write(name, args["content"], args["mode"])
     return _ok({"file": name, "mode": args["mode"], "bytes": total}, changed=[name])
 
 
-def _edit(
-    runtime: Runtime, args: dict[str, Any], policy: PermissionPolicy, _: int | None
-) -> ToolResult:
+def _edit(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     name = runtime.markdown.validate(args["file"])
     summary = f'replace "{_clip(args["search"])}" with "{_clip(args["replace"])}" in {name}'
-    _permit(policy, "memory_edit", summary)
+    _permit(call.policy, "memory_edit", summary)
     count = runtime.markdown.edit(name, args["search"], args["replace"])
     return _ok({"file": name, "replacements": count}, changed=[name])
 
 
-def _search(
-    runtime: Runtime, args: dict[str, Any], _: PermissionPolicy, __: int | None
-) -> ToolResult:
+def _search(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     hits, more = runtime.markdown.search(args["pattern"], args.get("limit", 50))
     found = [{"file": h.file, "line": h.line, "text": h.text} for h in hits]
     return _ok({"hits": found, "truncated": more})
 
 
-def _recall(
-    runtime: Runtime, args: dict[str, Any], _: PermissionPolicy, __: int | None
-) -> ToolResult:
+def _recall(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     sessions, facts = runtime.require_facts()
     offset, limit = args.get("offset", 0), args.get("limit")
     by_session = [key for key in ("session_id", "start_seq", "end_seq") if key in args]
@@ -357,27 +401,23 @@ def _recall(
     return _ok(answer)
 
 
-def _list(
-    runtime: Runtime, args: dict[str, Any], _: PermissionPolicy, __: int | None
-) -> ToolResult:
+def _list(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     sessions, facts = runtime.require_facts()
     answer = list_facts(facts, sessions, args.get("offset", 0))
-    learning = latest_learning(sessions, facts)
+    learning = latest_learning(sessions, facts, call.session_id)
     if learning is not None:
         answer["learning"] = learning
     return _ok(answer)
 
 
-def _correct(
-    runtime: Runtime, args: dict[str, Any], policy: PermissionPolicy, generation: int | None
-) -> ToolResult:
+def _correct(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     _, facts = runtime.require_facts()
     ref = SourceRef.from_json(args["source_snapshot"], "source_snapshot")
     fact_id = args["fact_id"]
     summary = (
         f'correct fact {fact_id} (revision {args["expected_revision"]}) to "{_clip(args["text"])}"'
     )
-    _permit(policy, "memory_correct", summary)
+    _permit(call.policy, "memory_correct", summary)
     revision = facts.correct(
         fact_id,
         args["text"],
@@ -385,17 +425,17 @@ def _correct(
         ref=ref,
         check=runtime.check_source,
         has_authored_text=runtime.has_authored_text,
-        expected_generation=generation,
+        expected_generation=call.generation,
     )
     return _ok({"fact_id": fact_id, "revision": revision}, facts=True)
 
 
-def _forget(
-    runtime: Runtime, args: dict[str, Any], policy: PermissionPolicy, _: int | None
-) -> ToolResult:
+def _forget(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     facts = runtime.require_facts()[1]
     fact_id = args["fact_id"]
-    _permit(policy, "memory_forget", f"forget fact {fact_id} and exclude its evidence for good")
+    _permit(
+        call.policy, "memory_forget", f"forget fact {fact_id} and exclude its evidence for good"
+    )
     first = facts.forget(fact_id)
     return _ok({"fact_id": fact_id, "forgotten": True, "already_forgotten": not first}, facts=first)
 

@@ -15,23 +15,18 @@ import secrets
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
-from lsprotocol import types
-
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import Outcome, compact_session
-from lecode_ls.agent.permissions import Decision, PermissionPolicy
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
 from lecode_ls.agent.tools import ToolResult
-from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams, SessionBusy
 from lecode_ls.memory.records import check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import chat_messages as p
 from lecode_ls.server import fact_messages as fp
+from lecode_ls.server.asking import ask_person, settings_policy
 from lecode_ls.server.memory_features import changed, run_command
 from lecode_ls.server.server import LecodeServer
-
-ALLOW, DENY = "Allow", "Deny"
 
 
 @contextlib.asynccontextmanager
@@ -85,14 +80,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         seq += 1
 
     async def ask(tool: str, summary: str) -> bool:
-        answer = await ls.window_show_message_request_async(
-            types.ShowMessageRequestParams(
-                type=types.MessageType.Warning,
-                message=f"lecode: the model wants to run {tool}: {summary}",
-                actions=[types.MessageActionItem(ALLOW), types.MessageActionItem(DENY)],
-            )
-        )
-        return answer is not None and answer.title == ALLOW
+        return await ask_person(ls, "the model", tool, summary)
 
     async def after_tool(tool: str, result: ToolResult) -> None:
         if result.changed_files:
@@ -106,7 +94,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         buffer_tokens=settings.compaction.buffer_tokens,
         mid_turn_threshold=settings.compaction.mid_turn_threshold,
         readonly=settings.agent.readonly,
-        policy=_policy(settings),
+        policy=settings_policy(settings),
         calibration=ls.chat.calibration,
     )
     folder = ls.folder_for(params.workspace_uri)
@@ -160,7 +148,7 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
                 ls.chat.provider(settings.provider),
                 model=model,
                 window=catalog.context_window(model, settings.agent.context_window),
-                policy=_policy(settings),
+                policy=settings_policy(settings),
                 readonly=settings.agent.readonly,
             )
     finally:
@@ -178,11 +166,6 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
     if outcome.reason is not None:
         result = result.model_copy(update={"message": outcome.reason})
     return result
-
-
-def _policy(settings: Settings) -> PermissionPolicy:
-    decisions: dict[str, Decision] = {n: d for n, d in settings.agent.permissions.items()}
-    return PermissionPolicy(decisions)
 
 
 def _usage_model(usage: TurnUsage) -> p.UsageModel:
@@ -231,7 +214,7 @@ async def _run_line(
     """One slash-command line: `/memory ...`, or `/compact` (which needs the session)."""
     word = _command_word(line)
     if word == "/memory":
-        return await run_command(ls, workspace_uri, line.strip())
+        return await run_command(ls, workspace_uri, line.strip(), session_id)
     if word != "/compact" or line.split() != ["/compact"]:
         raise InvalidParams(
             "line: the commands are /memory ... (/memory help lists them) and /compact",

@@ -10,9 +10,11 @@ import asyncio
 from datetime import date
 from pathlib import Path
 
-from lecode_ls.commands import run_memory_command
+from lecode_ls.agent.permissions import ThreadAsk
+from lecode_ls.commands import Invocation, run_memory_command
 from lecode_ls.memory.agents import read_agents
 from lecode_ls.server import messages as p
+from lecode_ls.server.asking import ask_person, settings_policy
 from lecode_ls.server.server import LecodeServer, facts_stamp
 
 
@@ -87,18 +89,37 @@ async def memory_command(ls: LecodeServer, params: p.MemoryCommandArgs) -> str:
     return await run_command(ls, params.workspace_uri, params.text)
 
 
-async def run_command(ls: LecodeServer, workspace_uri: str | None, text: str) -> str:
+async def run_command(
+    ls: LecodeServer, workspace_uri: str | None, text: str, session_id: str | None = None
+) -> str:
     """Run one `/memory` line (with or without the prefix) for the `lecode.memory` command,
-    `lecode/command` and chat alike."""
+    `lecode/command` and chat alike: the changes it makes obey `[agent] readonly` and
+    `permissions`, asking the person where they say ask (T2, T4). `session_id` is the chat
+    session it belongs to, if any."""
     runtime, _ = await ls.runtime(workspace_uri)
+    settings = ls.settings
 
-    def run() -> tuple[str, bool]:
+    async def ask(tool: str, summary: str) -> bool:
+        return await ask_person(ls, "/memory", tool, summary)
+
+    asker = ThreadAsk(ask, asyncio.get_running_loop())
+    run = Invocation(
+        policy=settings_policy(settings).asking(asker),
+        readonly=settings.agent.readonly,
+        session_id=session_id,
+    )
+
+    def work() -> tuple[str, bool]:
         before = facts_stamp(runtime)
         # The local calendar day: "today's log" is the person's today, not UTC's.
-        output = run_memory_command(runtime, text, date.today())
+        output = run_memory_command(runtime, text, date.today(), run)
         return output, facts_stamp(runtime) != before
 
-    output, facts_written = await asyncio.to_thread(run)
+    try:
+        output, facts_written = await asyncio.to_thread(work)
+    except asyncio.CancelledError:  # a question still open is answered "deny"
+        asker.cancel()
+        raise
     if facts_written:  # /memory correct or forget changed the database
         await ls.facts_changed(runtime)
     return output

@@ -413,10 +413,19 @@ METHODS: tuple[Method, ...] = (
         "lecode/command",
         "request",
         "Run a `/memory ...` line, or `/compact` (with `sessionId`), from any client: the same "
-        "commands as in chat.",
+        "commands as in chat. `/memory correct` and `/memory forget` obey `[agent] readonly` and "
+        "`permissions` as the model's tools do, asking through `window/showMessageRequest` where "
+        "they say ask.",
         CommandParams,
         CommandResult,
-        errors=("memory_disabled", "invalid_name", "invalid_pattern", "not_found"),
+        errors=(
+            "memory_disabled",
+            "invalid_name",
+            "invalid_pattern",
+            "not_found",
+            "readonly",
+            "permission_denied",
+        ),
         example_params={"line": "/memory search make"},
         example_result={"output": "notes/build.md:1: Run `make`."},
     ),
@@ -541,10 +550,18 @@ METHODS: tuple[Method, ...] = (
         "command",
         "`workspace/executeCommand` form of the `/memory` slash command, for editors whose UI "
         "only runs commands. Arguments are positional: `[text]` or `[text, workspaceUri]`; "
-        "the result is the output string.",
+        "the result is the output string. `/memory correct` and `/memory forget` obey "
+        "`[agent] readonly` and `permissions` (see `lecode/command`).",
         MemoryCommandArgs,
         CommandOutput,
-        errors=("memory_disabled", "invalid_name", "invalid_pattern", "not_found"),
+        errors=(
+            "memory_disabled",
+            "invalid_name",
+            "invalid_pattern",
+            "not_found",
+            "readonly",
+            "permission_denied",
+        ),
         example_params=["search make"],
         example_result="notes/build.md:1: Run `make`.",
     ),

@@ -214,6 +214,11 @@ class TestNeovimClient:
                 "remember": {**project, "generation": 0},
                 "forget": {**project, "generation": 1},
             },
+            # T4: `/memory forget` asks first, as the model's memory_forget does.
+            "asks": [
+                "lecode: /memory wants to run memory_forget: forget fact 1 and exclude its "
+                "evidence for good"
+            ],
             # shutdown, then exit: the server ends by itself with status 0.
             "exit": {"code": 0, "signal": 0},
             "stopped": True,

@@ -6,7 +6,7 @@ local config_path, out_path, file = arg[1], arg[2], arg[3]
 local cmd = { unpack(arg, 4) }
 local TIMEOUT = 20000 -- ms; the pytest side bounds the whole run as well
 
-local result = { notifications = {} }
+local result = { notifications = {}, asks = {} }
 local exited = false
 -- Every lecode/facts/didChange the server sent, in arrival order (see `changing` below).
 local fact_changes = {}
@@ -24,6 +24,12 @@ vim.lsp.config('lecode', {
   handlers = {
     ['lecode/facts/didChange'] = function(_, params)
       table.insert(fact_changes, params)
+    end,
+    -- A person answering the permission question of `/memory forget`: what Neovim's own
+    -- prompt would return when they pick "Allow".
+    ['window/showMessageRequest'] = function(_, params)
+      table.insert(result.asks, params.message)
+      return params.actions[1]
     end,
   },
   on_exit = function(code, signal)
