@@ -134,22 +134,30 @@ def _json(answer: object) -> str:
 def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 0, 1, "facts [offset]")
     sessions, facts = runtime.require_facts()
-    page = list_facts(facts, sessions, _int(args, 0, "offset") if args else 0)
+    offset = _int(args, 0, "offset") if args else 0
     latest = latest_learning(sessions, facts, run.session_id)
     # The learning line once learning is on, or has ever run.
     learning = [describe(latest)] if latest or runtime.settings.memory.auto_learn else []
-    if not page["facts"]:
-        return "\n".join(["No facts." if page["offset"] == 0 else "No more facts.", *learning])
-    lines = []
-    for fact in page["facts"]:
-        line = f"#{fact['fact_id']} r{fact['revision']} {fact['status']}"
-        if "source" in fact:
-            seqs = fact["source"]["seqs"]
-            line += f" [{fact['source']['session_id']} {seqs[0]}-{seqs[-1]}] {fact['text']}"
-        lines.append(line)
-    if page["next_offset"] is not None:
-        lines.append(f"[more: /memory facts {page['next_offset']}]")
-    return "\n".join(lines + learning)
+
+    def render(page: dict[str, Any]) -> str:
+        if not page["facts"]:
+            return "\n".join(["No facts." if page["offset"] == 0 else "No more facts.", *learning])
+        lines = []
+        for fact in page["facts"]:
+            line = f"#{fact['fact_id']} r{fact['revision']} {fact['status']}"
+            if "source" in fact:
+                seqs = fact["source"]["seqs"]
+                line += f" [{fact['source']['session_id']} {seqs[0]}-{seqs[-1]}] {fact['text']}"
+            lines.append(line)
+        if page["next_offset"] is not None:
+            lines.append(f"[more: /memory facts {page['next_offset']}]")
+        return "\n".join(lines + learning)
+
+    # The 16,384-byte cap (R8) holds for the text shown, the learning lines included.
+    page = list_facts(
+        facts, sessions, offset, measure=lambda page: len(render(page).encode("utf-8"))
+    )
+    return render(page)
 
 
 def _recall(runtime: Runtime, args: list[str], run: Invocation) -> str:

@@ -403,11 +403,8 @@ def _recall(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
 
 def _list(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     sessions, facts = runtime.require_facts()
-    answer = list_facts(facts, sessions, args.get("offset", 0))
     learning = latest_learning(sessions, facts, call.session_id)
-    if learning is not None:
-        answer["learning"] = learning
-    return _ok(answer)
+    return _ok(list_facts(facts, sessions, args.get("offset", 0), learning=learning))
 
 
 def _correct(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:

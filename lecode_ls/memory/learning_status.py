@@ -8,6 +8,7 @@ only. A learning event holds fixed reason codes and counts, never rejected text.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any, Literal, get_args
 
@@ -45,6 +46,11 @@ REASON_CODES = (
 RECENT_SESSIONS = 20
 """Without a session, the latest learning status is looked for in this many newest sessions."""
 
+MAX_STATUS_BYTES = 8192
+"""What a learning status may take of a 16,384-byte fact listing (R8), in JSON: proposals that
+do not fit are left out and counted in `omitted_proposals`, so a listing always has room for
+its facts (a fact entry takes at most about 5,000 bytes)."""
+
 
 def latest_learning(
     sessions: SessionStore, facts: FactStore, session_id: str | None = None
@@ -52,7 +58,7 @@ def latest_learning(
     """The latest `learning` event of `session_id` (the session a request or tool call belongs
     to), or without one, of the newest sessions that have one; with only the proposals that
     still validate: same generation as when they were made, the source valid now, the conflicting
-    facts at the same revision. Blocking."""
+    facts at the same revision; within MAX_STATUS_BYTES. Blocking."""
     if session_id is not None:
         candidates = [session_id]
     else:
@@ -79,8 +85,19 @@ def latest_learning(
             except (KeyError, TypeError, ValueError, AttributeError, LecodeError):
                 log.warning("session %s: learning event %s is malformed; skipped", sid, seq)
                 continue
-            return status
+            return _bounded(status)
     return None
+
+
+def _bounded(status: dict[str, Any]) -> dict[str, Any]:
+    """`status` within MAX_STATUS_BYTES (as JSON, measured as recall measures its answers):
+    proposals are left out from the end until it fits."""
+    while status["proposals"]:
+        if len(json.dumps(status, ensure_ascii=False).encode("utf-8")) <= MAX_STATUS_BYTES:
+            break
+        status["proposals"].pop()
+        status["omitted_proposals"] = status.get("omitted_proposals", 0) + 1
+    return status
 
 
 def _status(
@@ -191,5 +208,9 @@ def describe(learning: dict[str, Any] | None) -> str:
             f"  proposal {index} ({proposal['kind']}, {proposal['source']['session_id']} "
             f"{seqs[0]}-{seqs[-1]}{', conflicts ' + conflicts if conflicts else ''}): "
             f"{proposal['text']}"
+        )
+    if learning.get("omitted_proposals"):
+        lines.append(
+            f"  [{learning['omitted_proposals']} more proposal(s): accept or dismiss these first]"
         )
     return "\n".join(lines)

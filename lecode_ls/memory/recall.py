@@ -9,6 +9,7 @@ of the cited records (each with its `seq`); concatenate the pages, then parse.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from lecode_ls.errors import FactNotFound, InvalidParams, SessionNotFound, SourceInvalid
@@ -155,10 +156,22 @@ def recall_session(
     return _paged(answer, _render(verdict.records, ref.seqs, ref.first), offset, limit)
 
 
-def list_facts(facts: FactStore, sessions: SessionStore, offset: int = 0) -> dict[str, Any]:
-    """memory_list (R8): ID, revision, source and status of 20 facts, within 16,384 bytes."""
+def list_facts(
+    facts: FactStore,
+    sessions: SessionStore,
+    offset: int = 0,
+    *,
+    learning: dict[str, Any] | None = None,
+    measure: Callable[[dict[str, Any]], int] = _size,
+) -> dict[str, Any]:
+    """memory_list (R8): ID, revision, source and status of 20 facts, and the latest learning
+    status when given, all within 16,384 bytes: the status counts against the cap. `measure` is
+    the size of the answer as it will be shown (its JSON by default; `/memory facts` prints
+    text). A page holds at least one fact while any is left, so following `next_offset` ends."""
     items, next_offset = facts.list(offset, LIST_PAGE)
     answer: dict[str, Any] = {"facts": [], "offset": offset, "next_offset": next_offset}
+    if learning is not None:
+        answer["learning"] = learning
     for fact in items:
         status, _, ref = _fact_status(fact, sessions, facts)
         entry: dict[str, Any] = {"fact_id": fact.id, "revision": fact.revision, "status": status}
@@ -167,7 +180,7 @@ def list_facts(facts: FactStore, sessions: SessionStore, offset: int = 0) -> dic
             entry["text"] = fact.text[:FACT_TEXT_CHARS]
             entry["fact_text_truncated"] = len(fact.text) > FACT_TEXT_CHARS
         answer["facts"].append(entry)
-        if _size(answer) > MAX_OUTPUT_BYTES:  # stop before the entry that overflows
+        if measure(answer) > MAX_OUTPUT_BYTES:  # stop before the entry that overflows
             answer["facts"].pop()
             answer["next_offset"] = offset + len(answer["facts"])
             break

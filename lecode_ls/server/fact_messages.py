@@ -189,17 +189,22 @@ class LearningModel(Message):
     """The facts it remembered."""
     proposals: list[ProposalModel]
     """Candidates left for review that still validate (same epoch, source valid now)."""
+    omitted_proposals: int = 0
+    """Valid proposals left out to keep this status within 8,192 bytes: accept or dismiss the
+    ones shown to see them."""
 
 
 class FactsListResult(Message):
     facts: list[FactEntry]
-    """At most 20 facts, in ID order, within 16,384 bytes."""
+    """At most 20 facts, in ID order; the page with its `learning` status is within 16,384
+    bytes."""
     offset: int
     """Offset of this page."""
     next_offset: int | None
     """Offset of the next page; null when this is the last."""
     learning: LearningModel | None = None
-    """The latest automatic learning attempt, when there is one."""
+    """The latest automatic learning attempt, when there is one: of `sessionId` when given,
+    else of the newest sessions."""
 
 
 class FactsRememberParams(WorkspaceParams):

@@ -126,11 +126,8 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
     session_id = None if params.session_id is None else check_session_id(params.session_id)
 
     def read() -> dict[str, Any]:
-        answer = list_facts(runtime.facts, runtime.sessions, params.offset)
         learning = latest_learning(runtime.sessions, runtime.facts, session_id)
-        if learning is not None:
-            answer["learning"] = learning
-        return answer
+        return list_facts(runtime.facts, runtime.sessions, params.offset, learning=learning)
 
     return p.FactsListResult.model_validate(await asyncio.to_thread(read))
 

@@ -465,13 +465,13 @@ export interface FactsListParams {
 }
 
 export interface FactsListResult {
-  /** At most 20 facts, in ID order, within 16,384 bytes. */
+  /** At most 20 facts, in ID order; the page with its `learning` status is within 16,384 bytes. */
   facts: FactEntry[];
   /** Offset of this page. */
   offset: number;
   /** Offset of the next page; null when this is the last. */
   nextOffset: number | null;
-  /** The latest automatic learning attempt, when there is one. */
+  /** The latest automatic learning attempt, when there is one: of `sessionId` when given, else of the newest sessions. */
   learning?: LearningModel | null;
 }
 
@@ -511,6 +511,8 @@ export interface LearningModel {
   learned: LearnedFactModel[];
   /** Candidates left for review that still validate (same epoch, source valid now). */
   proposals: ProposalModel[];
+  /** Valid proposals left out to keep this status within 8,192 bytes: accept or dismiss the ones shown to see them. */
+  omittedProposals?: number;
 }
 
 export interface ProposalModel {

@@ -79,6 +79,10 @@ export function learningTreeItem(node: FactNodeOf<"learning">): vscode.TreeItem 
   if (proposals > 0) {
     lines.push(`${proposals === 1 ? "1 proposal waits" : `${proposals} proposals wait`} for review: accept or dismiss each.`);
   }
+  const omitted = learning.omittedProposals ?? 0;
+  if (omitted > 0) {
+    lines.push(`${omitted} more ${omitted === 1 ? "proposal is" : "proposals are"} not listed (the listing is capped): accept or dismiss these to see ${omitted === 1 ? "it" : "them"}.`);
+  }
   item.tooltip = lines.join("\n");
   item.iconPath = learningIcon(learning.status);
   item.contextValue = "lecode.learning";
