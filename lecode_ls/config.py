@@ -28,7 +28,9 @@ class MemorySettings(_Section):
     """`[memory]`: the project memory."""
 
     enabled: bool = True
-    """false turns every memory feature off: requests answer `memory_disabled`, no store is created."""
+    """false turns the project memory off: notes, facts and recall answer `memory_disabled`, and
+    no fact database is created; chat keeps working with no memory tools and nothing injected
+    (its transcripts stay in the store's sessions/ folder)."""
 
     max_bytes: int = Field(32768, ge=0, le=1_048_576)
     """Cap on the whole memory section injected into every chat request (headings, Markdown,

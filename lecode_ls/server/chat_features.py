@@ -43,7 +43,6 @@ async def _attached(runtime: Runtime, session_id: str) -> AsyncIterator[None]:
 
 async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendResult:
     runtime, folder_uri = await ls.runtime(params.workspace_uri)
-    runtime.require_memory()
     session_id = check_session_id(params.session_id)
     if _command_word(params.text) in ("/memory", "/compact"):
         return await _command_turn(ls, runtime, params)
@@ -126,7 +125,6 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
 async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.SessionCompactResult:
     """`/compact`: compact the session's working memory now (refused while a turn runs)."""
     runtime, _ = await ls.runtime(params.workspace_uri)
-    runtime.require_memory()
     session_id = check_session_id(params.session_id)
     running = (str(runtime.project.root), session_id)
     if running in ls.chat.running:
@@ -241,7 +239,6 @@ _EVENT_KINDS = {"memory", "error", "cancelled", "compact", "paused"}
 
 async def chat_history(ls: LecodeServer, params: p.ChatHistoryParams) -> p.ChatHistoryResult:
     runtime, _ = await ls.runtime(params.workspace_uri)
-    runtime.require_memory()
     session_id = check_session_id(params.session_id)
 
     def read() -> tuple[list[dict[str, Any]], bool]:

@@ -29,13 +29,21 @@ def _ref(model: p.SourceRefModel) -> SourceRef:
 
 
 async def _facts_runtime(ls: LecodeServer, params: WorkspaceParams) -> Runtime:
+    """The runtime of a memory request: facts, recall and evidence (memory_disabled when off)."""
     runtime, _ = await ls.runtime(params.workspace_uri)
     runtime.require_facts()
     return runtime
 
 
+async def _session_runtime(ls: LecodeServer, params: WorkspaceParams) -> Runtime:
+    """The runtime of a chat-session request: transcripts are chat's own record, so these work
+    with memory disabled too (K1)."""
+    runtime, _ = await ls.runtime(params.workspace_uri)
+    return runtime
+
+
 async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.SessionListResult:
-    runtime = await _facts_runtime(ls, params)
+    runtime = await _session_runtime(ls, params)
     infos = await asyncio.to_thread(runtime.sessions.list)
     return p.SessionListResult(
         sessions=[
@@ -80,7 +88,7 @@ def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
 
 
 async def session_import(ls: LecodeServer, params: p.SessionImportParams) -> p.SessionImportResult:
-    runtime = await _facts_runtime(ls, params)
+    runtime = await _session_runtime(ls, params)
     if (params.records is None) == (params.path is None):
         raise InvalidParams("records: give exactly one of records and path", field="records")
     records = params.records
@@ -174,27 +182,27 @@ async def facts_forget(ls: LecodeServer, params: p.FactsForgetParams) -> p.Facts
 
 
 async def session_new(ls: LecodeServer, params: p.SessionNewParams) -> p.SessionIdResult:
-    runtime = await _facts_runtime(ls, params)
+    runtime = await _session_runtime(ls, params)
     session_id = await asyncio.to_thread(runtime.sessions.create, params.title)
     return p.SessionIdResult(session_id=session_id)
 
 
 async def session_undo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:
-    runtime = await _facts_runtime(ls, params)
+    runtime = await _session_runtime(ls, params)
     seqs = await asyncio.to_thread(runtime.sessions.undo, params.session_id)
     await ls.facts_changed(runtime)  # facts citing the hidden records turn hidden
     return p.SessionSeqsResult(seqs=seqs)
 
 
 async def session_redo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:
-    runtime = await _facts_runtime(ls, params)
+    runtime = await _session_runtime(ls, params)
     seqs = await asyncio.to_thread(runtime.sessions.redo, params.session_id)
     await ls.facts_changed(runtime)
     return p.SessionSeqsResult(seqs=seqs)
 
 
 async def session_clear(ls: LecodeServer, params: p.SessionParams) -> p.SessionClearResult:
-    runtime = await _facts_runtime(ls, params)
+    runtime = await _session_runtime(ls, params)
     seq = await asyncio.to_thread(runtime.sessions.clear, params.session_id)
     return p.SessionClearResult(seq=seq)
 

@@ -205,7 +205,7 @@ METHODS: tuple[Method, ...] = (
         "The project's chat sessions (transcripts).",
         SessionListParams,
         SessionListResult,
-        errors=("memory_disabled", "symlink_refused"),
+        errors=("symlink_refused",),
         example_params={},
         example_result={
             "sessions": [
@@ -226,7 +226,7 @@ METHODS: tuple[Method, ...] = (
         "transcript, given inline (`records`) or as a JSONL file inside the workspace (`path`).",
         SessionImportParams,
         SessionImportResult,
-        errors=("memory_disabled", "invalid_params", "outside_workspace", "not_found"),
+        errors=("invalid_params", "outside_workspace", "not_found"),
         example_params={
             "records": [
                 {"role": "user", "content": "We use tabs for indentation in this repo."},
@@ -278,7 +278,7 @@ METHODS: tuple[Method, ...] = (
         "Start an empty session (a transcript with only its header).",
         SessionNewParams,
         SessionIdResult,
-        errors=("memory_disabled",),
+        errors=("store_error",),
         example_params={"title": "build fixes"},
         example_result={"sessionId": _SID},
     ),
@@ -289,7 +289,7 @@ METHODS: tuple[Method, ...] = (
         "facts citing it turn hidden until a redo. Sends `lecode/facts/didChange`.",
         SessionParams,
         SessionSeqsResult,
-        errors=("memory_disabled", "invalid_session_id", "session_not_found", "nothing_to_undo"),
+        errors=("invalid_session_id", "session_not_found", "nothing_to_undo"),
         example_params={"sessionId": _SID},
         example_result={"seqs": [5, 6]},
     ),
@@ -299,7 +299,7 @@ METHODS: tuple[Method, ...] = (
         "Restore what the most recent undo hid. Sends `lecode/facts/didChange`.",
         SessionParams,
         SessionSeqsResult,
-        errors=("memory_disabled", "invalid_session_id", "session_not_found", "nothing_to_redo"),
+        errors=("invalid_session_id", "session_not_found", "nothing_to_redo"),
         example_params={"sessionId": _SID},
         example_result={"seqs": [5, 6]},
     ),
@@ -310,7 +310,7 @@ METHODS: tuple[Method, ...] = (
         "keep their evidence.",
         SessionParams,
         SessionClearResult,
-        errors=("memory_disabled", "invalid_session_id", "session_not_found"),
+        errors=("invalid_session_id", "session_not_found"),
         example_params={"sessionId": _SID},
         example_result={"seq": 7},
     ),
@@ -322,11 +322,12 @@ METHODS: tuple[Method, ...] = (
         "`lecode/chat/delta` notifications. Every message, tool call, tool result, usage and "
         "event is appended to the session's transcript. `$/cancelRequest` stops the turn: the "
         "result then has `stopReason` `cancelled` and the transcript records the cancellation. "
-        "A text starting with `/memory` runs that command instead (no model call).",
+        "A text starting with `/memory` runs that command instead (no model call). With "
+        "`[memory] enabled = false` chat works without memory: no memory tools are offered, "
+        "nothing is injected, and `/memory` answers `memory_disabled`.",
         ChatSendParams,
         ChatSendResult,
         errors=(
-            "memory_disabled",
             "invalid_session_id",
             "session_not_found",
             "session_busy",
@@ -377,7 +378,7 @@ METHODS: tuple[Method, ...] = (
         "event with its lineage. Reports `$/progress`. Refused while a turn runs.",
         SessionParams,
         SessionCompactResult,
-        errors=("memory_disabled", "invalid_session_id", "session_not_found", "session_busy"),
+        errors=("invalid_session_id", "session_not_found", "session_busy"),
         example_params={"sessionId": _SID},
         example_result={
             "status": "compacted",
@@ -398,7 +399,7 @@ METHODS: tuple[Method, ...] = (
         "for a chat view opening an existing session.",
         ChatHistoryParams,
         ChatHistoryResult,
-        errors=("memory_disabled", "invalid_session_id", "session_not_found"),
+        errors=("invalid_session_id", "session_not_found"),
         example_params={"sessionId": _SID, "limit": 50},
         example_result={
             "items": [
