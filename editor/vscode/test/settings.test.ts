@@ -94,11 +94,22 @@ describe("settingsForServer", () => {
         "agent.permissions": { memory_forget: "deny" },
       }),
     );
-    expect(sent).toEqual({ memory: { max_bytes: 4096 }, provider: { model: "llama3.1:8b" }, agent: { permissions: { memory_forget: "deny" } } });
+    expect(sent).toEqual({
+      memory: { max_bytes: 4096 },
+      provider: { model: "llama3.1:8b" },
+      agent: { permissions: { memory_forget: "deny" } },
+      compaction: {},
+    });
   });
 
   it("sends empty sections when nothing is set", () => {
-    expect(settingsForServer(configuration({}))).toEqual({ memory: {}, provider: {}, agent: {} });
+    expect(settingsForServer(configuration({}))).toEqual({ memory: {}, provider: {}, agent: {}, compaction: {} });
+  });
+
+  it("sends every section of config.toml, compaction included", () => {
+    // covers K2: the editor's compaction settings reach the server like the others.
+    const sent = settingsForServer(configuration({ "compaction.buffer_tokens": 8192, "compaction.mid_turn_threshold": 0.5 }));
+    expect(sent.compaction).toEqual({ buffer_tokens: 8192, mid_turn_threshold: 0.5 });
   });
 
   it("sends values set in the workspace or a folder too", () => {
@@ -111,7 +122,7 @@ describe("settingsForServer", () => {
             ? { workspaceFolderValue: true as T }
             : {},
     };
-    expect(settingsForServer(config)).toEqual({ memory: { enabled: false, auto_learn: true }, provider: {}, agent: {} });
+    expect(settingsForServer(config)).toEqual({ memory: { enabled: false, auto_learn: true }, provider: {}, agent: {}, compaction: {} });
   });
 });
 

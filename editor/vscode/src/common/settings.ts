@@ -1,12 +1,17 @@
 /**
- * The extension's settings, typed to mirror `contributes.configuration` in package.json (a test
- * compares the two).
+ * The extension's settings: `lecode.server` (the extension's own), then every section of the
+ * server's config.toml, which serverSettings.ts and package.json's configuration contribution
+ * are generated from (`uv run python -m lecode_ls.server.docs`; tests keep the three equal).
  *
- * Everything under `lecode.memory`, `lecode.provider` and `lecode.agent` goes to the server with
- * the same snake_case keys as its config.toml (`lecode.memory.max_bytes` is `[memory]
- * max_bytes`). `lecode.server` is the extension's own and never leaves it: the server refuses
- * unknown keys. The API key is no setting at all: it lives in SecretStorage (see apiKey.ts).
+ * Everything under the server's sections (`lecode.memory`, `lecode.provider`, `lecode.agent`,
+ * `lecode.compaction`) goes to the server with the same snake_case keys as its config.toml
+ * (`lecode.memory.max_bytes` is `[memory] max_bytes`). `lecode.server` is the extension's own and
+ * never leaves it: the server refuses unknown keys. The API key is no setting at all: it lives in
+ * SecretStorage (see apiKey.ts).
  */
+import { SERVER_DEFAULTS, SERVER_SECTIONS, type ServerSections } from "./serverSettings";
+
+export { BOUNDS, SERVER_SECTIONS } from "./serverSettings";
 
 export const SECTION = "lecode";
 
@@ -15,54 +20,14 @@ export interface ServerSettings {
   command: string[];
 }
 
-export interface MemorySettings {
-  enabled: boolean;
-  max_bytes: number;
-  auto_learn: boolean;
-  facts_max_bytes: number;
-}
-
-export interface ProviderSettings {
-  base_url: string;
-  model: string;
-  /** The name of the environment variable the server reads the API key from (never the key). */
-  api_key_env: string;
-  thinking: "low" | "medium" | "high" | null;
-}
-
-/** What the agent may do with a tool: run it, refuse it, or ask the person first. */
-export type Permission = "allow" | "deny" | "ask";
-
-export interface AgentSettings {
-  context_window: number | null;
-  readonly: boolean;
-  /** Tool name -> permission; a whole object, not a section. */
-  permissions: Record<string, Permission>;
-}
-
-export interface LecodeSettings {
+export interface LecodeSettings extends ServerSections {
   server: ServerSettings;
-  memory: MemorySettings;
-  provider: ProviderSettings;
-  agent: AgentSettings;
 }
 
 export const DEFAULTS: LecodeSettings = {
   server: { command: ["lecode-ls"] },
-  memory: { enabled: true, max_bytes: 32768, auto_learn: false, facts_max_bytes: 8192 },
-  provider: { base_url: "https://api.openai.com/v1", model: "gpt-4o-mini", api_key_env: "OPENAI_API_KEY", thinking: null },
-  agent: { context_window: null, readonly: false, permissions: {} },
+  ...SERVER_DEFAULTS,
 };
-
-/** Inclusive bounds of the integer settings, as the server's model declares them. */
-export const BOUNDS: Record<string, { minimum: number; maximum: number }> = {
-  "memory.max_bytes": { minimum: 0, maximum: 1_048_576 },
-  "memory.facts_max_bytes": { minimum: 0, maximum: 65_536 },
-  "agent.context_window": { minimum: 1024, maximum: 10_000_000 },
-};
-
-/** The sections sent to the server: every section of DEFAULTS except `server`. */
-export const SERVER_SECTIONS = ["memory", "provider", "agent"] as const;
 
 /**
  * Whether a settings change needs a new server process: its command changed, or the name of the

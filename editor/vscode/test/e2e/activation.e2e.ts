@@ -80,6 +80,15 @@ describe("the extension in a host", () => {
     expect((await rootsWhen(filesShown)).map((n) => n.kind)).toEqual(["file", "file", "group", "group"]);
   });
 
+  it("forwards every section of the settings model to the server, compaction included", async () => {
+    // covers K2: an out-of-range value (VS Code's schema would refuse it; the server checks too)
+    // comes back as the server's warning naming the key, so the key reached the server.
+    const warned = host.messageWhen((message) => message.includes("compaction.buffer_tokens"));
+    host.changeSettings({ "lecode.compaction.buffer_tokens": 10 });
+    expect(await warned).toMatch(/^warning: lecode-ls settings: compaction\.buffer_tokens: .*256/);
+    host.changeSettings({ "lecode.compaction.buffer_tokens": 4096 });
+  });
+
   it("opens a missing MEMORY.md as an empty document from the palette", async () => {
     await run("lecode.openMemory");
     expect(host.opened.at(-1)).toEqual({

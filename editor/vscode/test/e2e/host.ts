@@ -108,6 +108,8 @@ export class FakeHost {
   /** URLs the extension opened outside (env.openExternal). */
   readonly external: string[] = [];
   readonly messages: string[] = [];
+  /** Fired with every message shown (see `messages`). */
+  readonly messageShown = new stub.EventEmitter<string>();
   readonly log: string[] = [];
   readonly opened: Opened[] = [];
   /** What the user types into the next input boxes, in order. A quick pick takes its first item. */
@@ -119,6 +121,25 @@ export class FakeHost {
   private readonly configurationChanged = new stub.EventEmitter<{ affectsConfiguration(section: string): boolean }>();
 
   constructor(readonly folders: { uri: URI; name: string; index: number }[]) {}
+
+  private show(message: string): void {
+    this.messages.push(message);
+    this.messageShown.fire(message);
+  }
+
+  /** The first message shown (already, or from now on) that satisfies `match`. */
+  messageWhen(match: (message: string) => boolean): Promise<string> {
+    const seen = this.messages.find(match);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const subscription = this.messageShown.event((message) => {
+        if (match(message)) {
+          subscription.dispose();
+          resolve(message);
+        }
+      });
+    });
+  }
 
   /** Change settings as the user would, and tell every listener. */
   changeSettings(patch: Record<string, unknown>): void {
@@ -213,13 +234,13 @@ export class FakeHost {
           host.webviewViews.set(id, provider);
           return noop();
         },
-        showErrorMessage: async (message: string) => void host.messages.push(`error: ${message}`),
+        showErrorMessage: async (message: string) => host.show(`error: ${message}`),
         showWarningMessage: async (message: string, ...rest: unknown[]) => {
-          host.messages.push(`warning: ${message}`);
+          host.show(`warning: ${message}`);
           return rest.some((item) => typeof item === "string") ? host.answers.shift() : undefined;
         },
         showOpenDialog: async () => host.picked.shift(),
-        showInformationMessage: async (message: string) => void host.messages.push(`info: ${message}`),
+        showInformationMessage: async (message: string) => host.show(`info: ${message}`),
         showTextDocument: async (
           document: { uri: URI; getText(): string },
           options?: { selection?: { start: { line: number }; end: { line: number } } },

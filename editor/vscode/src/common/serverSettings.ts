@@ -1,0 +1,104 @@
+// Generated from lecode_ls/config.py by `uv run python -m lecode_ls.server.docs`.
+// Do not edit: a test fails when this file and the server's settings model disagree.
+
+/** `[memory]`: the project memory. */
+export interface MemorySettings {
+  /** false turns the project memory off: notes, facts and recall answer `memory_disabled`, and no fact database is created; chat keeps working with no memory tools and nothing injected (its transcripts stay in the store's sessions/ folder). */
+  enabled: boolean;
+  /** Cap on the whole memory section injected into every chat request (headings, Markdown, scratchpad, facts, provenance); `/memory show` is capped by it too. */
+  max_bytes: number;
+  /** Opt in to automatic fact learning: after each successful compaction, one extraction call proposes facts, and only exactly evidenced ones are remembered. Also needs `[agent] permissions` memory_write = "allow" and readonly off. */
+  auto_learn: boolean;
+  /** Share of max_bytes given first to whole, validated facts in the injected memory. */
+  facts_max_bytes: number;
+}
+
+/** `[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to. */
+export interface ProviderSettings {
+  /** Base URL of the API, up to and including `/v1` (`/chat/completions` is appended): OpenAI, OpenRouter (`https://openrouter.ai/api/v1`), Ollama (`http://localhost:11434/v1`), LM Studio, vLLM or llama.cpp's server. */
+  base_url: string;
+  /** Model ID as the provider names it (`gpt-4.1`, `anthropic/claude-sonnet-4`, `llama3.1:8b`). */
+  model: string;
+  /** Name of the environment variable that holds the API key (never the key itself); empty for a local server that needs no key. */
+  api_key_env: string;
+  /** Reasoning effort sent to models that have one (`reasoning_effort`); unset sends nothing. */
+  thinking: "low" | "medium" | "high" | null;
+}
+
+/** `[agent]`: the chat agent. */
+export interface AgentSettings {
+  /** Context window in tokens of a model the built-in catalog does not know; unset means such a model's window is unknown. */
+  context_window: number | null;
+  /** true offers the model only the read-class memory tools (memory_read, memory_search, memory_list, memory_recall) and refuses `/memory correct` and `/memory forget`: chat cannot change memory (the Facts view's Forget, the person's own act, still can). */
+  readonly: boolean;
+  /** Per write-class memory tool (memory_write, memory_edit, memory_correct, memory_forget): allow, deny, or ask (the default: the editor asks the person each time); `/memory correct` and `/memory forget` obey it too. */
+  permissions: Partial<Record<"memory_write" | "memory_edit" | "memory_correct" | "memory_forget", "allow" | "deny" | "ask">>;
+}
+
+/** `[compaction]`: the working summary of long chats. */
+export interface CompactionSettings {
+  /** Tokens of the model's window kept free for the answer when a request is checked. */
+  buffer_tokens: number;
+  /** Compact before a request that fills more than this share of the window's prompt budget (1.0: only when it would not fit). */
+  mid_turn_threshold: number;
+}
+
+/** Every section the server reads, as the editor sends it. */
+export interface ServerSections {
+  memory: MemorySettings;
+  provider: ProviderSettings;
+  agent: AgentSettings;
+  compaction: CompactionSettings;
+}
+
+/** The sections forwarded to the server: every section of config.toml. */
+export const SERVER_SECTIONS = ["memory", "provider", "agent", "compaction"] as const;
+
+/** The server's defaults, key by key. */
+export const SERVER_DEFAULTS: ServerSections = {
+  "memory": {
+    "enabled": true,
+    "max_bytes": 32768,
+    "auto_learn": false,
+    "facts_max_bytes": 8192
+  },
+  "provider": {
+    "base_url": "https://api.openai.com/v1",
+    "model": "gpt-4o-mini",
+    "api_key_env": "OPENAI_API_KEY",
+    "thinking": null
+  },
+  "agent": {
+    "context_window": null,
+    "readonly": false,
+    "permissions": {}
+  },
+  "compaction": {
+    "buffer_tokens": 4096,
+    "mid_turn_threshold": 0.8
+  }
+};
+
+/** Inclusive bounds of the numeric settings, as the server's model declares them. */
+export const BOUNDS: Record<string, { minimum: number; maximum: number }> = {
+  "memory.max_bytes": {
+    "minimum": 0,
+    "maximum": 1048576
+  },
+  "memory.facts_max_bytes": {
+    "minimum": 0,
+    "maximum": 65536
+  },
+  "agent.context_window": {
+    "minimum": 1024,
+    "maximum": 10000000
+  },
+  "compaction.buffer_tokens": {
+    "minimum": 256,
+    "maximum": 200000
+  },
+  "compaction.mid_turn_threshold": {
+    "minimum": 0.1,
+    "maximum": 1.0
+  }
+};

@@ -1,0 +1,75 @@
+"""The settings are described in three places, all generated from the one settings model
+(config.py): README.md's table, the VS Code extension's configuration contribution, and the
+sections the extension forwards (serverSettings.ts). They must stay equal.
+
+# covers K2 (issue 11, item 4)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from lecode_ls.config import Settings
+from lecode_ls.server.settings_docs import (
+    PACKAGE_JSON,
+    README,
+    SETTINGS_TS,
+    render_package_json,
+    render_readme,
+    render_settings_typescript,
+    vscode_properties,
+)
+
+STALE = "stale: run `uv run python -m lecode_ls.server.docs`"
+
+
+def model_keys() -> list[str]:
+    return [
+        f"lecode.{section}.{key}"
+        for section, field in Settings.model_fields.items()
+        for key in field.annotation.model_fields  # type: ignore[union-attr]
+    ]
+
+
+class TestGeneratedFiles:
+    def test_package_json_contributes_what_the_model_renders(self) -> None:
+        current = PACKAGE_JSON.read_text(encoding="utf-8")
+        assert current == render_package_json(current), f"package.json is {STALE}"
+
+    def test_server_settings_ts_is_what_the_model_renders(self) -> None:
+        assert SETTINGS_TS.read_text(encoding="utf-8") == render_settings_typescript(), (
+            f"serverSettings.ts is {STALE}"
+        )
+
+    def test_the_readme_table_is_what_the_model_renders(self) -> None:
+        readme = README.read_text(encoding="utf-8")
+        assert readme == render_readme(readme), f"README.md's settings table is {STALE}"
+
+
+class TestTheThreeAgree:
+    def test_every_key_of_the_model_is_an_editor_setting(self) -> None:
+        properties = json.loads(PACKAGE_JSON.read_text(encoding="utf-8"))["contributes"][
+            "configuration"
+        ]["properties"]
+        server_keys = [k for k in properties if not k.startswith("lecode.server.")]
+        assert server_keys == model_keys() == list(vscode_properties())
+
+    def test_every_key_of_the_model_is_in_the_readme_table(self) -> None:
+        table = README.read_text(encoding="utf-8")
+        assert re.findall(r"\| `(lecode\.[a-z_]+\.[a-z_]+)` \|", table) == model_keys()
+
+    def test_every_section_is_forwarded_to_the_server(self) -> None:
+        text = SETTINGS_TS.read_text(encoding="utf-8")
+        match = re.search(r"export const SERVER_SECTIONS = \[(.*)\] as const;", text)
+        assert match is not None
+        assert json.loads(f"[{match[1]}]") == list(Settings.model_fields)
+
+    def test_defaults_and_bounds_are_the_models(self) -> None:
+        properties = vscode_properties()
+        defaults = Settings().model_dump()
+        for key in model_keys():
+            _, section, name = key.split(".")
+            assert properties[key]["default"] == defaults[section][name], key
+        assert properties["lecode.compaction.buffer_tokens"]["minimum"] == 256
+        assert properties["lecode.compaction.mid_turn_threshold"]["type"] == "number"
