@@ -106,7 +106,7 @@ describe("clientOptions", () => {
   it("asks for no documents and sends the settings the user set at initialize", () => {
     const options = clientOptions(output, logger, hooks());
     expect(options.documentSelector).toEqual([]);
-    expect(options.initializationOptions).toEqual({ memory: { max_bytes: 4096 }, provider: {}, agent: {} });
+    expect(options.initializationOptions).toEqual({ memory: { max_bytes: 4096 }, provider: {}, agent: {}, compaction: {} });
     expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory", "lecode.provider", "lecode.agent"] });
   });
 
@@ -115,7 +115,7 @@ describe("clientOptions", () => {
     let announcedAfter: unknown[] | undefined;
     const options = clientOptions(output, logger, hooks(client, undefined, () => (announcedAfter = [...client.notifications])));
     await options.middleware?.workspace?.didChangeConfiguration?.(["lecode.memory"], async () => {});
-    const sent = [["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 }, provider: {}, agent: {} } } }]];
+    const sent = [["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 }, provider: {}, agent: {}, compaction: {} } } }]];
     expect(client.notifications).toEqual(sent);
     expect(announcedAfter).toEqual(sent);
   });
