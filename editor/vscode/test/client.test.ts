@@ -107,7 +107,7 @@ describe("clientOptions", () => {
     const options = clientOptions(output, logger, hooks());
     expect(options.documentSelector).toEqual([]);
     expect(options.initializationOptions).toEqual({ memory: { max_bytes: 4096 }, provider: {}, agent: {}, compaction: {} });
-    expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory", "lecode.provider", "lecode.agent"] });
+    expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory", "lecode.provider", "lecode.agent", "lecode.compaction"] });
   });
 
   it("sends settings changes as {lecode: {memory}}, never the extension's server section, then announces them", async () => {
