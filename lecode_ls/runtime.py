@@ -84,10 +84,12 @@ class Runtime:
         )
 
     def close(self) -> None:
-        """Stop in-flight work and close every store (K3). Idempotent."""
+        """Close every store (K3): later calls on them raise StoreError. Idempotent. The server
+        stops this project's turns and compactions first (LecodeServer.shutdown)."""
         self.closed = True
         self.facts.close()
         self.sessions.close()
+        self.markdown.close()
 
 
 def _has_text(content: object) -> bool:
@@ -143,8 +145,9 @@ class Runtimes:
             for runtime in self._by_root.values():
                 runtime.settings = settings
 
-    def retain(self, workspace_folders: Iterable[Path]) -> list[Project]:
-        """Close the runtimes no open workspace folder uses any more; returns their projects."""
+    def release(self, workspace_folders: Iterable[Path]) -> list[Runtime]:
+        """Drop the runtimes no open workspace folder uses any more and return them: the caller
+        stops their work and closes them (`Runtime.close`)."""
         roots = list(workspace_folders)
         with self._lock:
             self._root_of = {
@@ -152,10 +155,7 @@ class Runtimes:
             }
             live = set(self._root_of.values())
             gone = [root for root in self._by_root if root not in live]
-            closed = [self._by_root.pop(root) for root in gone]
-        for runtime in closed:
-            runtime.close()
-        return [runtime.project for runtime in closed]
+            return [self._by_root.pop(root) for root in gone]
 
     def close_all(self) -> None:
         with self._lock:

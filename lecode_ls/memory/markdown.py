@@ -160,6 +160,16 @@ class MarkdownStore:
         # name -> (file identity, text). Writes are atomic renames, so a changed file always has
         # a new identity; `cached` can then answer from metadata alone.
         self._texts: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+        self._closed = False
+
+    def close(self) -> None:
+        """Forget the cached texts; every later call raises StoreError (K3). Idempotent."""
+        self._closed = True
+        self._texts.clear()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the memory store is closed (the server is shutting down)")
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -168,6 +178,7 @@ class MarkdownStore:
         return validate_name(file)
 
     def _path(self, file: str) -> tuple[str, Path]:
+        self._check_open()
         name = self.validate(file)
         path = self.root / name
         refuse_symlinks(self.root, path)
@@ -236,6 +247,7 @@ class MarkdownStore:
         else are skipped, as are symbolic links (which every read refuses) and names that are
         not in NFC form (they could not be addressed by their listed name).
         """
+        self._check_open()
         if self.root.is_symlink():
             refuse_symlinks(self.root, self.root)
         if not self.root.is_dir():

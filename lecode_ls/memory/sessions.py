@@ -163,15 +163,23 @@ class SessionStore:
         self._histories: dict[
             str, tuple[TranscriptState, int, Visibility, dict[int, list[int]]]
         ] = {}
+        self._closed = False
 
     def close(self) -> None:
-        """Forget the cached state; the store holds no open files between calls."""
+        """Forget the cached state (the store holds no open files between calls); every later
+        call raises StoreError (K3). Idempotent."""
+        self._closed = True
         self._states.clear()
         self._histories.clear()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the session store is closed (the server is shutting down)")
 
     # -- naming ----------------------------------------------------------------------------
 
     def _paths(self, session_id: object, field: str = "sessionId") -> TranscriptPaths:
+        self._check_open()
         checked = check_session_id(session_id, field)
         paths = TranscriptPaths.of(self.folder, checked)
         try:
@@ -270,6 +278,7 @@ class SessionStore:
 
     def list(self) -> builtins.list[SessionInfo]:
         """Every session of this store, oldest first (IDs sort by creation time)."""
+        self._check_open()
         refuse_symlinks(self.root, self.folder)
         if not self.folder.is_dir():
             return []
@@ -306,6 +315,7 @@ class SessionStore:
 
     def _create(self, records: builtins.list[dict[str, Any]], session_id: str | None) -> str | None:
         """Write a new transcript; None if `session_id` is taken. Mints an ID when None."""
+        self._check_open()
         make_dirs(self.folder)
         refuse_symlinks(self.root, self.folder)
         for _ in range(8):

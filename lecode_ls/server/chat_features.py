@@ -47,11 +47,9 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
     if _command_word(params.text) in ("/memory", "/compact"):
         return await _command_turn(ls, runtime, params)
     running = (str(runtime.project.root), session_id)
-    if running in ls.chat.running:
-        raise SessionBusy(
-            f"sessionId: session {session_id} already has a turn running; wait for it or cancel it",
-            field="sessionId",
-        )
+    busy = f"sessionId: session {session_id} already has a turn running; wait for it or cancel it"
+    if ls.chat.busy(running):
+        raise SessionBusy(busy, field="sessionId")
     settings = ls.settings
     seq = 0
 
@@ -107,12 +105,11 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         ask=ask,
         after_tool=after_tool,
     )
-    ls.chat.running.add(running)
     try:
-        async with _attached(runtime, session_id):  # session deletion waits for the turn
-            result = await turn.run(params.text)
+        with ls.chat.running(running, busy):  # shutdown cancels it through this
+            async with _attached(runtime, session_id):  # session deletion waits for the turn
+                result = await turn.run(params.text)
     finally:
-        ls.chat.running.discard(running)
         for token in progress:  # a compaction the turn did not see end (cancelled, failed)
             ls.progress_end(token, "stopped")
     return p.ChatSendResult(
@@ -127,31 +124,29 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
     runtime, _ = await ls.runtime(params.workspace_uri)
     session_id = check_session_id(params.session_id)
     running = (str(runtime.project.root), session_id)
-    if running in ls.chat.running:
-        raise SessionBusy(
-            f"sessionId: session {session_id} has a turn running; compaction waits for it to "
-            "end (or cancel it)",
-            field="sessionId",
-        )
+    busy = (
+        f"sessionId: session {session_id} has a turn running; compaction waits for it to "
+        "end (or cancel it)"
+    )
     settings = ls.settings
     model = settings.provider.model
-    ls.chat.running.add(running)  # no turn starts while the summary is written
-    token = ls.progress_begin("lecode: compacting the chat session")
     outcome: Outcome | None = None
-    try:
-        async with _attached(runtime, session_id):
-            outcome = await compact_session(
-                runtime,
-                session_id,
-                ls.chat.provider(settings.provider),
-                model=model,
-                window=catalog.context_window(model, settings.agent.context_window),
-                policy=settings_policy(settings),
-                readonly=settings.agent.readonly,
-            )
-    finally:
-        ls.chat.running.discard(running)
-        ls.progress_end(token, outcome.status if outcome else "failed")
+    # No turn starts while the summary is written; shutdown cancels it through this.
+    with ls.chat.running(running, busy):
+        token = ls.progress_begin("lecode: compacting the chat session")
+        try:
+            async with _attached(runtime, session_id):
+                outcome = await compact_session(
+                    runtime,
+                    session_id,
+                    ls.chat.provider(settings.provider),
+                    model=model,
+                    window=catalog.context_window(model, settings.agent.context_window),
+                    policy=settings_policy(settings),
+                    readonly=settings.agent.readonly,
+                )
+        finally:
+            ls.progress_end(token, outcome.status if outcome else "failed")
     usage = TurnUsage()
     if outcome.calls:
         usage.add(outcome.usage)

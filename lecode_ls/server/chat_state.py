@@ -7,21 +7,33 @@ imports the other for it.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from lecode_ls.agent.openai import OpenAICompatible
 from lecode_ls.agent.preflight import Calibration
 from lecode_ls.config import ProviderSettings
+from lecode_ls.errors import SessionBusy
+
+Key = tuple[str, str]
+"""(project root, session ID): a session of a project."""
+
+STOP_TIMEOUT = 10.0
+"""Seconds `stop` waits for cancelled turns to record their end (a tool already running
+finishes first); past that, shutdown goes on and a late write meets a closed store."""
 
 
 class Chat:
     """What chat keeps between turns: the provider (rebuilt when its settings change), the
-    per-model calibration of the size estimate, and which sessions have a turn running."""
+    per-model calibration of the size estimate, and the request task of every session's running
+    turn or compaction (one at a time per session)."""
 
     def __init__(self) -> None:
         self.calibration = Calibration()
-        self.running: set[tuple[str, str]] = set()  # (project root, session ID)
+        self._running: dict[Key, asyncio.Task[Any]] = {}
         self._provider: OpenAICompatible | None = None
         self._provider_key: tuple[Any, ...] = ()
         self._retired: list[OpenAICompatible] = []
@@ -40,6 +52,38 @@ class Chat:
             self._provider_key = key
         return self._provider
 
+    def busy(self, key: Key) -> bool:
+        return key in self._running
+
+    @contextlib.contextmanager
+    def running(self, key: Key, busy_message: str) -> Iterator[None]:
+        """Mark the session busy for the length of the current request task (a turn or a
+        compaction); SessionBusy naming `sessionId` if it already is."""
+        if key in self._running:
+            raise SessionBusy(busy_message, field="sessionId")
+        task = asyncio.current_task()
+        assert task is not None
+        self._running[key] = task
+        try:
+            yield
+        finally:
+            if self._running.get(key) is task:
+                del self._running[key]
+
+    async def stop(self, roots: Collection[str] | None = None) -> None:
+        """Cancel the running turns and compactions (of the projects at `roots`, or all), as
+        `$/cancelRequest` would: each records its cancellation. Returns when they have ended."""
+        tasks = [
+            task for (root, _), task in self._running.items() if roots is None or root in roots
+        ]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_TIMEOUT)
+
     async def close(self) -> None:
-        for provider in [*self._retired, *([self._provider] if self._provider else [])]:
+        """Close every provider's HTTP client (K3). Call after `stop()`."""
+        providers = [*self._retired, *([self._provider] if self._provider else [])]
+        self._retired, self._provider, self._provider_key = [], None, ()
+        for provider in providers:
             await provider.aclose()

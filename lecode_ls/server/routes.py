@@ -84,12 +84,12 @@ def register(ls: LecodeServer) -> None:
         ls.apply_settings(params.settings)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def on_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
-        ls.forget_closed_folders()
+    async def on_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        await ls.forget_closed_folders()
 
     @ls.feature(types.SHUTDOWN)
-    def on_shutdown(params: None) -> None:
-        ls.close()
+    async def on_shutdown(params: None) -> None:
+        await ls.shutdown()
 
 
 def registered_methods(ls: LecodeServer) -> set[str]:

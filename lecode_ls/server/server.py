@@ -90,6 +90,8 @@ class LecodeServer(LanguageServer):
         )
         self.config_dir = config_dir
         self.ready = False
+        self.closing = False
+        """Set by `shutdown`: every later request is refused (K3)."""
         self.initialization_options: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._folder_uris: tuple[str, ...] = ()
@@ -184,9 +186,15 @@ class LecodeServer(LanguageServer):
             self._fact_stamps.setdefault(runtime.project.root, stamp)
         return runtime, from_fs_path(str(folder)) or workspace_uri or ""
 
-    def forget_closed_folders(self) -> None:
-        for project in self.runtimes.retain(self.workspace_folders()):
-            log.info("closed the memory runtime of %s", project.root)
+    async def forget_closed_folders(self) -> None:
+        """Close the runtimes no open folder uses any more: their turns and compactions are
+        cancelled first (recorded as cancelled), then their stores closed."""
+        gone = self.runtimes.release(self.workspace_folders())
+        if "chat" in self.__dict__:
+            await self.chat.stop({str(runtime.project.root) for runtime in gone})
+        for runtime in gone:
+            runtime.close()
+            log.info("closed the memory runtime of %s", runtime.project.root)
 
     # --- fact changes --------------------------------------------------------------------------
 
@@ -254,9 +262,25 @@ class LecodeServer(LanguageServer):
         task.add_done_callback(done)
         return task
 
-    def close(self) -> None:
-        """Cancel background work and close every runtime (K3)."""
-        for task in list(self._tasks):
+    async def shutdown(self) -> None:
+        """Stop all work and close everything (K3): refuse later requests, cancel the running
+        turns and compactions as `$/cancelRequest` would (each records its cancellation), close
+        the provider clients, cancel background tasks and close every runtime's stores."""
+        self.closing = True
+        if "chat" in self.__dict__:
+            await self.chat.stop()
+            await self.chat.close()
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+        self.close()
+
+    def close(self) -> None:
+        """Close every runtime's stores and refuse later requests. Also what runs when the
+        event loop has ended without a `shutdown` (exit, or the client went away): the turns
+        ended with the loop. Idempotent."""
+        self.closing = True
         if "runtimes" in self.__dict__:  # created on first use
             self.runtimes.close_all()

@@ -121,7 +121,7 @@ class TestLongSession:
                     compactions += len(server.requests[sent_before:]) - len(chat_requests)
                     sent = chat_requests[-1]["messages"]
 
-                    sessions.close()  # read afresh, as another process would
+                    sessions = SessionStore(store)  # read afresh, as another process would
                     length = sessions.length(sid)
                     records = sessions.read(sid, 1, length - 1)
                     kept = participating(records, sessions, facts, sid)

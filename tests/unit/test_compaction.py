@@ -31,6 +31,7 @@ from lecode_ls.agent.tools import run_tool
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.recall import recall_session
+from lecode_ls.memory.sessions import SessionStore
 from lecode_ls.memory.working import MIN_RAW_MESSAGES, working_view
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import remember
@@ -376,7 +377,7 @@ class TestInvalidation:
         record["content"] = "question 0 (edited)"
         lines[1] = json.dumps(record)
         path.write_text("\n".join(lines) + "\n")
-        runtime.sessions.close()  # a fresh reader, as another process would be
+        runtime.sessions = SessionStore(runtime.store_path)  # a fresh reader, as another process
         view = working_view(runtime.sessions, runtime.facts, session)
         assert view.summary is None  # raw replay: every message is back in the context
         assert view.messages[0]["content"] == "question 0 (edited)"
@@ -396,7 +397,7 @@ class TestInvalidation:
         data = path.read_bytes()
         assert b'"question 0"' in data
         path.write_bytes(data.replace(b'"question 0"', b'"question X"', 1))
-        runtime.sessions.close()
+        runtime.sessions = SessionStore(runtime.store_path)
         assert working_view(runtime.sessions, runtime.facts, session).summary is None
 
     async def test_a_forget_makes_every_summary_and_older_generated_message_inert(

@@ -34,6 +34,7 @@ from lecode_ls.agent.tools import run_tool
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.memory.injection import build_memory_section
 from lecode_ls.memory.learning_status import latest_learning
+from lecode_ls.memory.sessions import SessionStore
 from lecode_ls.memory.sources import source_snapshot
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
@@ -150,7 +151,7 @@ def edit(
     change(record)
     lines[seq] = json.dumps(record)
     path.write_text("\n".join(lines) + "\n")
-    runtime.sessions.close()
+    runtime.sessions = SessionStore(runtime.store_path)  # a fresh reader
 
 
 class TestMalformedRecords:
