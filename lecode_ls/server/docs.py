@@ -62,6 +62,7 @@ sent.
 | -32602 | `invalid_params` | params do not match the schema (`data.field` names the first field) |
 | -32800 | | the request was cancelled with `$/cancelRequest` |
 | -32603 | `internal_error` | a fault inside the server (details only in the server log) |
+| -32600 | `shut_down` | a request after `shutdown`: shutdown cancels running turns and compactions (each records its cancellation), closes the provider clients and every store |
 """
 
 

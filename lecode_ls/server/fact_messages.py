@@ -33,6 +33,8 @@ class SessionInfoModel(Message):
     """Number of records, the header included (the next seq)."""
     corrupt: bool = False
     """The transcript is damaged before its end (listed so it can be inspected)."""
+    citing_facts: int = 0
+    """How many facts cite this session (any revision): deleting it leaves them `missing`."""
 
 
 class SessionListParams(WorkspaceParams):
@@ -129,6 +131,11 @@ class SessionSeqsResult(Message):
 class SessionClearResult(Message):
     seq: int
     """The seq of the clear event: working context and session recall start after it."""
+
+
+class SessionDeleteResult(Message):
+    citing_facts: int
+    """How many facts cited the deleted session: they are `missing` now (orphaned, not purged)."""
 
 
 class FactsListParams(WorkspaceParams):

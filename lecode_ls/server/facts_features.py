@@ -15,6 +15,7 @@ from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace
 from lecode_ls.memory.learning_status import dismiss, latest_learning
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.records import check_session_id
+from lecode_ls.memory.sessions import SessionInfo
 from lecode_ls.memory.sources import SourceRef, source_snapshot
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import fact_messages as p
@@ -44,7 +45,12 @@ async def _session_runtime(ls: LecodeServer, params: WorkspaceParams) -> Runtime
 
 async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.SessionListResult:
     runtime = await _session_runtime(ls, params)
-    infos = await asyncio.to_thread(runtime.sessions.list)
+
+    def read() -> tuple[list[SessionInfo], dict[str, int]]:
+        infos = runtime.sessions.list()
+        return infos, runtime.facts.citing(i.session_id for i in infos)
+
+    infos, citing = await asyncio.to_thread(read)
     return p.SessionListResult(
         sessions=[
             p.SessionInfoModel(
@@ -53,6 +59,7 @@ async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.Sessi
                 created=i.created,
                 records=i.records,
                 corrupt=i.corrupt,
+                citing_facts=citing.get(i.session_id, 0),
             )
             for i in infos
         ]
@@ -205,6 +212,29 @@ async def session_clear(ls: LecodeServer, params: p.SessionParams) -> p.SessionC
     runtime = await _session_runtime(ls, params)
     seq = await asyncio.to_thread(runtime.sessions.clear, params.session_id)
     return p.SessionClearResult(seq=seq)
+
+
+async def session_delete(ls: LecodeServer, params: p.SessionParams) -> p.SessionDeleteResult:
+    """Delete a session's transcript (S6): refused while a turn or compaction runs in it here,
+    or while another process has it attached; the facts citing it become `missing`."""
+    runtime = await _session_runtime(ls, params)
+    session_id = check_session_id(params.session_id)
+    busy = (
+        f"sessionId: session {session_id} has a turn or a compaction running; stop it before "
+        "deleting the session"
+    )
+
+    def delete() -> int:
+        citing = runtime.facts.citing([session_id]).get(session_id, 0)
+        runtime.sessions.delete(session_id)
+        return citing
+
+    # Marked busy meanwhile: no turn starts in the session while it is deleted.
+    with ls.chat.running((str(runtime.project.root), session_id), busy):
+        citing = await asyncio.to_thread(delete)
+    if citing:
+        await ls.facts_changed(runtime)  # the facts citing it are missing now
+    return p.SessionDeleteResult(citing_facts=citing)
 
 
 async def facts_dismiss_proposal(

@@ -36,6 +36,7 @@ from lecode_ls.server.fact_messages import (
     RecallFactResult,
     RecallSessionResult,
     SessionClearResult,
+    SessionDeleteResult,
     SessionIdResult,
     SessionImportParams,
     SessionImportResult,
@@ -215,6 +216,7 @@ METHODS: tuple[Method, ...] = (
                     "created": "2026-11-29T10:00:00Z",
                     "records": 12,
                     "corrupt": False,
+                    "citingFacts": 1,
                 }
             ]
         },
@@ -313,6 +315,20 @@ METHODS: tuple[Method, ...] = (
         errors=("invalid_session_id", "session_not_found"),
         example_params={"sessionId": _SID},
         example_result={"seq": 7},
+    ),
+    Method(
+        "lecode/session/delete",
+        "request",
+        "Delete a session's transcript and its index for good. Refused while a turn or a "
+        "compaction runs in it, and while another process (another editor window) has it "
+        "attached. Facts citing it stay, `missing` from then on (orphaned, not purged); "
+        "`lecode/session/list` says how many cite each session. Sends `lecode/facts/didChange` "
+        "when any did.",
+        SessionParams,
+        SessionDeleteResult,
+        errors=("invalid_session_id", "session_not_found", "session_busy", "session_attached"),
+        example_params={"sessionId": _SID},
+        example_result={"citingFacts": 2},
     ),
     Method(
         "lecode/chat/send",

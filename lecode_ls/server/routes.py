@@ -35,6 +35,7 @@ REQUESTS = (
     "lecode/session/undo",
     "lecode/session/redo",
     "lecode/session/clear",
+    "lecode/session/delete",
     "lecode/facts/list",
     "lecode/facts/remember",
     "lecode/facts/recall",

@@ -53,6 +53,7 @@ HANDLERS: dict[str, Handler] = {
     "lecode/session/undo": facts.session_undo,
     "lecode/session/redo": facts.session_redo,
     "lecode/session/clear": facts.session_clear,
+    "lecode/session/delete": facts.session_delete,
     "lecode/facts/list": facts.facts_list,
     "lecode/facts/remember": facts.facts_remember,
     "lecode/facts/recall": facts.facts_recall,

@@ -18,6 +18,7 @@ export const Requests = {
   sessionUndo: "lecode/session/undo",
   sessionRedo: "lecode/session/redo",
   sessionClear: "lecode/session/clear",
+  sessionDelete: "lecode/session/delete",
   chatSend: "lecode/chat/send",
   sessionCompact: "lecode/session/compact",
   chatHistory: "lecode/chat/history",
@@ -200,6 +201,8 @@ export interface SessionInfoModel {
   records: number;
   /** The transcript is damaged before its end (listed so it can be inspected). */
   corrupt?: boolean;
+  /** How many facts cite this session (any revision): deleting it leaves them `missing`. */
+  citingFacts?: number;
 }
 
 export interface SessionImportParams {
@@ -305,6 +308,11 @@ export interface SessionSeqsResult {
 export interface SessionClearResult {
   /** The seq of the clear event: working context and session recall start after it. */
   seq: number;
+}
+
+export interface SessionDeleteResult {
+  /** How many facts cited the deleted session: they are `missing` now (orphaned, not purged). */
+  citingFacts: number;
 }
 
 export interface ChatSendParams {
