@@ -11,6 +11,7 @@ import { ProjectIndex } from "./common/projects";
 import { SECTION, apiKeyVariable, needsRestart } from "./common/settings";
 import * as api from "./common/vscodeapi";
 import { type FactDeps, factCommands } from "./facts/commands";
+import { sessionCommands } from "./facts/deleteSession";
 import { proposalCommands } from "./facts/proposals";
 import { TranscriptProvider } from "./facts/transcriptProvider";
 import { TRANSCRIPT_SCHEME } from "./facts/uri";
@@ -69,6 +70,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...memoryCommands({ sender: client, projects, now: () => new Date() }),
     ...factCommands(factDeps),
     ...proposalCommands(factDeps),
+    ...sessionCommands(factDeps),
     ...apiKeyCommands({
       secrets: context.secrets,
       variable: () => apiKeyVariable(configuration()),

@@ -45,6 +45,8 @@ import {
   type SessionListParams,
   type SessionListResult,
   type SessionNewParams,
+  type SessionParams,
+  type SessionDeleteResult,
   type SessionReadParams,
   type SessionSnapshotParams,
   type SourceRefModel,
@@ -64,6 +66,7 @@ export interface RequestTypes {
   [Requests.sessionRead]: [SessionReadParams, RecallSessionResult];
   [Requests.sessionSnapshot]: [SessionSnapshotParams, SourceRefModel];
   [Requests.sessionNew]: [SessionNewParams, SessionIdResult];
+  [Requests.sessionDelete]: [SessionParams, SessionDeleteResult];
   [Requests.chatSend]: [ChatSendParams, ChatSendResult];
   [Requests.chatHistory]: [ChatHistoryParams, ChatHistoryResult];
   [Requests.command]: [CommandParams, CommandResult];

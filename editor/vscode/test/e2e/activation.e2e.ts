@@ -211,4 +211,21 @@ describe("facts in the host", () => {
     const roots = await rootsWhen((r) => r[0]?.text?.startsWith("No facts yet") === true, "lecode.facts");
     expect(roots).toHaveLength(1);
   });
+
+  it("deletes the session after a modal confirmation that names the facts citing it", async () => {
+    // covers S6: the fact citing the session stays, missing from then on.
+    host.typed.push("3", "The user asked about main.py.");
+    await run("lecode.rememberFromSession");
+    const [cited] = await factsWhen((roots) => roots.length === 1);
+    expect(tree("lecode.facts").getTreeItem(cited).description).toBe("#3 r1 valid");
+    host.messages.length = 0;
+    host.answers.push("Delete");
+    await run("lecode.deleteSession");
+    expect(host.messages).toEqual([
+      expect.stringMatching(/^warning: Delete session "indent" \(\S+\)\? Its transcript \(4 records\) is deleted for good\. 1 fact cites it: it becomes missing/),
+      expect.stringMatching(/^info: Deleted session \S+\. 1 fact is missing now\.$/),
+    ]);
+    const missing = (roots: FactNode[]) => roots.length === 1 && tree("lecode.facts").getTreeItem(roots[0]).description === "#3 r1 missing";
+    await factsWhen(missing);
+  });
 });
