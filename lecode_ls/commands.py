@@ -58,11 +58,15 @@ TRUNCATION_MARKER = "\n[... truncated at {limit} bytes; /memory edit shows it al
 
 
 def _cap(text: str, limit: int) -> str:
+    """`text` within `limit` UTF-8 bytes, the truncation marker included (as the injected
+    section counts its markers, I2); a limit smaller than the marker shows the marker alone."""
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text
+    marker = TRUNCATION_MARKER.format(limit=limit)
+    room = max(limit - len(marker.encode("utf-8")), 0)
     # Cut on a character boundary: errors="ignore" drops a split multi-byte tail.
-    return data[:limit].decode("utf-8", errors="ignore") + TRUNCATION_MARKER.format(limit=limit)
+    return data[:room].decode("utf-8", errors="ignore") + marker
 
 
 def _show(runtime: Runtime, args: list[str], _: Invocation) -> str:

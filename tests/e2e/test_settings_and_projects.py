@@ -78,11 +78,13 @@ class TestSettings:
     async def test_show_is_capped_at_max_bytes_with_a_marker(
         self, start: Start, repo: Path
     ) -> None:
-        client = await start(repo, options={"memory": {"max_bytes": 10}})
-        await call(client, "lecode/memory/write", {"file": "MEMORY.md", "content": "x" * 50})
+        client = await start(repo, options={"memory": {"max_bytes": 100}})
+        await call(client, "lecode/memory/write", {"file": "MEMORY.md", "content": "x" * 500})
         shown = await command(client, "show")
-        assert shown.startswith("x" * 10 + "\n[... truncated at 10 bytes")
-        assert await command(client, "edit") == "x" * 50
+        # The marker counts against the cap too (issue 11: a side path of I2).
+        assert shown == "x" * 44 + "\n[... truncated at 100 bytes; /memory edit shows it all]"
+        assert len(shown.encode()) == 100
+        assert await command(client, "edit") == "x" * 500
 
 
 class TestProjects:

@@ -20,6 +20,7 @@ from lecode_ls.memory.identity import Project
 from lecode_ls.memory.injection import (
     FACTS_HEADER,
     MAX_INSPECTED_FACTS,
+    MEMORY_HEADING,
     NOTES_LABEL,
     InjectedMemory,
     build_memory_section,
@@ -74,6 +75,16 @@ class TestByteCap:
         assert 0 < len(section.fact_ids) < MAX_INSPECTED_FACTS
         assert section.files == ["MEMORY.md", "scratchpad.md"]
 
+    def test_the_heading_counts_against_max_bytes(self, runtime: Runtime) -> None:
+        # issue 11, item 7: the 57-byte heading was added after the cap was applied.
+        with_limits(runtime, 300, 0)
+        runtime.markdown.write("MEMORY.md", "m" * 1000, "replace")
+        section = build_memory_section(runtime)
+        assert section.text.startswith(MEMORY_HEADING)
+        assert 300 - 5 <= section.bytes == len(section.text.encode("utf-8")) <= 300
+        with_limits(runtime, len(MEMORY_HEADING.encode()), 0)  # room for the heading alone
+        assert build_memory_section(runtime) == InjectedMemory("")
+
     @settings(
         max_examples=40,
         deadline=None,
@@ -110,7 +121,8 @@ class TestByteCap:
             finally:
                 runtime.close()
         assert section.bytes == len(section.text.encode("utf-8")) <= max_bytes
-        facts_part = section.text.split("\n## MEMORY.md")[0].split("\n## scratchpad.md")[0]
+        body = section.text.removeprefix(MEMORY_HEADING)  # the heading counts in the total only
+        facts_part = body.split("\n## MEMORY.md")[0].split("\n## scratchpad.md")[0]
         if section.fact_ids:
             assert len(facts_part.encode("utf-8")) <= min(max_bytes, facts_max_bytes)
 
@@ -122,7 +134,7 @@ class TestFactSelection:
         runtime.markdown.write("MEMORY.md", "m" * 50_000, "replace")
         section = build_memory_section(runtime)
         assert section.fact_ids == ids
-        assert section.text.startswith(FACTS_HEADER)
+        assert section.text.startswith(MEMORY_HEADING + FACTS_HEADER)
         assert "[... MEMORY.md truncated to fit [memory] max_bytes]" in section.text
 
     def test_an_oversized_fact_is_omitted_whole_and_smaller_ones_after_it_still_fit(
@@ -193,7 +205,7 @@ class TestLabelsAndProvenance:
         ref = source_snapshot(runtime.sessions, session, 1, 1)
         fact, _ = runtime.facts.remember("builds use make", ref, check=runtime.check_source)
         section = build_memory_section(runtime)
-        assert LABEL in section.text.splitlines()[0]
+        assert LABEL in section.text.removeprefix(MEMORY_HEADING).splitlines()[0]
         assert fact_lines(section) == [
             {"fact_id": fact, "revision": 1, "source": ref.to_json(), "text": "builds use make"}
         ]
@@ -208,7 +220,7 @@ class TestLabelsAndProvenance:
         runtime.markdown.write("scratchpad.md", "todo", "replace")
         section = build_memory_section(runtime)
         assert section.text == (
-            f"## MEMORY.md ({NOTES_LABEL})\nremember the milk\n\n"
+            MEMORY_HEADING + f"## MEMORY.md ({NOTES_LABEL})\nremember the milk\n\n"
             f"## scratchpad.md ({NOTES_LABEL})\ntodo\n"
         )
         assert section == InjectedMemory(

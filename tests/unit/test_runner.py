@@ -28,6 +28,7 @@ from lecode_ls.agent.provider import (
 )
 from lecode_ls.agent.runner import NO_RESULT, ChatTurn, TurnOptions, TurnResult, replay
 from lecode_ls.errors import ProviderAuth
+from lecode_ls.memory.injection import MEMORY_HEADING
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat, remember
 
@@ -168,7 +169,7 @@ class TestMemoryInTheRequest:
         system = provider.requests[0].messages[0]["content"]
         agents = system.index("Always run the linter.")
         assert system.index(runner_module.AGENTS_HEADING.strip()) < agents
-        assert runner_module.MEMORY_HEADING.strip() not in system[:agents]
+        assert MEMORY_HEADING.strip() not in system[:agents]
 
     async def test_memory_is_read_again_at_every_provider_request(
         self, runtime: Runtime, folder: Path
