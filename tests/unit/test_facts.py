@@ -119,6 +119,7 @@ class TestTheApi:
             "remember", "correct", "forget", "generation", "add", "get", "revise", "provenance",
             "list", "search", "attach_source", "source", "is_excluded", "excluded_seqs",
             "suppressed", "verify", "close",
+            "citing",  # a read: how many facts a session's deletion leaves missing (S6)
         }  # fmt: skip
 
 
