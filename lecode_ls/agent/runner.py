@@ -300,11 +300,14 @@ class ChatTurn:
         except ProviderError as error:
             await self._save_answer(text, [], generation, "error")
             self.usage.add(None)  # the call was made; what it cost is unknown
+            await self._event("usage", purpose="chat", model=self.options.model, usage=None)
             await self._event("error", code=error.code, message=error.message)
             self.emit("error", {"code": error.code, "message": error.message})
             return "error"
         except asyncio.CancelledError:
-            await asyncio.shield(self._save_answer(text, [], generation, "cancelled"))
+            # The call was made and its answer cut off: what it cost is unknown (C10).
+            self.usage.add(None)
+            await asyncio.shield(self._cancelled_call(text, generation))
             raise
 
         self.usage.add(finish.usage)
@@ -484,6 +487,10 @@ class ChatTurn:
 
     async def _event(self, kind: str, **fields: Any) -> None:
         await self._append(self._record_event(kind, **fields))
+
+    async def _cancelled_call(self, text: list[str], generation: int) -> None:
+        await self._save_answer(text, [], generation, "cancelled")
+        await self._event("usage", purpose="chat", model=self.options.model, usage=None)
 
     async def _save_answer(
         self, text: list[str], calls: list[ToolCall], generation: int, finish: str

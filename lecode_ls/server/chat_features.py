@@ -21,6 +21,7 @@ from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
 from lecode_ls.agent.tools import ToolResult
 from lecode_ls.errors import InvalidParams, SessionBusy
 from lecode_ls.memory.records import check_session_id
+from lecode_ls.memory.usage import session_usage
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import chat_messages as p
 from lecode_ls.server import fact_messages as fp
@@ -175,9 +176,9 @@ async def _command_turn(
     ls: LecodeServer, runtime: Runtime, params: p.ChatSendParams
 ) -> p.ChatSendResult:
     """`/memory ...` or `/compact` sent as a chat message: the command's output as the turn's
-    text (plain text, not Markdown); `/memory` makes no model call and appends nothing to the
-    transcript."""
-    output = await _run_line(ls, params.workspace_uri, params.session_id, params.text)
+    text (plain text, not Markdown), and the usage of the calls it made (a compaction's, C10);
+    `/memory` makes no model call and appends nothing to the transcript."""
+    output, usage = await _run_line(ls, params.workspace_uri, params.session_id, params.text)
     turn_id = "cmd-" + secrets.token_hex(4)
     ls.send(
         "lecode/chat/delta",
@@ -185,14 +186,11 @@ async def _command_turn(
             session_id=params.session_id, turn_id=turn_id, seq=0, kind="text", text=output
         ),
     )
-    zero = p.UsageModel(
-        calls=0, prompt_tokens=0, completion_tokens=0, total_tokens=0, unknown_usage_calls=0
-    )
-    return p.ChatSendResult(turn_id=turn_id, stop_reason="stop", usage=zero)
+    return p.ChatSendResult(turn_id=turn_id, stop_reason="stop", usage=usage)
 
 
 async def command(ls: LecodeServer, params: p.CommandParams) -> p.CommandResult:
-    output = await _run_line(ls, params.workspace_uri, params.session_id, params.line)
+    output, _ = await _run_line(ls, params.workspace_uri, params.session_id, params.line)
     return p.CommandResult(output=output)
 
 
@@ -203,11 +201,13 @@ def _command_word(line: str) -> str:
 
 async def _run_line(
     ls: LecodeServer, workspace_uri: str | None, session_id: str | None, line: str
-) -> str:
-    """One slash-command line: `/memory ...`, or `/compact` (which needs the session)."""
+) -> tuple[str, p.UsageModel]:
+    """One slash-command line, `/memory ...` or `/compact` (which needs the session): its
+    output, and the usage of the provider calls it made."""
     word = _command_word(line)
     if word == "/memory":
-        return await run_command(ls, workspace_uri, line.strip(), session_id)
+        output = await run_command(ls, workspace_uri, line.strip(), session_id)
+        return output, _usage_model(TurnUsage())
     if word != "/compact" or line.split() != ["/compact"]:
         raise InvalidParams(
             "line: the commands are /memory ... (/memory help lists them) and /compact",
@@ -220,8 +220,12 @@ async def _run_line(
     )
     result = await session_compact(ls, params)
     if result.status == "compacted":
-        return f"Compacted: the working summary now covers the transcript through seq {result.covered_through}."
-    return f"Not compacted ({result.status}): {result.message}"
+        covered = result.covered_through
+        return (
+            f"Compacted: the working summary now covers the transcript through seq {covered}.",
+            result.usage,
+        )
+    return f"Not compacted ({result.status}): {result.message}", result.usage
 
 
 # --- history -----------------------------------------------------------------------------------
@@ -256,8 +260,11 @@ async def chat_history(ls: LecodeServer, params: p.ChatHistoryParams) -> p.ChatH
         return items[-params.limit :], len(items) > params.limit
 
     items, truncated = await asyncio.to_thread(read)
+    total = await asyncio.to_thread(session_usage, runtime.sessions, session_id)
     return p.ChatHistoryResult(
-        items=[p.ChatHistoryItem.model_validate(item) for item in items], truncated=truncated
+        items=[p.ChatHistoryItem.model_validate(item) for item in items],
+        truncated=truncated,
+        usage=p.UsageModel.model_validate(total.to_json()),
     )
 
 

@@ -143,6 +143,9 @@ class ChatHistoryResult(Message):
     """The most recent visible items, oldest first (undone and cleared records are left out)."""
     truncated: bool
     """Older items exist that were left out."""
+    usage: UsageModel
+    """The session's usage total: every provider call it ever made (chat, compaction,
+    learning; rejected, discarded and undone ones included), each counted once (C10)."""
 
 
 class CommandParams(WorkspaceParams):

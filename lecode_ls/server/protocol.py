@@ -412,7 +412,7 @@ METHODS: tuple[Method, ...] = (
         "lecode/chat/history",
         "request",
         "A session's recent visible records as chat items (the shape of `lecode/chat/delta`), "
-        "for a chat view opening an existing session.",
+        "for a chat view opening an existing session, and the session's usage total.",
         ChatHistoryParams,
         ChatHistoryResult,
         errors=("invalid_session_id", "session_not_found"),
@@ -424,6 +424,13 @@ METHODS: tuple[Method, ...] = (
                 {"seq": 3, "turnId": "t-3f2a9c41", "kind": "text", "text": "Run `make`."},
             ],
             "truncated": False,
+            "usage": {
+                "calls": 1,
+                "promptTokens": 2410,
+                "completionTokens": 96,
+                "totalTokens": 2506,
+                "unknownUsageCalls": 0,
+            },
         },
     ),
     Method(

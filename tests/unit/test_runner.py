@@ -315,7 +315,9 @@ class TestUsageAndFailures:
             "code": "provider_auth",
             "message": "the API key was rejected (401)",
         }
-        assert shapes(runtime, session) == ["user", "event:memory", "event:error"]
+        # C10: the call is recorded with its usage unknown, as the turn counts it.
+        shapes_now = shapes(runtime, session)
+        assert shapes_now == ["user", "event:memory", "event:usage", "event:error"]
         assert result.usage.unknown_usage_calls == 1
 
     async def test_a_request_that_cannot_fit_pauses_the_turn_before_any_call(
@@ -365,7 +367,14 @@ class TestCancellation:
         task.cancel()
         result: TurnResult = await task
         assert result.stop_reason == "cancelled" and provider.closed
-        assert shapes(runtime, session) == ["user", "event:memory", "assistant", "event:cancelled"]
+        assert shapes(runtime, session) == [
+            "user",
+            "event:memory",
+            "assistant",
+            "event:usage",  # C10: the cut-off call counts, its usage unknown
+            "event:cancelled",
+        ]
+        assert (result.usage.calls, result.usage.unknown_usage_calls) == (1, 1)
         assert records(runtime, session)[2]["content"] == "partial "
         assert records(runtime, session)[2]["meta"]["finish_reason"] == "cancelled"
 

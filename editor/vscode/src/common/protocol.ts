@@ -415,6 +415,8 @@ export interface ChatHistoryResult {
   items: ChatHistoryItem[];
   /** Older items exist that were left out. */
   truncated: boolean;
+  /** The session's usage total: every provider call it ever made (chat, compaction, learning; rejected, discarded and undone ones included), each counted once (C10). */
+  usage: UsageModel;
 }
 
 /** A visible transcript record in the shape of a delta, so a chat view renders history and live turns alike. `kind` is a delta kind, or `user` for the person's message. */

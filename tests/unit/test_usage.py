@@ -1,0 +1,60 @@
+"""A session's usage total (C10): each call counted once from the one record that carries its
+usage, unknown usage counted apart, undone records included, kept up to date incrementally.
+
+# covers C10
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lecode_ls.memory.usage import UsageTotal, session_usage
+from lecode_ls.runtime import Runtime
+from tests.unit.stores import chat
+
+KNOWN = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+
+
+def event(kind: str, usage: Any, **extra: Any) -> dict[str, Any]:
+    return {"kind": "event", "type": kind, "usage": usage, **extra}
+
+
+class TestSessionUsage:
+    def test_every_record_that_carries_a_calls_usage_counts_once(self, runtime: Runtime) -> None:
+        session = chat(runtime, {"role": "user", "content": "hi"})
+        for record in (
+            event("memory", None),  # not a call
+            event("usage", KNOWN, purpose="chat"),
+            event("usage", None, purpose="chat"),  # a provider error, a cancelled stream
+            event("discarded", KNOWN, reason="a fact was forgotten during the request"),
+            event("memory_usage", None, purpose="compaction", outcome="rejected"),
+            event("memory_usage", KNOWN, purpose="learning"),
+        ):
+            runtime.sessions.append(session, record)
+        assert session_usage(runtime.sessions, session) == UsageTotal(
+            calls=5,
+            prompt_tokens=300,
+            completion_tokens=30,
+            total_tokens=330,
+            unknown_usage_calls=2,
+        )
+
+    def test_the_total_grows_with_the_transcript_and_counts_undone_calls(
+        self, runtime: Runtime
+    ) -> None:
+        session = chat(runtime, {"role": "user", "content": "hi"})
+        runtime.sessions.append(session, event("usage", KNOWN, purpose="chat"))
+        assert session_usage(runtime.sessions, session).calls == 1
+        runtime.sessions.append(session, {"kind": "message", "role": "user", "content": "again"})
+        runtime.sessions.append(session, event("usage", KNOWN, purpose="chat"))
+        runtime.sessions.undo(session)  # the call was made all the same
+        assert session_usage(runtime.sessions, session).total_tokens == 220
+
+    def test_a_new_transcript_under_the_same_id_is_read_afresh(self, runtime: Runtime) -> None:
+        session = chat(runtime, {"role": "user", "content": "hi"})
+        runtime.sessions.append(session, event("usage", KNOWN, purpose="chat"))
+        assert session_usage(runtime.sessions, session).calls == 1
+        exported = runtime.sessions.read(session, 0, 1)
+        runtime.sessions.delete(session)
+        runtime.sessions.import_records(exported)  # the same ID, without the call
+        assert session_usage(runtime.sessions, session) == UsageTotal()
