@@ -77,7 +77,11 @@ describe("opening the view", () => {
       sessionId: S2,
     });
     expect(h.server.calls.at(-1)).toEqual({ method: Requests.chatHistory, params: { workspaceUri: APP, sessionId: S2, limit: 400 } });
-    expect(h.posted.at(-1)).toMatchObject({ type: "entries", truncated: true, entries: [{ user: "hi", parts: [{ text: "hello" }] }] });
+    expect(h.posted.filter((m) => m.type === "entries").at(-1)).toMatchObject({
+      type: "entries",
+      truncated: true,
+      entries: [{ user: "hi", parts: [{ text: "hello" }] }],
+    });
   });
 
   it("shows the newest session once the server runs, when it was not running at first", async () => {
@@ -155,6 +159,35 @@ describe("what the page posts", () => {
     expect(vi.mocked(h.deps.openExternal).mock.calls).toEqual([["https://example.com/docs"]]);
     expect(vi.mocked(h.deps.openFact).mock.calls).toEqual([[12, 2, APP]]);
     expect(vi.mocked(h.deps.openNote).mock.calls).toEqual([["MEMORY.md", APP]]);
+  });
+});
+
+describe("the session's usage total", () => {
+  // covers C10 (issue 11, item 7): the history's total, then every turn's usage added to it.
+  const USAGE = { calls: 3, promptTokens: 2410, completionTokens: 96, totalTokens: 2506, unknownUsageCalls: 1 };
+  const usageShown = (h: ReturnType<typeof harness>) => h.posted.filter((m) => m.type === "usage").at(-1);
+
+  it("shows the total the history reports, and adds each turn's usage", async () => {
+    const h = harness();
+    h.server.on(Requests.chatHistory, () => ({ items: [], truncated: false, usage: USAGE }));
+    await h.chat.receive({ type: "ready" });
+    expect(usageShown(h)).toEqual({
+      type: "usage",
+      text: "Session usage: 2,506 tokens (2,410 prompt, 96 completion) in 3 calls; usage unknown for 1 of them",
+    });
+    const receiving = h.chat.receive({ type: "send", text: "q" });
+    (await sent(h)).resolve(DONE);
+    await receiving;
+    expect(usageShown(h)).toEqual({
+      type: "usage",
+      text: "Session usage: 2,513 tokens (2,415 prompt, 98 completion) in 4 calls; usage unknown for 1 of them",
+    });
+  });
+
+  it("starts a new session at no calls", async () => {
+    const h = harness([]);
+    await h.chat.receive({ type: "ready" });
+    expect(usageShown(h)).toEqual({ type: "usage", text: "Session usage: no model calls yet" });
   });
 });
 

@@ -8,13 +8,14 @@
  * one names the turn; deltas of any other session or turn are ignored.
  */
 import { errorMessage } from "../common/errors";
-import type { ChatDeltaParams, SessionInfoModel } from "../common/protocol";
+import type { ChatDeltaParams, SessionInfoModel, UsageModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
 import { workspaceParams } from "../memory/uri";
 import { type HostMessage, type PageMessage, type ProjectChoice, parsePageMessage, webLink } from "./messages";
 import { SeqOrder } from "./order";
 import { type CommandEntry, type Entry, type Turn, applyDeltas, failTurn, finishTurn, newTurn, turnsFromHistory } from "./turn";
+import { NO_USAGE, addUsage, usagePhrase } from "./usage";
 
 /** How many history items a session shows (the most recent ones). */
 export const HISTORY_LIMIT = 400;
@@ -56,6 +57,8 @@ export class ChatController {
   private sessionId: string | undefined;
   private entries: Entry[] = [];
   private truncated = false;
+  /** The shown session's usage total (C10); undefined until its history is loaded. */
+  private usage: UsageModel | undefined;
   private running: RunningTurn | undefined;
   /** Counts session loads, so that only the latest one shows. */
   private loads = 0;
@@ -155,6 +158,7 @@ export class ChatController {
   private async ready(): Promise<void> {
     this.post({ type: "busy", busy: this.running !== undefined });
     this.post({ type: "entries", entries: [...this.entries], truncated: this.truncated });
+    this.postUsage();
     await this.showSessions();
   }
 
@@ -176,6 +180,9 @@ export class ChatController {
     this.postSessions(newest);
     if (newest !== undefined) {
       await this.loadHistory(newest);
+    } else {
+      this.usage = NO_USAGE; // a new session, made by the first message
+      this.postUsage();
     }
   }
 
@@ -206,7 +213,9 @@ export class ChatController {
     if (load === this.loads && this.sessionId === sessionId) {
       this.entries = turnsFromHistory(history.items);
       this.truncated = history.truncated;
+      this.usage = history.usage;
       this.post({ type: "entries", entries: [...this.entries], truncated: this.truncated });
+      this.postUsage();
     }
   }
 
@@ -217,8 +226,10 @@ export class ChatController {
     this.sessionId = sessionId;
     this.entries = [];
     this.truncated = false;
+    this.usage = sessionId === undefined ? NO_USAGE : undefined; // a new session has made no call
     this.post({ type: "entries", entries: [], truncated: false });
     this.post({ type: "notice" });
+    this.postUsage();
   }
 
   private async send(text: string): Promise<void> {
@@ -238,6 +249,7 @@ export class ChatController {
         running.abort.signal,
       );
       this.update(running.turn, finishTurn(this.drain(running), result), running);
+      this.countUsage(running.sessionId, result.usage);
     } catch (error) {
       this.update(running.turn, failTurn(this.drain(running), errorMessage(error), running.abort.signal.aborted), running);
     } finally {
@@ -294,6 +306,18 @@ export class ChatController {
       this.entries[index] = next;
       this.post({ type: "entry", index, entry: next });
     }
+  }
+
+  /** Add a turn's usage to the total of its session, if that is still the one shown. */
+  private countUsage(sessionId: string, usage: UsageModel): void {
+    if (sessionId === this.sessionId && this.usage !== undefined) {
+      this.usage = addUsage(this.usage, usage);
+      this.postUsage();
+    }
+  }
+
+  private postUsage(): void {
+    this.post({ type: "usage", text: this.usage === undefined ? undefined : usagePhrase(this.usage) });
   }
 
   private postSessions(sessionId = this.sessionId): void {

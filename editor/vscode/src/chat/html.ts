@@ -52,6 +52,7 @@ export function chatHtml(resources: PageResources, nonce = newNonce()): string {
   <select id="session" aria-label="Session"></select>
   <button id="new" type="button" title="New session">New</button>
 </header>
+<p id="usage" class="usage" role="status" hidden></p>
 <main id="log" role="log" aria-live="polite"></main>
 <p id="notice" role="status" hidden></p>
 <form id="composer">

@@ -113,4 +113,6 @@ export type HostMessage =
   /** A turn is running: the page shows the stop button. */
   | { type: "busy"; busy: boolean }
   /** A sentence about the view itself (a failed session list, a refused switch); undefined clears it. */
-  | { type: "notice"; text?: string };
+  | { type: "notice"; text?: string }
+  /** The shown session's usage total, as a sentence (usage.ts); undefined hides it. */
+  | { type: "usage"; text?: string };

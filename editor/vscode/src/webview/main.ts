@@ -22,6 +22,7 @@ const post = (message: PageMessage): void => vscode.postMessage(message);
 const byId = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const log = byId<HTMLElement>("log");
 const notice = byId<HTMLParagraphElement>("notice");
+const usage = byId<HTMLParagraphElement>("usage");
 const projectSelect = byId<HTMLSelectElement>("project");
 const sessionSelect = byId<HTMLSelectElement>("session");
 const newButton = byId<HTMLButtonElement>("new");
@@ -251,6 +252,10 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
     case "notice":
       notice.textContent = message.text ?? "";
       notice.hidden = message.text === undefined;
+      break;
+    case "usage":
+      usage.textContent = message.text ?? "";
+      usage.hidden = message.text === undefined;
       break;
   }
 });

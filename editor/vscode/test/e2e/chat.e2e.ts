@@ -148,6 +148,12 @@ describe("the chat view in a host", () => {
       ["Tell me a long story", "Once upon", "cancelled"],
     ]);
     expect((shown.entries[0] as Turn).memory.notes).toEqual(["MEMORY.md"]);
+    // C10: the session's total from the server; the stopped turn's call counts, its usage unknown.
+    const usage = (await view.postedWhen((m) => isMessage("usage")(m) && (m.text ?? "").includes(" in "), since)) as Extract<
+      HostMessage,
+      { type: "usage" }
+    >;
+    expect(usage.text).toMatch(/^Session usage: \d+ tokens \(12 prompt, \d+ completion\) in 2 calls; usage unknown for 1 of them$/);
   });
 
   it("hands a key set with Set API Key to the restarted server", async () => {

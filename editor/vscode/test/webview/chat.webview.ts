@@ -50,7 +50,7 @@ interface Harness extends ChatPage {
 async function chatPage(history: unknown[] = []): Promise<Harness> {
   const server = new FakeServer()
     .on(Requests.sessionList, () => ({ sessions: [{ sessionId: SESSION, title: "build", created: "2026-11-29T10:00:00Z", records: 1 }] }))
-    .on(Requests.chatHistory, () => ({ items: history, truncated: false }))
+    .on(Requests.chatHistory, () => ({ items: history, truncated: false, usage: { ...USAGE, calls: 2, unknownUsageCalls: 1 } }))
     .holdSends();
   const deps: ChatDeps = {
     sender: server,
@@ -107,6 +107,18 @@ describe("the chat page", () => {
     expect(await turn.locator(".markdown strong").textContent()).toBe("both");
     expect(await turn.locator("pre code").textContent()).toBe("make build\nmake test\n");
     expect(await turn.locator(".markdown p").last().innerHTML()).toBe("Then open <code>dist/</code>.");
+  });
+
+  it("shows the session's usage total, plain text, and adds each turn's usage", async () => {
+    // covers C10 (issue 11, item 7)
+    const h = await chatPage();
+    const usage = h.page.locator("#usage");
+    await usage.filter({ hasText: "in 2 calls" }).waitFor();
+    expect(await usage.textContent()).toBe("Session usage: 7 tokens (5 prompt, 2 completion) in 2 calls; usage unknown for 1 of them");
+    await ask(h.page, "q");
+    (await h.nextSend()).resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await usage.filter({ hasText: "in 3 calls" }).waitFor();
+    expect(await usage.textContent()).toBe("Session usage: 14 tokens (10 prompt, 4 completion) in 3 calls; usage unknown for 1 of them");
   });
 
   it("keeps a long stream in order (2,000 deltas)", async () => {

@@ -1,0 +1,32 @@
+/**
+ * The session's usage total in the chat view (C10): what `lecode/chat/history` reports when the
+ * session opens, plus the `usage` of every turn and `/compact` answered since. Calls whose usage
+ * the provider did not report are counted apart: the token counts are known subtotals.
+ */
+import type { UsageModel } from "../common/protocol";
+
+export const NO_USAGE: UsageModel = { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, unknownUsageCalls: 0 };
+
+export function addUsage(total: UsageModel, more: UsageModel): UsageModel {
+  return {
+    calls: total.calls + more.calls,
+    promptTokens: total.promptTokens + more.promptTokens,
+    completionTokens: total.completionTokens + more.completionTokens,
+    totalTokens: total.totalTokens + more.totalTokens,
+    unknownUsageCalls: total.unknownUsageCalls + more.unknownUsageCalls,
+  };
+}
+
+const count = (n: number): string => n.toLocaleString("en-US");
+
+/** `Session usage: 2,506 tokens (2,410 prompt, 96 completion) in 2 calls`, and the unknown ones. */
+export function usagePhrase(usage: UsageModel): string {
+  if (usage.calls === 0) {
+    return "Session usage: no model calls yet";
+  }
+  const calls = `${count(usage.calls)} call${usage.calls === 1 ? "" : "s"}`;
+  const tokens = `${count(usage.totalTokens)} tokens (${count(usage.promptTokens)} prompt, ${count(usage.completionTokens)} completion)`;
+  const unknown = usage.unknownUsageCalls;
+  const unknownPart = unknown === 0 ? "" : `; usage unknown for ${count(unknown)} of them`;
+  return `Session usage: ${tokens} in ${calls}${unknownPart}`;
+}
