@@ -132,7 +132,9 @@ def _usage(args: list[str], least: int, most: int, usage: str) -> None:
 
 
 def _json(answer: object) -> str:
-    return json.dumps(answer, ensure_ascii=False, indent=2)
+    """A recall answer printed as recall measured it against its 16,384-byte cap (R2): compact
+    JSON, one line (indenting it added bytes past the cap)."""
+    return json.dumps(answer, ensure_ascii=False)
 
 
 def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:

@@ -169,3 +169,18 @@ class TestTheCurrentSession:
             # No session given: the newest session that has a learning event.
             newest = await command(client, "facts")
             assert f"Learning ({b}, seq" in newest and "rejected" in newest
+
+
+class TestRecallPages:
+    async def test_recall_and_read_print_within_16384_bytes(self, start: Start, repo: Path) -> None:
+        # covers R2 on the /memory side path: the page was capped as compact JSON, then printed
+        # indented, which passed the cap.
+        client = await start(repo)
+        # Found by trying: a first page of 16,377 bytes as compact JSON (16,425 indented).
+        records = [{"role": "user", "content": "🦀" * 3912 + "é" * 184}]
+        session = (await call(client, "lecode/session/import", {"records": records}))["sessionId"]
+        output = (await call(client, "lecode/command", {"line": f"/memory read {session} 1 1"}))[
+            "output"
+        ]
+        assert json.loads(output)["status"] == "valid"
+        assert 16_300 < size(output) <= CAP
