@@ -70,7 +70,14 @@ export function activate(context: vscode.ExtensionContext): void {
     ...memoryCommands({ sender: client, projects, now: () => new Date() }),
     ...factCommands(factDeps),
     ...proposalCommands(factDeps),
-    ...sessionCommands(factDeps),
+    // A deleted session leaves the chat view's list as well as the Facts view.
+    ...sessionCommands({
+      ...factDeps,
+      refresh: () => {
+        refreshFacts();
+        void chat.refresh();
+      },
+    }),
     ...apiKeyCommands({
       secrets: context.secrets,
       variable: () => apiKeyVariable(configuration()),
