@@ -29,7 +29,15 @@ from lecode_ls.agent import catalog
 from lecode_ls.agent.learning import Learning, learn
 from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.preflight import BYTES_PER_TOKEN, estimate_tokens
-from lecode_ls.agent.provider import ChatRequest, Finish, Provider, ToolCall, Usage, collect
+from lecode_ls.agent.provider import (
+    ChatRequest,
+    Finish,
+    OnUsage,
+    Provider,
+    ToolCall,
+    Usage,
+    collect,
+)
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.working import (
@@ -180,10 +188,13 @@ async def compact_session(
     turn_id: str | None = None,
     policy: PermissionPolicy | None = None,
     readonly: bool = False,
+    on_usage: OnUsage | None = None,
 ) -> Outcome:
     """Compact once (see the module docstring). Cancellation propagates; the usage of a call that
-    was made is still recorded. With `policy` (the live chat context), a successful compaction
+    was made is still recorded, in the transcript and through `on_usage` (once per call: the
+    summary's, then learning's). With `policy` (the live chat context), a successful compaction
     is followed by automatic learning when its gates allow (learning.py)."""
+    count = on_usage if on_usage is not None else (lambda usage: None)
     sessions, facts = runtime.sessions, runtime.facts
     view = await asyncio.to_thread(working_view, sessions, facts, session_id)
     planned = plan(view, model, window)
@@ -195,11 +206,13 @@ async def compact_session(
     try:
         answer = await collect(provider, request)
     except ProviderError as error:
+        count(None)
         await asyncio.to_thread(
             _append_usage, runtime, session_id, model, None, "failed", error.code, turn_id
         )
         return Outcome("failed", error.message, view.covered_through, None, 1)
     except asyncio.CancelledError:  # the call was made; what it cost is unknown
+        count(None)
         await asyncio.shield(
             asyncio.to_thread(
                 _append_usage, runtime, session_id, model, None, "cancelled", "cancelled", turn_id
@@ -207,6 +220,7 @@ async def compact_session(
         )
         raise
     finish = answer.finish
+    count(finish.usage)
 
     summary = answer.text.strip()
     rejected = _rejection(summary, answer.calls, finish, limit)
@@ -275,6 +289,7 @@ async def compact_session(
         readonly=readonly,
         compact_seq=compact_seq,
         turn_id=turn_id,
+        on_usage=on_usage,
     )
     return Outcome("compacted", None, outcome.covered_through, outcome.usage, 1, learning)
 

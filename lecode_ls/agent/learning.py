@@ -41,7 +41,15 @@ from lecode_ls.agent.learning_evidence import (
 )
 from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.preflight import estimate_tokens
-from lecode_ls.agent.provider import ChatRequest, Finish, Provider, ToolCall, Usage, collect
+from lecode_ls.agent.provider import (
+    ChatRequest,
+    Finish,
+    OnUsage,
+    Provider,
+    ToolCall,
+    Usage,
+    collect,
+)
 from lecode_ls.errors import LecodeError, ProviderError
 from lecode_ls.memory.learning_status import REASON_CODES, Status, current_revision
 from lecode_ls.memory.sources import SourceRef, validate_source
@@ -111,9 +119,11 @@ async def learn(
     readonly: bool,
     compact_seq: int,
     turn_id: str | None = None,
+    on_usage: OnUsage | None = None,
 ) -> Learning | None:
     """One extraction after the compact event at `compact_seq`; None when the gates say no
-    (no call, no event). A failure never touches the summary."""
+    (no call, no event). A failure never touches the summary. `on_usage` is called once for the
+    call, cancelled or not."""
     if not allowed(runtime, policy, readonly):
         return None
     generation = await asyncio.to_thread(runtime.facts.generation)
@@ -165,6 +175,8 @@ async def learn(
             outcome.reject("extraction_error")
         return outcome
     finally:
+        if on_usage is not None:
+            on_usage(outcome.usage)
         await asyncio.shield(_record(runtime, session_id, model, outcome, compact_seq, turn_id))
 
 

@@ -13,7 +13,7 @@ below, which plays scripted turns in-process for the runner's unit tests (STYLE 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -54,6 +54,11 @@ class Usage:
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
         }
+
+
+OnUsage = Callable[["Usage | None"], None]
+"""Called once for every provider call made, with its usage; None when it is unknown (the
+provider reported none, the call failed, or it was cancelled): the run totals of C10."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -361,11 +361,9 @@ class ChatTurn:
             turn_id=self.turn_id,
             policy=self.options.policy,
             readonly=self.options.readonly,
+            on_usage=self.usage.add,  # every call, a cancelled one too (C10)
         )
-        if outcome.calls:
-            self.usage.add(outcome.usage)
         if outcome.learning is not None and outcome.learning.called:
-            self.usage.add(outcome.learning.usage)
             self.emit(
                 "learning",
                 {

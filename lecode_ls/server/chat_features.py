@@ -132,6 +132,7 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
     settings = ls.settings
     model = settings.provider.model
     outcome: Outcome | None = None
+    usage = TurnUsage()
     # No turn starts while the summary is written; shutdown cancels it through this.
     with ls.chat.running(running, busy):
         token = ls.progress_begin("lecode: compacting the chat session")
@@ -145,14 +146,11 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
                     window=catalog.context_window(model, settings.agent.context_window),
                     policy=settings_policy(settings),
                     readonly=settings.agent.readonly,
+                    on_usage=usage.add,
                 )
         finally:
             ls.progress_end(token, outcome.status if outcome else "failed")
-    usage = TurnUsage()
-    if outcome.calls:
-        usage.add(outcome.usage)
     if outcome.learning is not None and outcome.learning.called:
-        usage.add(outcome.learning.usage)
         await ls.facts_changed(runtime)  # facts or proposals changed: fact views refresh
     result = p.SessionCompactResult(
         status=outcome.status, covered_through=outcome.covered_through, usage=_usage_model(usage)

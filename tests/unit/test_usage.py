@@ -6,8 +6,14 @@ usage, unknown usage counted apart, undone records included, kept up to date inc
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncGenerator
 from typing import Any
 
+import pytest
+
+from lecode_ls.agent.compaction import compact_session
+from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, Usage
 from lecode_ls.memory.usage import UsageTotal, session_usage
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat
@@ -58,3 +64,40 @@ class TestSessionUsage:
         runtime.sessions.delete(session)
         runtime.sessions.import_records(exported)  # the same ID, without the call
         assert session_usage(runtime.sessions, session) == UsageTotal()
+
+
+class GatedProvider:
+    """Starts to answer, then waits for what never comes."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[Event, None]:
+        yield TextDelta("partial ")
+        self.started.set()
+        await asyncio.Event().wait()
+        yield Finish("stop")
+
+
+class TestRunTotals:
+    async def test_a_cancelled_compaction_call_is_counted_once_by_the_run(
+        self, runtime: Runtime
+    ) -> None:
+        # C10: the run's total (a turn's, a /compact's) and the session's agree on a call that
+        # was cancelled: it counts once, its usage unknown.
+        session = chat(runtime, *({"role": "user", "content": f"q{n}"} for n in range(8)))
+        provider = GatedProvider()
+        seen: list[Usage | None] = []
+        task = asyncio.ensure_future(
+            compact_session(
+                runtime, session, provider, model="gpt-4o", window=None, on_usage=seen.append
+            )
+        )
+        await provider.started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert seen == [None]
+        assert session_usage(runtime.sessions, session) == UsageTotal(
+            calls=1, unknown_usage_calls=1
+        )
