@@ -14,7 +14,8 @@ from typing import Any, TypeVar
 from lecode_ls.errors import LecodeError
 from lecode_ls.fielddocs import field_docs
 from lecode_ls.server.messages import Message
-from lecode_ls.server.protocol import METHODS, Method
+from lecode_ls.server.method import Method
+from lecode_ls.server.protocol import METHODS
 from lecode_ls.server.settings_docs import (
     PACKAGE_JSON,
     README,

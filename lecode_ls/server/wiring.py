@@ -27,7 +27,8 @@ from lecode_ls.server import chat_features as chat
 from lecode_ls.server import facts_features as facts
 from lecode_ls.server import memory_features as memory
 from lecode_ls.server.messages import Message
-from lecode_ls.server.protocol import METHODS_BY_NAME, Method
+from lecode_ls.server.method import Method
+from lecode_ls.server.protocol import METHODS_BY_NAME
 from lecode_ls.server.server import LecodeServer
 
 log = logging.getLogger(__name__)
