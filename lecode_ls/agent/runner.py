@@ -47,6 +47,7 @@ from lecode_ls.agent.workspace_read import READ_TOOL, run_read_tool
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.agents import read_agents
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
+from lecode_ls.memory.usage import UsageTotal
 from lecode_ls.memory.working import well_formed_calls, working_view
 from lecode_ls.runtime import Runtime
 
@@ -85,24 +86,12 @@ AfterTool = Callable[[str, ToolResult], Awaitable[None]]
 """Called after each memory tool ran (the server sends its didChange notifications)."""
 
 
-@dataclass
-class TurnUsage:
-    """Usage of a turn's provider calls: each call counted once; unknown usage as unknown (C10)."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_tokens: int = 0
-    unknown_usage_calls: int = 0
+class TurnUsage(UsageTotal):
+    """Usage of a turn's provider calls: each call counted once; unknown usage as unknown (C10).
+    The same sums as a session's total (memory/usage.py), counted from the calls themselves."""
 
     def add(self, usage: Usage | None) -> None:
-        self.calls += 1
-        if usage is None:
-            self.unknown_usage_calls += 1
-            return
-        self.prompt_tokens += usage.prompt_tokens
-        self.completion_tokens += usage.completion_tokens
-        self.total_tokens += usage.total_tokens
+        self.add_json(usage_json(usage))
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ class UsageTotal:
     total_tokens: int = 0
     unknown_usage_calls: int = 0
 
-    def add(self, usage: Any) -> None:
+    def add_json(self, usage: Any) -> None:
+        """Count one call from the usage a transcript records for it (None: unknown)."""
         self.calls += 1
         if not isinstance(usage, dict):
             self.unknown_usage_calls += 1
@@ -82,7 +83,7 @@ def session_usage(sessions: SessionStore, session_id: str) -> UsageTotal:
         end = min(length - 1, start + BLOCK - 1)
         for record in sessions.read_range(session_id, start, end).records:
             if record.get("kind") == "event" and record.get("type") in USAGE_EVENTS:
-                total.add(record.get("usage"))
+                total.add_json(record.get("usage"))
         start = end + 1
     with _lock:
         if len(_known) >= MAX_REMEMBERED:

@@ -6,6 +6,7 @@
  * the webview page renders the entries it is sent.
  */
 import type { ChatDeltaParams, ChatHistoryItem, ChatSendResult, InjectedFactModel, UsageModel } from "../common/protocol";
+import { addUsage } from "./usage";
 
 /** A delta or a history item: what `applyItem` reads. */
 export type ChatItem = Pick<ChatDeltaParams, Exclude<keyof ChatDeltaParams, "kind" | "sessionId" | "turnId" | "seq">> & {
@@ -120,17 +121,8 @@ function union<T>(known: readonly T[], more: readonly T[], same: (a: T, b: T) =>
   return out;
 }
 
-function addUsage(known: UsageModel | undefined, more: UsageModel): UsageModel {
-  if (known === undefined) {
-    return more;
-  }
-  return {
-    calls: known.calls + more.calls,
-    promptTokens: known.promptTokens + more.promptTokens,
-    completionTokens: known.completionTokens + more.completionTokens,
-    totalTokens: known.totalTokens + more.totalTokens,
-    unknownUsageCalls: known.unknownUsageCalls + more.unknownUsageCalls,
-  };
+function addKnownUsage(known: UsageModel | undefined, more: UsageModel): UsageModel {
+  return known === undefined ? more : addUsage(known, more);
 }
 
 /** The index of the last "Compacting…" notice that has not been told how it ended, or -1. */
@@ -187,7 +179,7 @@ export function applyItem(turn: Turn, item: ChatItem, whole = false): Turn {
         },
       };
     case "usage":
-      return item.usage ? { ...turn, usage: addUsage(turn.usage, item.usage) } : turn;
+      return item.usage ? { ...turn, usage: addKnownUsage(turn.usage, item.usage) } : turn;
     case "error":
       return { ...turn, parts: [...parts, { kind: "error", message: item.message ?? "the turn failed", code: item.code ?? undefined }] };
     case "cancelled":
