@@ -19,9 +19,9 @@ from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import Outcome, compact_session
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
 from lecode_ls.agent.tools import ToolResult
-from lecode_ls.errors import InvalidParams, SessionBusy
+from lecode_ls.errors import InvalidParams
 from lecode_ls.memory.records import check_session_id
-from lecode_ls.memory.usage import session_usage
+from lecode_ls.memory.usage import UsageTotal, session_usage
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import chat_messages as p
 from lecode_ls.server import fact_messages as fp
@@ -49,8 +49,6 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         return await _command_turn(ls, runtime, params)
     running = (str(runtime.project.root), session_id)
     busy = f"sessionId: session {session_id} already has a turn running; wait for it or cancel it"
-    if ls.chat.busy(running):
-        raise SessionBusy(busy, field="sessionId")
     settings = ls.settings
     seq = 0
 
@@ -160,14 +158,8 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
     return result
 
 
-def _usage_model(usage: TurnUsage) -> p.UsageModel:
-    return p.UsageModel(
-        calls=usage.calls,
-        prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-        total_tokens=usage.total_tokens,
-        unknown_usage_calls=usage.unknown_usage_calls,
-    )
+def _usage_model(usage: UsageTotal) -> p.UsageModel:
+    return p.UsageModel.model_validate(usage.to_json())
 
 
 async def _command_turn(
@@ -238,7 +230,7 @@ async def chat_history(ls: LecodeServer, params: p.ChatHistoryParams) -> p.ChatH
     runtime, _ = await ls.runtime(params.workspace_uri)
     session_id = check_session_id(params.session_id)
 
-    def read() -> tuple[list[dict[str, Any]], bool]:
+    def read() -> tuple[list[dict[str, Any]], bool, UsageTotal]:
         # From the end backwards, a block at a time, until there are enough items: opening a
         # long session parses its tail, not its whole history.
         sessions = runtime.sessions
@@ -255,14 +247,14 @@ async def chat_history(ls: LecodeServer, params: p.ChatHistoryParams) -> p.ChatH
             ]
             items = block + items
             end = start - 1
-        return items[-params.limit :], len(items) > params.limit
+        total = session_usage(sessions, session_id)
+        return items[-params.limit :], len(items) > params.limit, total
 
-    items, truncated = await asyncio.to_thread(read)
-    total = await asyncio.to_thread(session_usage, runtime.sessions, session_id)
+    items, truncated, total = await asyncio.to_thread(read)
     return p.ChatHistoryResult(
         items=[p.ChatHistoryItem.model_validate(item) for item in items],
         truncated=truncated,
-        usage=p.UsageModel.model_validate(total.to_json()),
+        usage=_usage_model(total),
     )
 
 
