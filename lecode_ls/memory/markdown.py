@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from lecode_ls.errors import (
+    FileTooLarge,
     InvalidName,
     InvalidParams,
     InvalidPattern,
@@ -38,12 +39,17 @@ from lecode_ls.memory.files import (
     read_regular,
     refuse_symlinks,
 )
+from lecode_ls.memory.pattern import compile_pattern
 
 FIXED_FILES = ("MEMORY.md", "scratchpad.md")
 NOTE_NAME_MAX_BYTES = 128
 MAX_SEARCH_HITS = 50
-MAX_PATTERN_CHARS = 1000
 MAX_HIT_CHARS = 500
+MAX_FILE_BYTES = 1 << 20
+"""The largest memory file lecode-ls writes, reads or searches (UTF-8 bytes). MEMORY.md is injected
+into every request under `[memory] max_bytes` (32 KiB by default); a note a thousand times that is
+no longer a note. A write, append or edit whose result would pass it is refused before anything is
+written; a larger file put there by another program is refused by read and skipped by search."""
 CACHE_MAX_CHARS = 262_144  # larger files are always read from disk
 CACHE_MAX_FILES = 256
 SEARCH_SECONDS = 2.0  # wall-clock budget of one search
@@ -54,6 +60,15 @@ _DAILY = re.compile(r"daily/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md")  # ASCII digits o
 # Control, format (bidi overrides, zero-width), surrogate and line/paragraph separator characters
 # can hide what a name really is, or break the one-name-per-line listings clients show.
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+# A store must move between systems unchanged: Windows refuses these characters in file names,
+# and these device names (with any extension, in any case) name no file there.
+_NOT_PORTABLE = frozenset('<>:"|?*')
+_DEVICES = re.compile(
+    r"(?i)(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\..*)?"
+)
+# Look-alikes of "/" and "\" that Unicode compatibility folding (NFKC) leaves alone; fullwidth
+# and small forms such as U+FF0F and U+FF0E fold to "/" and "." and are caught through NFKC.
+_SLASH_LOOKALIKES = frozenset("\u2044\u2215\u2216\u29f5\u29f8\u29f9\u2571\u2572")
 
 
 @dataclass(frozen=True)
@@ -103,6 +118,22 @@ def _check_note(file: str, note: str) -> None:
         raise _invalid(file, "starts with '.'; hidden note names are not allowed")
     if len(note.encode("utf-8")) > NOTE_NAME_MAX_BYTES:
         raise _invalid(file, f"has a note name over {NOTE_NAME_MAX_BYTES} UTF-8 bytes")
+    # What the name looks like, not only its code points: a look-alike of "/", ".." or a
+    # Windows device name would be read by a person (or another system) as something else.
+    folded = unicodedata.normalize("NFKC", note)
+    if any(char in _SLASH_LOOKALIKES for char in note) or any(c in "/\\" for c in folded):
+        raise _invalid(file, "contains a character that looks like / or \\; use plain names")
+    if ".." in folded or folded.startswith("."):
+        raise _invalid(file, "contains a look-alike of '.'; use plain names")
+    if bad := sorted({char for char in folded if char in _NOT_PORTABLE}):
+        raise _invalid(
+            file,
+            f"contains {' '.join(bad)}; note names may not contain any of {''.join(sorted(_NOT_PORTABLE))}",
+        )
+    if folded != folded.rstrip(" ."):
+        raise _invalid(file, "ends in a space or '.'; Windows cannot store such a name")
+    if _DEVICES.fullmatch(folded):
+        raise _invalid(file, "is a Windows device name (CON, PRN, AUX, NUL, COM1, LPT1...)")
 
 
 def validate_name(file: str) -> str:
@@ -176,9 +207,12 @@ class MarkdownStore:
     # -- reading -------------------------------------------------------------------------------
 
     def _load(self, name: str, path: Path) -> str | None:
-        """The UTF-8 text of a store file, or None if it does not exist."""
+        """The UTF-8 text of a store file, or None if it does not exist.
+
+        Reads at most one byte past MAX_FILE_BYTES, so a huge file costs no more than the cap.
+        """
         try:
-            data = read_regular(path)
+            data = read_regular(path, MAX_FILE_BYTES + 1)
         except NotRegularFile:
             raise StoreError(
                 f"file: {name} in the store is not a regular file", field="file"
@@ -195,6 +229,12 @@ class MarkdownStore:
             ) from None
         if data is None:
             return None
+        if len(data) > MAX_FILE_BYTES:
+            raise FileTooLarge(
+                f"file: {name} is larger than the {MAX_FILE_BYTES >> 20} MiB a memory file may "
+                "hold; trim it in an editor (lecode/project/info names the store folder)",
+                field="file",
+            )
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -272,53 +312,43 @@ class MarkdownStore:
     def search(
         self, pattern: str, limit: int = MAX_SEARCH_HITS
     ) -> tuple[builtins.list[SearchHit], bool]:
-        """Search the listed Markdown files line by line with a Python regular expression.
+        """Search the listed Markdown files line by line with a regular expression (RE2 syntax).
 
         Returns at most `limit` hits (clamped to 50), in `list()` order then line order, and
-        whether more hits existed. `.bak` copies and non-Markdown files are never searched. Lines
+        whether more hits existed. `.bak` copies and non-Markdown files are never searched, nor
+        is a file over MAX_FILE_BYTES (another program put it there; read refuses it too). Lines
         are split on "\\n" only (a trailing "\\r" is dropped), so line numbers match editors.
+
+        Bounded whatever the pattern (see pattern.py): compiling is capped in memory, matching is
+        linear in the text, and the whole search stops after SEARCH_SECONDS.
         """
-        if len(pattern) > MAX_PATTERN_CHARS:
-            raise InvalidPattern(
-                f"pattern: the pattern is {len(pattern)} characters long; the limit is "
-                f"{MAX_PATTERN_CHARS}",
-                field="pattern",
-            )
         if limit < 1:
             raise InvalidParams(f"limit: must be at least 1, got {limit}", field="limit")
         limit = min(limit, MAX_SEARCH_HITS)
-        # `regex` (re-compatible syntax) because its matching takes a timeout: a pattern with
-        # catastrophic backtracking must not hold a worker thread, or the server's exit.
-        # Imported here, on first search, to keep it out of start-up.
-        import regex as timed_re
-
-        try:
-            compiled = timed_re.compile(pattern)
-        except timed_re.error as exc:
-            # regex's error has re.error's msg and pos, but its stubs do not declare them.
-            msg, pos = getattr(exc, "msg", str(exc)), getattr(exc, "pos", None)
-            where = "" if pos is None else f" at position {pos}"
-            raise InvalidPattern(
-                f"pattern: not a valid regular expression: {msg}{where}", field="pattern"
-            ) from None
+        compiled = compile_pattern(pattern)
         hits: list[SearchHit] = []
         deadline = time.monotonic() + SEARCH_SECONDS
         for entry in self.list():
-            text = self._load(entry.file, self.root / entry.file) or ""
+            if entry.bytes > MAX_FILE_BYTES:
+                continue
+            try:
+                text = self._load(entry.file, self.root / entry.file) or ""
+            except FileTooLarge:  # grew since it was listed
+                continue
             lines = text.split("\n")
             if lines[-1] == "":
                 lines.pop()  # the empty "line" after a final newline is not a line
             for number, raw in enumerate(lines, start=1):
-                line = raw.removesuffix("\r")
-                try:
-                    found = compiled.search(line, timeout=max(deadline - time.monotonic(), 0.001))
-                except TimeoutError:
+                # One line costs at most linear time in MAX_FILE_BYTES, so checking the clock
+                # between lines bounds the whole search.
+                if time.monotonic() > deadline:
                     raise InvalidPattern(
                         f"pattern: the search took over {SEARCH_SECONDS:g} s and was stopped; "
-                        "simplify the pattern",
+                        "use a more specific pattern",
                         field="pattern",
-                    ) from None
-                if found is None:
+                    )
+                line = raw.removesuffix("\r")
+                if compiled.search(line) is None:
                     continue
                 if len(hits) == limit:
                     return hits, True
@@ -329,6 +359,12 @@ class MarkdownStore:
 
     def _store(self, name: str, path: Path, text: str) -> int:
         data = text.encode("utf-8")
+        if len(data) > MAX_FILE_BYTES:
+            raise FileTooLarge(
+                f"content: {name} would be {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte "
+                "limit of a memory file; nothing was written. Split it into notes, or trim it",
+                field="content",
+            )
         try:
             atomic_write(path, data, backup=True)
         except OSError as exc:
@@ -348,11 +384,17 @@ class MarkdownStore:
         if mode not in ("replace", "append"):
             raise InvalidParams(f'mode: must be "replace" or "append", got {mode!r}', field="mode")
         try:
-            content.encode("utf-8")
+            size = len(content.encode("utf-8"))
         except UnicodeEncodeError:
             raise InvalidParams(
                 "content: contains characters that cannot be encoded as UTF-8", field="content"
             ) from None
+        if size > MAX_FILE_BYTES:  # refused before the file is read or the lock taken
+            raise FileTooLarge(
+                f"content: {size:,} bytes is over the {MAX_FILE_BYTES:,}-byte limit of a memory "
+                "file; nothing was written",
+                field="content",
+            )
         name, path = self._path(file)
         with self._locked():
             refuse_symlinks(self.root, path)  # again, now that no other writer runs
@@ -366,6 +408,13 @@ class MarkdownStore:
         """Replace every occurrence of `search` with `replace`; returns how many there were."""
         if search == "":
             raise InvalidParams("search: the text to search for must not be empty", field="search")
+        for label, value in (("search", search), ("replace", replace)):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidParams(
+                    f"{label}: contains characters that cannot be encoded as UTF-8", field=label
+                ) from None
         name, path = self._path(file)
         if not path.exists():  # checked first so that a failed edit never creates the store
             raise NotFound(f"file: {name} does not exist in the memory store", field="file")
@@ -377,6 +426,17 @@ class MarkdownStore:
             count = old.count(search)
             if count == 0:
                 raise NoMatch(f"search: the text does not occur in {name}", field="search")
+            # The result's size is known before it is built: a hostile edit (a short search
+            # text replaced many times by a long one) is refused without allocating it.
+            grown = len(old.encode("utf-8")) + count * (
+                len(replace.encode("utf-8")) - len(search.encode("utf-8"))
+            )
+            if grown > MAX_FILE_BYTES:
+                raise FileTooLarge(
+                    f"replace: the edit would make {name} {grown:,} bytes, over the "
+                    f"{MAX_FILE_BYTES:,}-byte limit of a memory file; nothing was written",
+                    field="replace",
+                )
             self._store(name, path, old.replace(search, replace))
             return count
 

@@ -138,7 +138,7 @@ export interface MemoryEditResult {
 export interface MemorySearchParams {
   /** Any folder or file URI inside a project; default: the first workspace folder. */
   workspaceUri?: string | null;
-  /** A Python regular expression, matched line by line over the Markdown files only. */
+  /** A regular expression in RE2 syntax (Python's `re` syntax without lookaround or backreferences), matched line by line over the Markdown files only. Matching takes linear time; a pattern that would compile past 8 MiB, or whose nested repeats expand past 1000 copies, is refused with `invalid_pattern` naming why. */
   pattern: string;
 }
 
