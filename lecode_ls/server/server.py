@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +18,7 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from lecode_ls import __version__
@@ -253,6 +253,29 @@ class LecodeServer(LanguageServer):
 
         task.add_done_callback(done)
         return task
+
+    # --- serving --------------------------------------------------------------------------------
+
+    def serve(self, connect: Callable[[JsonRPCProtocol], Coroutine[Any, Any, None]]) -> int:
+        """Serve one client over the transport `connect` opens; returns the process exit code.
+
+        The client's `exit` ends the process with 0 after `shutdown` and 1 without (LSP); the
+        client hanging up ends it with 0. A transport that cannot be opened is logged as one line.
+        """
+        try:
+            asyncio.run(connect(self.protocol))
+        except SystemExit as exc:  # pygls' `exit` handler
+            return exc.code if isinstance(exc.code, int) else 1
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            log.info("the client closed the connection")
+        except (OSError, ValueError) as exc:
+            log.error("cannot serve: %s", exc)
+            return 2
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+        return 0
 
     def close(self) -> None:
         """Cancel background work and close every runtime (K3)."""

@@ -203,12 +203,19 @@ class TestLifecycle:
     async def test_a_cancelled_request_gets_32800_and_the_server_stays_responsive(
         self, start: Start, repo: Path
     ) -> None:
-        # A pattern with catastrophic backtracking keeps a worker thread busy until the search
-        # budget (2 s) runs out; the handler awaiting it is cancelled at once, and other
-        # requests are served meanwhile.
+        # A search that runs into its 2 s budget (eight 1 MiB notes that defeat RE2's DFA) keeps
+        # a worker thread busy; the handler awaiting it is cancelled at once, and other requests
+        # are served meanwhile.
         client = await start(repo)
-        await call(client, "lecode/memory/write", {"file": "MEMORY.md", "content": "a" * 28 + "!"})
-        slow = asyncio.ensure_future(call(client, "lecode/memory/search", {"pattern": "^(a|a)*$"}))
+        await call(client, "lecode/memory/write", {"file": "MEMORY.md", "content": "x"})
+        store = Path((await call(client, "lecode/project/info"))["storePath"])
+        line = ("ab" * (1 << 19))[:-1] + "\n"  # one line of just under 1 MiB
+        for n in range(8):
+            (store / "notes").mkdir(exist_ok=True)
+            (store / "notes" / f"n{n}.md").write_text(line)
+        slow = asyncio.ensure_future(
+            call(client, "lecode/memory/search", {"pattern": "[ab]*a[ab]{50}c"})
+        )
         assert await call(client, "lecode/ping") == {}
         slow.cancel()  # pygls' client sends $/cancelRequest for a cancelled request future
         with pytest.raises((asyncio.CancelledError, JsonRpcException)):
