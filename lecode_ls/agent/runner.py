@@ -121,6 +121,8 @@ class TurnOptions:
     readonly: bool = False
     policy: PermissionPolicy = field(default_factory=PermissionPolicy)
     calibration: Calibration = field(default_factory=Calibration)
+    secret_files: tuple[str, ...] = ()
+    """`[agent] secret_files`: workspace files whose `read` the policy must permit first."""
 
 
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "contentFilter"}
@@ -416,14 +418,20 @@ class ChatTurn:
     # -- tools -----------------------------------------------------------------------------
 
     async def _run_call(self, call: ToolCall, generation: int) -> None:
+        policy = PermissionPolicy(
+            self.options.policy.decisions,
+            default=self.options.policy.default,
+            ask=self._ask_from_thread if self.ask is not None else None,
+        )
         if call.name == READ_TOOL.name:
-            result = await asyncio.to_thread(run_read_tool, self.folder, call.arguments)
-        else:
-            policy = PermissionPolicy(
-                self.options.policy.decisions,
-                default=self.options.policy.default,
-                ask=self._ask_from_thread if self.ask is not None else None,
+            result = await asyncio.to_thread(
+                run_read_tool,
+                self.folder,
+                call.arguments,
+                policy=policy,
+                secret_files=self.options.secret_files,
             )
+        else:
             result = await asyncio.to_thread(
                 run_tool,
                 self.runtime,

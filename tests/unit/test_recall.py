@@ -82,7 +82,7 @@ class TestPaging:
         runtime = make_runtime(tmp_path_factory.mktemp("paging"))
         try:
             session = chat(runtime, {"role": "user", "content": content * 5})
-            fact_id = remember(runtime, session, 1, 1, fact or "f")
+            fact_id = remember(runtime, session, 1, 1, fact.strip() or "f")
             text, pages = all_pages(
                 lambda o: recall_fact(runtime.facts, runtime.sessions, fact_id, o, limit)
             )
