@@ -355,6 +355,23 @@ class TestErrors:
         with pytest.raises(ProviderError, match="did not answer with an event stream"):
             await collect(provider)
 
+    async def test_an_endless_event_line_is_refused_past_16_mib(
+        self, server: FakeOpenAI, provider: OpenAICompatible
+    ) -> None:
+        # covers C9 (issue 10: a network peer): one line that never ends must not grow memory
+        server.push(Stream([chunk(content="a"), "x" * (17 << 20)]))
+        with pytest.raises(ProviderError, match="sent more than lecode-ls reads for one answer"):
+            await collect(provider)
+
+    async def test_a_huge_error_body_is_read_only_in_part(
+        self, server: FakeOpenAI, provider: OpenAICompatible
+    ) -> None:
+        server.push(Reply(400, "<html>" + "x" * (8 << 20)))
+        with pytest.raises(ProviderError) as caught:
+            await collect(provider)
+        assert caught.value.message.startswith("the provider answered HTTP 400: <html>xxx")
+        assert len(caught.value.message) < 400
+
     async def test_a_silent_gap_longer_than_the_read_timeout_times_out(
         self, server: FakeOpenAI
     ) -> None:
