@@ -209,7 +209,9 @@ async def pump(protocol: JsonRPCProtocol, read: Callable[[], Awaitable[bytes]]) 
     while chunk := await read():
         for event in framer.feed(chunk):
             if isinstance(event, FramingError):
-                log.warning("framing error: %s", event.message)
+                log.debug(
+                    "framing error: %s", event.message
+                )  # the client is told; a flood must not fill the log
                 reply_error(protocol, None, PARSE_ERROR, event.message)
             else:
                 handle_body(protocol, event)

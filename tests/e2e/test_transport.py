@@ -149,13 +149,26 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+_DRAINS: set[asyncio.Task[None]] = set()
+
+
 async def start_tcp(*address: str) -> asyncio.subprocess.Process:
+    """The server listening on TCP; its log is read (and dropped) so it never blocks on it."""
     process = await asyncio.create_subprocess_exec(
         *SERVER, "--tcp", *address, stderr=asyncio.subprocess.PIPE
     )
-    assert process.stderr is not None
-    while b"Serving on" not in (line := await process.stderr.readline()):
+    stderr = process.stderr
+    assert stderr is not None
+    while b"Serving on" not in (line := await stderr.readline()):
         assert line, "the server exited before listening"
+
+    async def drain() -> None:
+        while await stderr.read(65536):
+            pass
+
+    task = asyncio.ensure_future(drain())
+    _DRAINS.add(task)
+    task.add_done_callback(_DRAINS.discard)
     return process
 
 
