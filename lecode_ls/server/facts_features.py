@@ -13,6 +13,7 @@ from typing import Any
 
 from lecode_ls.agent.learning import dismiss, latest_learning
 from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace
+from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.records import check_session_id
 from lecode_ls.memory.sources import SourceRef, source_snapshot
@@ -57,12 +58,14 @@ def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
     if not any(path.is_relative_to(folder) for folder in folders):
         raise OutsideWorkspace("path: the file is outside every workspace folder", field="path")
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_IMPORT_BYTES + 1)
-    except FileNotFoundError:
-        raise NotFound("path: no such file", field="path") from None
+        # read_regular: a FIFO or device planted in the workspace must not hold a worker thread.
+        data = read_regular(path, MAX_IMPORT_BYTES + 1)
+    except NotRegularFile:
+        raise InvalidParams("path: not a regular file", field="path") from None
     except OSError as exc:
         raise InvalidParams(f"path: cannot be read ({exc.strerror})", field="path") from None
+    if data is None:
+        raise NotFound("path: no such file", field="path")
     if len(data) > MAX_IMPORT_BYTES:
         raise InvalidParams("path: the file is larger than 64 MiB", field="path")
     records: list[dict[str, Any]] = []
@@ -71,7 +74,7 @@ def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
             continue
         try:
             record = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
             raise InvalidParams(f"path: line {number} is not JSON", field="path") from None
         if not isinstance(record, dict):
             raise InvalidParams(f"path: line {number} is not a JSON object", field="path")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,19 @@ class TestSessions:
         assert result["sessionId"]
         exc = await error_of(call(client, "lecode/session/import", {"path": str(outside)}))
         assert exc.data["code"] == "outside_workspace"
+
+    async def test_import_refuses_a_fifo_and_deep_json_without_hanging(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers P5 (issue 10, beyond its list): a FIFO held a worker thread for ever, and a
+        # deeply nested line was an internal error
+        os.mkfifo(repo / "pipe.jsonl")
+        (repo / "deep.jsonl").write_text("[" * 100_000 + "]" * 100_000 + "\n")
+        client = await start(repo)
+        for name, words in (("pipe.jsonl", "not a regular file"), ("deep.jsonl", "line 1")):
+            exc = await error_of(call(client, "lecode/session/import", {"path": str(repo / name)}))
+            assert exc.data == {"code": "invalid_params", "field": "path"}
+            assert words in exc.message
 
 
 class TestFactLifecycle:
