@@ -77,6 +77,21 @@ class LecodeProtocol(LanguageServerProtocol):
             self._send_response(data["id"], error=error)
             raise AnsweredError() from None
 
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: Any | None = None
+    ) -> None:
+        """pygls answers an exception in any handler (the standard ones too: initialize,
+        shutdown...) with its message and traceback, which name files of the installation. Our
+        own handlers never let one out (wiring.py); this catches the rest."""
+        data = getattr(error, "data", None)
+        if isinstance(data, dict) and "traceback" in data:  # pygls logged it with the traceback
+            error = types.ResponseError(
+                code=-32603,
+                message="lecode-ls failed inside; the server log has the details",
+                data={"code": "internal_error"},
+            )
+        super()._send_response(msg_id, result, error)
+
 
 class LecodeServer(LanguageServer):
     def __init__(self, config_dir: Path) -> None:

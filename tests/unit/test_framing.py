@@ -6,9 +6,15 @@ parser alone meets many more of them, generated.
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pygls.exceptions import JsonRpcInternalError
 
+from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.transport import MAX_HEADER_BYTES, Framer, FramingError
 
 
@@ -78,3 +84,38 @@ class TestFramer:
     def test_a_signed_or_hex_content_length_is_an_error(self) -> None:
         for header in (b"Content-Length: -1\r\n\r\n", b"Content-Length: 0x10\r\n\r\n"):
             assert isinstance(next(iter(Framer().feed(header))), FramingError)
+
+
+class TestNoTracebackLeaves:
+    # covers P5: an exception in any handler, pygls' own included, reaches the client plainly
+
+    def test_an_internal_error_with_a_traceback_is_sent_without_it(self, tmp_path: Path) -> None:
+        server = LecodeServer(tmp_path)
+        sent: list[bytes] = []
+        server.protocol.set_writer(Collect(sent))
+        try:
+            (tmp_path / "missing" / "file").read_text()  # an error that names a local path
+        except OSError:
+            error = JsonRpcInternalError.of(sys.exc_info()).to_response_error()
+        server.protocol._send_response(7, error=error)
+        body = json.loads(sent[0].split(b"\r\n\r\n", 1)[1])
+        assert body == {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "error": {
+                "code": -32603,
+                "message": "lecode-ls failed inside; the server log has the details",
+                "data": {"code": "internal_error"},
+            },
+        }
+
+
+class Collect:
+    def __init__(self, sent: list[bytes]) -> None:
+        self.sent = sent
+
+    def write(self, data: bytes) -> None:
+        self.sent.append(data)
+
+    def close(self) -> None:
+        pass
