@@ -88,6 +88,7 @@ class Runtime:
         self.closed = True
         self.facts.close()
         self.sessions.close()
+        self.markdown.close()
 
 
 def _has_text(content: object) -> bool:

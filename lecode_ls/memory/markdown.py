@@ -13,7 +13,10 @@ import builtins
 import contextlib
 import errno
 import json
+import os
 import re
+import stat
+import threading
 import time
 import unicodedata
 from collections.abc import Iterator
@@ -39,9 +42,11 @@ from lecode_ls.memory.files import (
     read_regular,
     refuse_symlinks,
 )
+from lecode_ls.memory.note_index import NoteIndex
 from lecode_ls.memory.pattern import compile_pattern
 
 FIXED_FILES = ("MEMORY.md", "scratchpad.md")
+SUBFOLDERS = ("daily", "notes")
 NOTE_NAME_MAX_BYTES = 128
 MAX_SEARCH_HITS = 50
 MAX_HIT_CHARS = 500
@@ -191,6 +196,8 @@ class MarkdownStore:
         # name -> (file identity, text). Writes are atomic renames, so a changed file always has
         # a new identity; `cached` can then answer from metadata alone.
         self._texts: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+        self._index: NoteIndex | None = None  # made by the first search
+        self._search_lock = threading.Lock()
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -276,12 +283,23 @@ class MarkdownStore:
         else are skipped, as are symbolic links (which every read refuses) and names that are
         not in NFC form (they could not be addressed by their listed name).
         """
+        return [
+            MemoryFile(
+                file=name,
+                bytes=info.st_size,
+                modified=datetime.fromtimestamp(info.st_mtime, tz=UTC),
+            )
+            for name, info in self._entries()
+        ]
+
+    def _entries(self) -> builtins.list[tuple[str, os.stat_result]]:
+        """`list()`'s files with their lstat results, sorted by name."""
         if self.root.is_symlink():
             refuse_symlinks(self.root, self.root)
         if not self.root.is_dir():
             return []
         candidates = list(FIXED_FILES)
-        for folder in ("daily", "notes"):
+        for folder in SUBFOLDERS:
             sub = self.root / folder
             if sub.is_dir() and not sub.is_symlink():
                 try:
@@ -291,23 +309,21 @@ class MarkdownStore:
                         f"file: could not list {folder}/ in the memory store ({exc.strerror})",
                         field="file",
                     ) from None
-        found: list[MemoryFile] = []
-        for name in candidates:
-            try:
-                if self.validate(name) != name:
-                    continue
-            except InvalidName:
-                continue
-            path = self.root / name
-            try:
-                info = path.lstat()
-            except FileNotFoundError:
-                continue
-            if path.is_symlink() or not path.is_file():
-                continue
-            modified = datetime.fromtimestamp(info.st_mtime, tz=UTC)
-            found.append(MemoryFile(file=name, bytes=info.st_size, modified=modified))
-        return sorted(found, key=lambda item: item.file)
+        found = [(name, info) for name in candidates if (info := self._listed(name)) is not None]
+        return sorted(found, key=lambda item: item[0])
+
+    def _listed(self, name: str) -> os.stat_result | None:
+        """`name`'s lstat result if `list()` shows it: an allowed NFC name of a regular file."""
+        try:
+            if self.validate(name) != name:
+                return None
+        except InvalidName:
+            return None
+        try:
+            info = (self.root / name).lstat()
+        except OSError:
+            return None
+        return info if stat.S_ISREG(info.st_mode) else None
 
     def search(
         self, pattern: str, limit: int = MAX_SEARCH_HITS
@@ -326,14 +342,16 @@ class MarkdownStore:
             raise InvalidParams(f"limit: must be at least 1, got {limit}", field="limit")
         limit = min(limit, MAX_SEARCH_HITS)
         compiled = compile_pattern(pattern)
+        with self._search_lock:
+            found = self._note_index().candidates(pattern)
+        if found is None:  # no index here: every file is a candidate, read from disk
+            found = [(entry.file, None) for entry in self.list() if entry.bytes <= MAX_FILE_BYTES]
         hits: list[SearchHit] = []
         deadline = time.monotonic() + SEARCH_SECONDS
-        for entry in self.list():
-            if entry.bytes > MAX_FILE_BYTES:
-                continue
+        for name, indexed in found:
             try:
-                text = self._load(entry.file, self.root / entry.file) or ""
-            except FileTooLarge:  # grew since it was listed
+                text = (self._load(name, self.root / name) or "") if indexed is None else indexed
+            except FileTooLarge:  # put there by another program; read refuses it too
                 continue
             lines = text.split("\n")
             if lines[-1] == "":
@@ -352,8 +370,36 @@ class MarkdownStore:
                     continue
                 if len(hits) == limit:
                     return hits, True
-                hits.append(SearchHit(entry.file, number, line[:MAX_HIT_CHARS]))
+                hits.append(SearchHit(name, number, line[:MAX_HIT_CHARS]))
         return hits, False
+
+    def _note_index(self) -> NoteIndex:
+        if self._index is None:
+            self._index = NoteIndex(
+                self.root,
+                SUBFOLDERS,
+                scan=self._entries,
+                listed=self._listed,
+                load=self._index_text,
+            )
+        return self._index
+
+    def _index_text(self, name: str) -> str | None:
+        """What the index holds of a file: its text, "" when it is over the cap (a search skips
+        it), None when it cannot be read as text (a search reports it as a full scan would)."""
+        try:
+            return self._load(name, self.root / name) or ""
+        except FileTooLarge:
+            return ""
+        except (StoreError, SymlinkRefused):
+            return None
+
+    def close(self) -> None:
+        """Close the search index (the files need no closing)."""
+        with self._search_lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
 
     # -- writing -------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ memory store caps its files) and the wall-clock time across lines.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lecode_ls.errors import InvalidPattern
 
@@ -71,3 +71,86 @@ def _reason(exc: Exception) -> str:
             "not supported: searches use linear-time RE2 syntax)"
         )
     return f"not a valid regular expression: {text}"
+
+
+# -- what an index can use -----------------------------------------------------------------------
+
+MIN_LITERAL_CHARS = 3  # a trigram index cannot look up anything shorter
+
+Clause = frozenset[str]
+"""Literal strings of which at least one occurs in every line the pattern matches."""
+
+
+def required_literals(pattern: str) -> list[Clause] | None:
+    """Clauses that every match of `pattern` satisfies (each clause: one of its strings occurs in
+    the matched line), or None when nothing useful can be said (then every line is a candidate).
+
+    Only ever a necessary condition: the index narrows candidates with it and RE2 decides. The
+    pattern is parsed with Python's own parser (`re._parser`), whose syntax RE2's mostly shares;
+    wherever the two could read a pattern differently, the answer is None:
+    - case-insensitive parts (RE2's Unicode folding is not the index's);
+    - POSIX classes (`[[:alpha:]]`: Python reads a set and a literal "]");
+    - anything Python cannot parse (RE2-only syntax such as `\\pL`, `\\z`, `\\Q...\\E`).
+    """
+    import importlib
+    import re
+
+    # Private modules of the standard library (typeshed types neither): any surprise in them
+    # only costs the narrowing, never an answer (see the except clauses).
+    sre: Any = importlib.import_module("re._constants")
+    parser: Any = importlib.import_module("re._parser")
+
+    if "[:" in pattern:
+        return None
+    try:
+        parsed = parser.parse(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return None
+    if parsed.state.flags & sre.SRE_FLAG_IGNORECASE:
+        return None
+
+    def sequence(items: list[tuple[Any, Any]]) -> list[Clause]:
+        clauses: list[Clause] = []
+        run: list[str] = []
+
+        def end_run() -> None:
+            if len(run) >= MIN_LITERAL_CHARS:
+                clauses.append(frozenset({"".join(run)}))
+            run.clear()
+
+        for op, arg in items:
+            if op is sre.LITERAL:
+                run.append(chr(arg))
+                continue
+            end_run()
+            clauses.extend(node(op, arg))
+        end_run()
+        return clauses
+
+    def node(op: Any, arg: Any) -> list[Clause]:
+        if op is sre.SUBPATTERN:
+            _, add_flags, _, items = arg
+            if add_flags & sre.SRE_FLAG_IGNORECASE:
+                return []
+            return sequence(list(items))
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            low, _, items = arg
+            return sequence(list(items)) if low >= 1 else []
+        if op is sre.ATOMIC_GROUP:
+            return sequence(list(arg))
+        if op is sre.BRANCH:
+            _, branches = arg
+            chosen: set[str] = set()
+            for branch in branches:
+                clauses = sequence(list(branch))
+                if not clauses:
+                    return []  # one branch needs no literal: the alternation needs none
+                chosen |= max(clauses, key=lambda clause: min(map(len, clause)))
+            return [frozenset(chosen)]
+        return []  # sets, classes, anchors, any character: no literal
+
+    try:
+        clauses = sequence(list(parsed))
+    except (RecursionError, TypeError, ValueError):
+        return None
+    return clauses or None
