@@ -33,6 +33,7 @@ from lecode_ls.memory.files import FILE_MODE, fsync_dir, make_dirs, refuse_symli
 from lecode_ls.memory.records import EVENT, MESSAGE, USER, check_session_id, new_session_id
 from lecode_ls.memory.records import check_new_record as _check_new_record
 from lecode_ls.memory.transcript import (
+    Known,
     TranscriptPaths,
     TranscriptState,
     create_transcript,
@@ -210,12 +211,19 @@ class SessionStore:
         return visibility, undos
 
     def read_range(
-        self, session_id: str, start: int, end: int, *, clamp: bool = False
+        self,
+        session_id: str,
+        start: int,
+        end: int,
+        *,
+        clamp: bool = False,
+        known: Known | None = None,
     ) -> RangeRead:
         """Records `start` .. `end` (inclusive) with the visibility, under one lock.
 
         With `clamp`, an `end` past the last record is cut to it (the result may then hold fewer
-        records, or none); without, it is an `InvalidParams` naming `end_seq`.
+        records, or none); without, it is an `InvalidParams` naming `end_seq`. `known` records
+        are reused where their line is unchanged (transcript.Known).
         """
         paths = self._paths(session_id)
         with open_locked(paths, self._states) as transcript:
@@ -226,7 +234,7 @@ class SessionStore:
                     visibility, _ = self._visibility(paths.session_id, transcript.state)
                     return RangeRead((), visibility, length)
             start, end = _check_range(start, end, length)
-            records = transcript.read(start, end)
+            records = transcript.read(start, end, known)
             visibility, _ = self._visibility(paths.session_id, transcript.state)
             return RangeRead(tuple(records), visibility, transcript.state.count)
 

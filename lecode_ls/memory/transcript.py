@@ -112,6 +112,12 @@ class TranscriptState:
     header: dict[str, Any]
     codes: bytearray
     events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    # Prefix digests (end seq -> sha256) and the file identity they hold for: the identity seen
+    # when they were computed, moved on by this process's own appends (which add bytes after
+    # every digested prefix) and by nothing else. ctime is in it: no program can set it back, so
+    # an edit in place that restores size and mtime still clears them.
+    trusted: tuple[int, int, int, int] | None = None
+    digests: dict[int, str] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -187,6 +193,12 @@ def session_not_found(paths: TranscriptPaths) -> SessionNotFound:
     )
 
 
+MAX_DIGESTS = 64  # remembered prefix digests per transcript
+
+Known = dict[int, dict[str, Any]]
+"""seq -> record: records a reader parsed from bytes it then checked with `prefix_digest`."""
+
+
 class _StaleIndex(Exception):
     """The index disagrees with the file; it must be rebuilt."""
 
@@ -230,9 +242,17 @@ class Transcript:
         return list(struct.unpack(f"<{stop - start}Q", self._raw_entries(start, stop)))
 
     def _read_lines(
-        self, start: int, end: int, count: int, codes: bytes | bytearray | None
+        self,
+        start: int,
+        end: int,
+        count: int,
+        codes: bytes | bytearray | None,
+        known: Known | None = None,
     ) -> list[dict[str, Any]]:
-        """Records `start` .. `end` inclusive, each checked against its position (and code)."""
+        """Records `start` .. `end` inclusive, each checked against its position (and code).
+
+        A record of `known` is not decoded again while the file is still the one the remembered
+        prefix digests describe (see `prefix_digest`): the caller checked those bytes."""
         if end + 1 < count:
             entries = self._entries(start, end + 2)
             stop = entries.pop() & _OFFSET_MASK
@@ -248,10 +268,15 @@ class Transcript:
             raise _StaleIndex
         records: list[dict[str, Any]] = []
         position = begin
+        known = known or {}
+        reuse = bool(known) and self.state.trusted == self._identity()
         for seq, (line, entry) in enumerate(zip(lines, entries, strict=False), start):
             if entry & _OFFSET_MASK != position:
                 raise _StaleIndex
             position += len(line) + 1
+            if reuse and seq in known:
+                records.append(known[seq])
+                continue
             try:
                 record = _decode(line)
                 code = check_stored(record, seq, self.paths.session_id)
@@ -265,7 +290,32 @@ class Transcript:
 
     def prefix_digest(self, end: int) -> str:
         """sha256 of the file's bytes from its start through the end of line `end`: what a
-        verdict about those records may be remembered against (working.py)."""
+        verdict about those records may be remembered against (working.py).
+
+        Computed once while the file is only appended to by this process: a turn start after a
+        summary costs what follows it, not a pass over everything the summary covers. Any other
+        change to the file (an edit, a truncation, another process's append) is seen in its
+        identity, and every remembered digest is computed afresh.
+        """
+        state = self.state
+        identity = self._identity()
+        if state.trusted != identity:
+            state.digests.clear()
+            state.trusted = identity
+        known = state.digests.get(end)
+        if known is not None:
+            return known
+        digest = self._hash_prefix(end)
+        if len(state.digests) >= MAX_DIGESTS:
+            state.digests.clear()
+        state.digests[end] = digest
+        return digest
+
+    def _identity(self) -> tuple[int, int, int, int]:
+        st = os.fstat(self._fd)
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    def _hash_prefix(self, end: int) -> str:
         stop = (
             self._entries(end + 1, end + 2)[0] & _OFFSET_MASK
             if end + 1 < self.state.count
@@ -281,10 +331,10 @@ class Transcript:
             position += len(chunk)
         return digest.hexdigest()
 
-    def read(self, start: int, end: int) -> list[dict[str, Any]]:
+    def read(self, start: int, end: int, known: Known | None = None) -> list[dict[str, Any]]:
         """Records `start` .. `end`, inclusive, 0-based; the caller checks the bounds."""
         try:
-            return self._read_lines(start, end, self.state.count, self.state.codes)
+            return self._read_lines(start, end, self.state.count, self.state.codes, known)
         except _StaleIndex:
             pass
         log.warning(
@@ -468,6 +518,9 @@ class Transcript:
         line = canonical_json(stored) + b"\n"
         code = kind_code(stored)
         offset = self._size
+        # Whether the file is still what the remembered digests were computed from; only then
+        # do they survive this append (which adds bytes after all of them).
+        unchanged = state.trusted is not None and state.trusted == self._identity()
         try:
             if os.write(self._fd, line) != len(line):
                 raise StoreError(
@@ -487,6 +540,7 @@ class Transcript:
         if code in VISIBILITY_CODES:
             state.events.append((seq, stored))
         state.key = self._stat_key()
+        state.trusted = self._identity() if unchanged else None
         return seq
 
 
