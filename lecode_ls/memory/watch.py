@@ -15,7 +15,6 @@ returns None and the caller rescans: correct, and slower.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import logging
 import os
 import struct
@@ -60,10 +59,18 @@ def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)  # glibc's stable soname
+    except OSError:  # another C library (musl): ask the loader's search (slower: ~20 ms)
+        import ctypes.util
+
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        except OSError:
+            return None
+    try:
         libc.inotify_init1.argtypes = [ctypes.c_int]
         libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-    except (OSError, AttributeError):
+    except AttributeError:  # no inotify in this C library
         return None
     return libc
 

@@ -14,13 +14,15 @@ import contextlib
 import os
 import secrets
 from collections.abc import AsyncIterator
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from lsprotocol import types
 
+if TYPE_CHECKING:
+    from lecode_ls.agent.openai import OpenAICompatible
+
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import Outcome, compact_session
-from lecode_ls.agent.openai import OpenAICompatible
 from lecode_ls.agent.preflight import Calibration
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
 from lecode_ls.agent.tools import Decision, PermissionPolicy, ToolResult
@@ -55,6 +57,9 @@ class Chat:
         if self._provider is None or key != self._provider_key:
             if self._provider is not None:  # a running turn may still use it: closed at exit
                 self._retired.append(self._provider)
+            # httpx (and ssl) load with the first chat: 4 MiB a server that never chats keeps.
+            from lecode_ls.agent.openai import OpenAICompatible
+
             self._provider = OpenAICompatible(
                 settings.base_url, settings.model, api_key, thinking=settings.thinking
             )
