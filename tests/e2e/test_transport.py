@@ -232,42 +232,34 @@ class TestTcp:
 class TestClientListens:
     """`--socket` and `--pipe`: vscode-languageclient listens and the server connects."""
 
-    async def test_socket_connects_to_the_client(self, isolated_config_dir: Path) -> None:
-        connected: asyncio.Future[Wire] = asyncio.get_running_loop().create_future()
-        listener = await asyncio.start_server(
-            lambda r, w: connected.set_result(Wire(r, w)), "127.0.0.1", 0
-        )
-        port = listener.sockets[0].getsockname()[1]
-        process = await asyncio.create_subprocess_exec(*SERVER, f"--socket={port}")
+    async def served_by(self, listener: asyncio.AbstractServer, *args: str) -> None:
+        """Start the server with `args`, wait for it to connect to `listener`, and talk."""
+        process = await asyncio.create_subprocess_exec(*SERVER, *args)
         try:
-            wire = await asyncio.wait_for(connected, 30)
+            wire = await asyncio.wait_for(self.connected, 30)
             await wire.initialize(None)
             assert (await wire.call(2, "lecode/ping", {}))["result"] == {}
+            assert "Traceback" not in json.dumps(wire.messages)
             wire.close()
         finally:
             process.kill()
             await process.wait()
             listener.close()
 
+    def accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connected.set_result(Wire(reader, writer))
+
+    async def test_socket_connects_to_the_client(self, isolated_config_dir: Path) -> None:
+        self.connected: asyncio.Future[Wire] = asyncio.get_running_loop().create_future()
+        listener = await asyncio.start_server(self.accept, "127.0.0.1", 0)
+        port = listener.sockets[0].getsockname()[1]
+        await self.served_by(listener, f"--socket={port}")
+
     @pytest.mark.skipif(sys.platform == "win32", reason="a Unix socket path")
     async def test_pipe_connects_to_the_clients_unix_socket(
         self, isolated_config_dir: Path, tmp_path: Path
     ) -> None:
         path = tmp_path / "lsp.sock"
-        connected: asyncio.Future[Wire] = asyncio.get_running_loop().create_future()
-        listener = await asyncio.start_unix_server(
-            lambda r, w: connected.set_result(Wire(r, w)), str(path)
-        )
-        process = await asyncio.create_subprocess_exec(
-            *SERVER, f"--pipe={path}", "--clientProcessId", str(os.getpid())
-        )
-        try:
-            wire = await asyncio.wait_for(connected, 30)
-            await wire.initialize(None)
-            assert (await wire.call(2, "lecode/ping", {}))["result"] == {}
-            assert json.dumps(wire.messages).count("Traceback") == 0
-            wire.close()
-        finally:
-            process.kill()
-            await process.wait()
-            listener.close()
+        self.connected = asyncio.get_running_loop().create_future()
+        listener = await asyncio.start_unix_server(self.accept, str(path))
+        await self.served_by(listener, f"--pipe={path}", "--clientProcessId", str(os.getpid()))
