@@ -61,10 +61,10 @@ def _libc() -> ctypes.CDLL | None:
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)  # glibc's stable soname
     except OSError:  # another C library (musl): ask the loader's search (slower: ~20 ms)
-        import ctypes.util
+        from ctypes import util
 
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+            libc = ctypes.CDLL(util.find_library("c"), use_errno=True)
         except OSError:
             return None
     try:

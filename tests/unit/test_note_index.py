@@ -164,6 +164,22 @@ class TestNeverStale:
         finally:
             store.close()
 
+    def test_a_c_library_other_than_glibc_is_found_by_the_loaders_search(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # musl names its C library otherwise: the watch must still find inotify (or do without)
+        import ctypes
+
+        real = ctypes.CDLL
+
+        def no_glibc(name: str | None, *args: object, **kwargs: object) -> ctypes.CDLL:
+            if name == "libc.so.6":
+                raise OSError("not glibc")
+            return real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(ctypes, "CDLL", no_glibc)
+        assert watch._libc() is not None
+
 
 class TestNeverTrusted:
     def test_a_damaged_index_is_rebuilt(self, store: MarkdownStore) -> None:
