@@ -18,6 +18,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from lecode_ls.memory.files import read_regular
+
 _GITDIR_PREFIX = "gitdir:"
 _SLUG_NAME_MAX = 40
 _SLUG_HASH_HEX = 12
@@ -87,6 +89,27 @@ def project_slug(root: Path) -> str:
     return f"{name}-{digest[:_SLUG_HASH_HEX]}"
 
 
+GIT_FILE_MAX_BYTES = 64 * 1024
+
+
+def _read_small(path: Path) -> str | None:
+    """The text of a small Git file of the workspace, or None.
+
+    These files come with a cloned repository: a FIFO must not block the server, a gigabyte must
+    not be read, and a link is not followed (read_regular). Git's own are a few hundred bytes.
+    """
+    try:
+        data = read_regular(path, GIT_FILE_MAX_BYTES + 1)
+    except OSError:
+        return None
+    if data is None or len(data) > GIT_FILE_MAX_BYTES:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
     """The project root for a `folder` whose `.git` is a file (`gitdir: <path>`).
 
@@ -98,9 +121,8 @@ def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
     marker still says "a checkout starts here", and refusing to serve the folder would lose the
     user's memory for a problem only Git can fix.
     """
-    try:
-        text = dotgit.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    text = _read_small(dotgit)
+    if text is None:
         return folder
     first_line = text.splitlines()[0] if text else ""
     if not first_line.startswith(_GITDIR_PREFIX):
@@ -115,10 +137,7 @@ def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
     commondir_file = gitdir / "commondir"
     if not commondir_file.is_file():
         return folder
-    try:
-        common_ref = commondir_file.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return folder
+    common_ref = (_read_small(commondir_file) or "").strip()
     if not common_ref:
         return folder
     common = Path(os.path.realpath(gitdir / common_ref))
@@ -140,10 +159,10 @@ def _core_worktree(config: Path) -> str | None:
     followed, and a value continued over several lines with a trailing backslash is not joined.
     configparser is no help here: Git configs repeat keys and quote values in ways it rejects.
     """
-    try:
-        lines = config.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+    text = _read_small(config)
+    if text is None:
         return None
+    lines = text.splitlines()
     in_core = False
     value: str | None = None
     for raw in lines:
