@@ -214,7 +214,10 @@ async def pump(protocol: JsonRPCProtocol, read: Callable[[], Awaitable[bytes]]) 
                 )  # the client is told; a flood must not fill the log
                 reply_error(protocol, None, PARSE_ERROR, event.message)
             else:
-                handle_body(protocol, event)
+                try:
+                    handle_body(protocol, event)
+                except Exception:  # a fault in one message's handling must not end the server
+                    log.exception("a message could not be handled")
 
 
 # -- transports ------------------------------------------------------------------------------
