@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lecode_ls import platform
 from lecode_ls.errors import StoreError, SymlinkRefused
 from lecode_ls.memory.files import NotRegularFile, read_regular
 
@@ -38,7 +39,7 @@ def read_agents(folder: Path) -> tuple[str, bool]:
     is the user's own instructions, and one bad byte should not hide all of them.
     """
     path = folder / AGENTS_FILE
-    if path.is_symlink():
+    if platform.is_link(path):
         base = folder.resolve()
         try:
             target = path.resolve(strict=True)

@@ -25,6 +25,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Literal
 
+from lecode_ls import platform
 from lecode_ls.errors import (
     FileTooLarge,
     InvalidName,
@@ -294,14 +295,14 @@ class MarkdownStore:
 
     def _entries(self) -> builtins.list[tuple[str, os.stat_result]]:
         """`list()`'s files with their lstat results, sorted by name."""
-        if self.root.is_symlink():
+        if platform.is_link(self.root):
             refuse_symlinks(self.root, self.root)
         if not self.root.is_dir():
             return []
         candidates = list(FIXED_FILES)
         for folder in SUBFOLDERS:
             sub = self.root / folder
-            if sub.is_dir() and not sub.is_symlink():
+            if sub.is_dir() and not platform.is_link(sub):
                 try:
                     candidates.extend(f"{folder}/{entry.name}" for entry in sub.iterdir())
                 except OSError as exc:

@@ -28,8 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lecode_ls import platform
 from lecode_ls.memory.pattern import required_literals
-from lecode_ls.memory.watch import FolderWatch
+from lecode_ls.platform.watch import FolderWatch
 
 if TYPE_CHECKING:
     import apsw
@@ -190,7 +191,7 @@ class NoteIndex:
         import apsw
 
         path = self.root / INDEX_NAME
-        if path.is_symlink():  # the store refuses links; a planted one is not followed
+        if platform.is_link(path):  # the store refuses links; a planted one is not followed
             raise OSError(f"{INDEX_NAME} is a symbolic link")
         try:
             db = apsw.Connection(str(path))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import datetime
-import fcntl
 import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from lecode_ls import platform
 from lecode_ls.errors import (
     CorruptTranscript,
     InvalidParams,
@@ -29,7 +29,7 @@ from lecode_ls.errors import (
     StoreError,
     SymlinkRefused,
 )
-from lecode_ls.memory.files import FILE_MODE, fsync_dir, make_dirs, refuse_symlinks
+from lecode_ls.memory.files import fsync_dir, make_dirs, refuse_symlinks
 from lecode_ls.memory.records import EVENT, MESSAGE, USER, check_session_id, new_session_id
 from lecode_ls.memory.records import check_new_record as _check_new_record
 from lecode_ls.memory.transcript import (
@@ -407,9 +407,7 @@ class SessionStore:
 
     def _lock_fd(self, paths: TranscriptPaths) -> int:
         try:
-            return os.open(
-                paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE
-            )
+            return platform.open_file(paths.lock, write=True, create=True)
         except OSError as error:
             raise StoreError(
                 f"sessions/{paths.lock.name} could not be opened: {error.strerror}"
@@ -427,12 +425,12 @@ class SessionStore:
             raise session_not_found(paths)
         fd = self._lock_fd(paths)
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH)
+            platform.lock(fd, shared=True)
             if not paths.jsonl.exists():  # deleted while we waited
                 raise session_not_found(paths)
             yield
         finally:
-            os.close(fd)
+            platform.close(fd)
 
     def delete(self, session_id: str) -> None:
         """Delete a transcript and its index; refused while anyone has it attached.
@@ -445,14 +443,12 @@ class SessionStore:
             raise session_not_found(paths)
         fd = self._lock_fd(paths)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+            if not platform.lock(fd, blocking=False):
                 raise SessionAttached(
                     f"sessionId: session {paths.session_id} is attached (open in a chat or another "
                     "window); detach it before deleting",
                     field="sessionId",
-                ) from None
+                )
             # The transcript lock waits for an append in flight; the file may even be corrupt.
             with lock_transcript(paths):
                 with contextlib.suppress(FileNotFoundError):
@@ -462,7 +458,7 @@ class SessionStore:
             self._states.pop(paths.session_id, None)
             self._histories.pop(paths.session_id, None)
         finally:
-            os.close(fd)
+            platform.close(fd)
 
     # -- import (S6) -----------------------------------------------------------------------
 

@@ -12,10 +12,14 @@ Files, in `<store>/sessions/` (S1):
   from the .jsonl: when it is missing, short, or disagrees with the file, it is rebuilt by a scan.
 - `<id>.lock`: the attach lock, owned by sessions.py.
 
-Every operation holds an exclusive `flock` on the .jsonl file itself for its whole length, which
-serializes threads (each operation opens its own descriptor) and processes alike. Locking the
-transcript rather than a separate lock file means a lookup never creates a file, and a delete
-leaves nothing behind but the attach lock.
+Every operation holds an exclusive lock (`platform.lock`: flock on POSIX, LockFileEx on Windows)
+on the .jsonl file itself for its whole length, which serializes threads (each operation opens its
+own descriptor) and processes alike. Locking the transcript rather than a separate lock file means
+a lookup never creates a file, and a delete leaves nothing behind but the attach lock.
+
+A store that cannot be written (a read-only mount, no write permission) can still be read: the
+transcript is then opened read-only, which is enough to lock it, a torn final line is skipped
+instead of cut, a missing or stale index is rebuilt in memory only, and an append is a StoreError.
 
 Damage (S1): a final line without its newline, or whose bytes are not JSON, is what a crash in the
 middle of an append leaves; it is cut off and logged. Anything else (a bad line before the end, a
@@ -29,13 +33,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import json
 import logging
 import os
 import re
-import secrets
 import stat
 import struct
 from collections.abc import Iterator
@@ -43,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lecode_ls import platform
 from lecode_ls.errors import (
     CorruptTranscript,
     SessionNotFound,
@@ -50,7 +53,7 @@ from lecode_ls.errors import (
     SymlinkRefused,
 )
 from lecode_ls.memory.canonical import canonical_json
-from lecode_ls.memory.files import FILE_MODE, atomic_write, fsync_dir
+from lecode_ls.memory.files import atomic_write, fsync_dir, temp_path, write_all
 from lecode_ls.memory.records import VISIBILITY_CODES, Damage, check_stored, kind_code
 
 log = logging.getLogger(__name__)
@@ -62,7 +65,6 @@ _VISIBILITY_BYTE = re.compile(rb"[\x05-\x07]")  # finds UNDO, REDO, CLEAR in `co
 _ENTRY = struct.Struct("<Q")
 _OFFSET_MASK = (1 << 56) - 1
 _CHUNK = 1 << 20
-_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class _Unreadable(Exception):
@@ -104,7 +106,9 @@ class TranscriptState:
     """What one process knows of a transcript, valid while the file keeps `key`.
 
     Mutated only by the holder of the transcript's lock. `codes[seq]` is the kind code of record
-    `seq`; `events` holds the undo, redo and clear events, in order, as (seq, record).
+    `seq`; `events` holds the undo, redo and clear events, in order, as (seq, record). `index`
+    holds the offset index (the .idx file's bytes) when that file could not be written, as on a
+    read-only store: reads then use it instead of the file.
     """
 
     key: tuple[int, int, int]  # (inode, size, mtime_ns) of the .jsonl
@@ -118,6 +122,7 @@ class TranscriptState:
     # an edit in place that restores size and mtime still clears them.
     trusted: tuple[int, int, int, int] | None = None
     digests: dict[int, str] = field(default_factory=dict)
+    index: bytearray | None = None
 
     @property
     def size(self) -> int:
@@ -138,22 +143,33 @@ def _os_error(paths: TranscriptPaths, error: OSError) -> Exception:
     return StoreError(f"sessions/{paths.jsonl.name} could not be read or written: {error.strerror}")
 
 
-@contextlib.contextmanager
-def lock_transcript(paths: TranscriptPaths) -> Iterator[tuple[int, os.stat_result]]:
-    """Open the transcript and hold an exclusive lock on it; yields (fd, its stat).
+def _open_transcript(paths: TranscriptPaths) -> tuple[int, bool]:
+    """The transcript's descriptor, and whether it may be written (False on a read-only store)."""
+    try:
+        try:
+            return platform.open_file(paths.jsonl, write=True, append=True), True
+        except OSError as error:
+            if not platform.is_read_only_error(error):
+                raise
+        return platform.open_file(paths.jsonl), False
+    except FileNotFoundError:
+        raise session_not_found(paths) from None
+    except OSError as error:
+        raise _os_error(paths, error) from None
 
+
+@contextlib.contextmanager
+def lock_transcript(paths: TranscriptPaths) -> Iterator[tuple[int, os.stat_result, bool]]:
+    """Open the transcript and hold an exclusive lock on it; yields (fd, its stat, writable).
+
+    `writable` is False when the store cannot be written (the descriptor is then read-only).
     Raises `SessionNotFound` (also when it was deleted while we waited for the lock),
     `SymlinkRefused`, or `StoreError`; an `OSError` raised in the body becomes a `StoreError`.
     """
     for _ in range(3):
+        fd, writable = _open_transcript(paths)
         try:
-            fd = os.open(paths.jsonl, _OPEN_FLAGS)
-        except FileNotFoundError:
-            raise session_not_found(paths) from None
-        except OSError as error:
-            raise _os_error(paths, error) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            platform.lock(fd)
             st = os.fstat(fd)
             try:
                 current: os.stat_result | None = os.lstat(paths.jsonl)
@@ -161,16 +177,16 @@ def lock_transcript(paths: TranscriptPaths) -> Iterator[tuple[int, os.stat_resul
                 current = None
             if current is None or st.st_nlink == 0:
                 raise session_not_found(paths)
-            if (current.st_ino, current.st_dev) != (st.st_ino, st.st_dev):
+            if not platform.current().same_file(current, st):
                 continue  # deleted and imported again while we waited: open the new file
             if not stat.S_ISREG(st.st_mode):
                 raise StoreError(f"sessions/{paths.jsonl.name} is not a regular file")
-            yield fd, st
+            yield fd, st, writable
             return
         except OSError as error:
             raise _os_error(paths, error) from None
         finally:
-            os.close(fd)
+            platform.close(fd)
     raise StoreError(f"sessions/{paths.jsonl.name} kept changing while being opened")
 
 
@@ -181,8 +197,8 @@ def open_locked(paths: TranscriptPaths, cache: dict[str, TranscriptState]) -> It
     The cache entry is replaced on success and dropped on any failure, so a half-updated state is
     never reused. Raises as `lock_transcript`, and `CorruptTranscript`.
     """
-    with lock_transcript(paths) as (fd, st):
-        transcript = Transcript(paths, fd, st, cache.pop(paths.session_id, None))
+    with lock_transcript(paths) as (fd, st, writable):
+        transcript = Transcript(paths, fd, st, cache.pop(paths.session_id, None), writable=writable)
         yield transcript
         cache[paths.session_id] = transcript.state
 
@@ -207,16 +223,27 @@ class Transcript:
     """A transcript open and locked for one operation (see `open_locked`)."""
 
     def __init__(
-        self, paths: TranscriptPaths, fd: int, st: os.stat_result, prior: TranscriptState | None
+        self,
+        paths: TranscriptPaths,
+        fd: int,
+        st: os.stat_result,
+        prior: TranscriptState | None,
+        *,
+        writable: bool = True,
     ) -> None:
         self.paths = paths
         self._fd = fd
         self._size = st.st_size
+        self.writable = writable
         if prior is not None and prior.key == _key(st):
             self.state = prior
             return
-        if prior is not None and (prior.key[0] != st.st_ino or prior.size > st.st_size):
-            prior = None  # another file, or cut shorter: nothing of it can be reused
+        if prior is not None and (
+            prior.key[0] != st.st_ino or prior.size > st.st_size or prior.index is not None
+        ):
+            # Another file, or cut shorter, or changed while its index was only in memory:
+            # nothing of it can be reused.
+            prior = None
         loaded = self._load_from_index(prior)
         self.state = loaded if loaded is not None else self._rebuild()
 
@@ -231,8 +258,12 @@ class Transcript:
 
     def _raw_entries(self, start: int, stop: int) -> bytes:
         """The bytes of index entries `start` .. `stop - 1`."""
-        with _open_index(self.paths) as idx:
-            data = os.pread(idx, 8 * (stop - start), 8 * start)
+        state: TranscriptState | None = getattr(self, "state", None)  # unset while loading
+        if state is not None and state.index is not None:
+            data = bytes(state.index[8 * start : 8 * stop])
+        else:
+            with _open_index(self.paths) as idx:
+                data = platform.pread(idx, 8 * (stop - start), 8 * start)
         if len(data) != 8 * (stop - start):
             raise _StaleIndex
         return data
@@ -262,7 +293,7 @@ class Transcript:
         begin = entries[0] & _OFFSET_MASK
         if start == 0 and begin != 0:
             raise _StaleIndex
-        data = os.pread(self._fd, stop - begin, begin) if stop > begin else b""
+        data = platform.pread(self._fd, stop - begin, begin) if stop > begin else b""
         lines = data.split(b"\n")
         if len(lines) != end - start + 2 or lines[-1]:
             raise _StaleIndex
@@ -324,7 +355,7 @@ class Transcript:
         digest = hashlib.sha256()
         position = 0
         while position < stop:
-            chunk = os.pread(self._fd, min(1 << 20, stop - position), position)
+            chunk = platform.pread(self._fd, min(1 << 20, stop - position), position)
             if not chunk:
                 raise self._damage("the file is shorter than its index")
             digest.update(chunk)
@@ -357,7 +388,7 @@ class Transcript:
         parts: list[bytes] = []
         position = offset
         while position < self._size:
-            chunk = os.pread(self._fd, min(_CHUNK, self._size - position), position)
+            chunk = platform.pread(self._fd, min(_CHUNK, self._size - position), position)
             if not chunk:
                 break
             newline = chunk.find(b"\n")
@@ -421,11 +452,18 @@ class Transcript:
             _ENTRY.pack(offset | code << 56)
             for offset, code in zip(offsets, state.codes, strict=True)
         )
-        try:
-            atomic_write(self.paths.idx, data, backup=False)
-        except OSError as error:
-            # The index is only a cache: reads still work from this state.
-            log.warning("session %s: could not write its index: %s", self.paths.session_id, error)
+        written = False
+        if self.writable:  # on a read-only store the index lives only in this process
+            try:
+                atomic_write(self.paths.idx, data, backup=False)
+                written = True
+            except OSError as error:
+                # The index is only a cache: reads work from the copy kept in memory.
+                log.warning(
+                    "session %s: could not write its index: %s", self.paths.session_id, error
+                )
+        if not written:
+            state.index = bytearray(data)
         state.key = self._stat_key()
         return state
 
@@ -439,7 +477,7 @@ class Transcript:
         position = offset  # where `pending` starts in the file
         read_at = offset
         while read_at < self._size:
-            chunk = os.pread(self._fd, min(_CHUNK, self._size - read_at), read_at)
+            chunk = platform.pread(self._fd, min(_CHUNK, self._size - read_at), read_at)
             if not chunk:
                 break
             read_at += len(chunk)
@@ -471,11 +509,25 @@ class Transcript:
         if pending:
             self._cut(position, "its final line has no newline")
         if write_index and offsets:
-            self._append_index(state.count - len(offsets), offsets, state.codes[-len(offsets) :])
+            self._append_index(
+                state, state.count - len(offsets), offsets, state.codes[-len(offsets) :]
+            )
         return offsets
 
     def _cut(self, offset: int, why: str) -> None:
-        """Truncate a torn final line (a crash mid-append); it was never acknowledged."""
+        """Truncate a torn final line (a crash mid-append); it was never acknowledged.
+
+        On a read-only store the bytes stay on disk and are only left out of this read."""
+        if not self.writable:
+            log.warning(
+                "session %s: skipped %d bytes at the end of its transcript (%s; a crash "
+                "mid-append); the store is read-only, so they stay on disk",
+                self.paths.session_id,
+                self._size - offset,
+                why,
+            )
+            self._size = offset
+            return
         log.warning(
             "session %s: cut %d bytes at the end of its transcript (%s; a crash mid-append)",
             self.paths.session_id,
@@ -483,7 +535,7 @@ class Transcript:
             why,
         )
         os.ftruncate(self._fd, offset)
-        os.fsync(self._fd)
+        platform.fsync(self._fd)
         self._size = offset
 
     def _stat_key(self) -> tuple[int, int, int]:
@@ -491,17 +543,27 @@ class Transcript:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _append_index(self, first: int, offsets: list[int], codes: bytes | bytearray) -> None:
+    def _append_index(
+        self, state: TranscriptState, first: int, offsets: list[int], codes: bytes | bytearray
+    ) -> None:
         data = b"".join(_ENTRY.pack(o | c << 56) for o, c in zip(offsets, codes, strict=True))
+        if state.index is not None:
+            del state.index[8 * first :]
+            state.index += data
+            return
+        if not self.writable:
+            return  # a read-only store: the next open rebuilds it in memory again
         try:
-            with _open_index(self.paths) as idx:
-                os.pwrite(idx, data, 8 * first)
+            with _open_index(self.paths, write=True) as idx:
+                platform.pwrite(idx, data, 8 * first)
         except OSError as error:
             # The line itself is durable; the next open finds the index short and catches up.
             log.warning("session %s: could not extend its index: %s", self.paths.session_id, error)
 
     def _truncate_index(self, count: int) -> None:
-        with contextlib.suppress(OSError), _open_index(self.paths) as idx:
+        if not self.writable:
+            return
+        with contextlib.suppress(OSError), _open_index(self.paths, write=True) as idx:
             os.ftruncate(idx, 8 * count)
 
     def append(self, record: dict[str, Any]) -> int:
@@ -512,6 +574,10 @@ class Transcript:
         and a crash can only tear the line being written (cut off on the next open). The index
         entry follows without an fsync: it is a cache the next open checks and repairs.
         """
+        if not self.writable:
+            raise StoreError(
+                f"sessions/{self.paths.jsonl.name} could not be written: the store is read-only"
+            )
         state = self.state
         seq = state.count
         stored = {**record, "seq": seq}
@@ -526,7 +592,7 @@ class Transcript:
                 raise StoreError(
                     f"sessions/{self.paths.jsonl.name}: the disk took only part of a record"
                 )
-            os.fsync(self._fd)
+            platform.fsync(self._fd)
         except BaseException:
             # Not acknowledged, so not kept: a record the caller was told failed must not
             # reappear on the next read. Best effort; a crash here leaves a torn tail instead.
@@ -534,7 +600,7 @@ class Transcript:
                 os.ftruncate(self._fd, offset)
             raise
         self._size += len(line)
-        self._append_index(seq, [offset], bytes([code]))
+        self._append_index(state, seq, [offset], bytes([code]))
         state.codes.append(code)
         state.count += 1
         if code in VISIBILITY_CODES:
@@ -545,12 +611,20 @@ class Transcript:
 
 
 @contextlib.contextmanager
-def _open_index(paths: TranscriptPaths) -> Iterator[int]:
-    fd = os.open(paths.idx, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+def _open_index(paths: TranscriptPaths, *, write: bool = False) -> Iterator[int]:
+    """The index, for reading (a missing or unopenable one is stale: `_StaleIndex`) or, with
+    `write`, for writing (created if missing; errors raised as OSError)."""
+    if write:
+        fd = platform.open_file(paths.idx, write=True, create=True)
+    else:
+        try:
+            fd = platform.open_file(paths.idx)
+        except OSError:
+            raise _StaleIndex from None
     try:
         yield fd
     finally:
-        os.close(fd)
+        platform.close(fd)
 
 
 def create_transcript(
@@ -563,17 +637,15 @@ def create_transcript(
     every other reader out, so no one ever sees a transcript without its header.
     """
     folder = paths.jsonl.parent
-    temp = folder / f".{paths.jsonl.name}.{secrets.token_hex(8)}.tmp"
-    fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    temp = temp_path(paths.jsonl)
+    fd = platform.open_file(temp, write=True, create=True, exclusive=True)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        platform.lock(fd)
         lines = [canonical_json(record) + b"\n" for record in records]
-        data = memoryview(b"".join(lines))
-        while data:
-            data = data[os.write(fd, data) :]
-        os.fsync(fd)
+        write_all(fd, b"".join(lines))
+        platform.fsync(fd)
         try:
-            os.link(temp, paths.jsonl, follow_symlinks=False)
+            platform.publish(temp, paths.jsonl)  # never over an existing session
         except FileExistsError:
             return False
         offsets, position = [], 0
@@ -597,4 +669,4 @@ def create_transcript(
     finally:
         with contextlib.suppress(FileNotFoundError):
             temp.unlink()
-        os.close(fd)
+        platform.close(fd)

@@ -78,6 +78,7 @@ def register(ls: LecodeServer) -> None:
         load()
         ls.apply_settings(ls.initialization_options)
         ls.run_task(ls.watch_facts(), "watch-facts")
+        ls.run_task(ls.remove_debris(), "remove-debris")
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(params: types.DidChangeConfigurationParams) -> None:

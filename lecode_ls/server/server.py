@@ -235,6 +235,16 @@ class LecodeServer(LanguageServer):
                 if stamp != known:
                     await self.facts_changed(runtime)
 
+    async def remove_debris(self, interval: float | None = None) -> None:
+        """Every `interval` seconds (default: files.STALE_TEMP_SECONDS), remove from every open
+        store the temp files of writes a kill interrupted (Runtime.remove_debris)."""
+        from lecode_ls.memory.files import STALE_TEMP_SECONDS
+
+        while True:
+            await asyncio.sleep(STALE_TEMP_SECONDS if interval is None else interval)
+            for runtime in self.runtimes.all():
+                await asyncio.to_thread(runtime.remove_debris, due_only=True)
+
     # --- messages and tasks ------------------------------------------------------------------
 
     def send(self, method: str, message: Message) -> None:

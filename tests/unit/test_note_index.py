@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lecode_ls.memory import watch
 from lecode_ls.memory.markdown import (
     MAX_FILE_BYTES,
     MAX_HIT_CHARS,
@@ -26,6 +25,7 @@ from lecode_ls.memory.markdown import (
 )
 from lecode_ls.memory.note_index import INDEX_NAME
 from lecode_ls.memory.pattern import compile_pattern, required_literals
+from lecode_ls.platform import watch
 
 REPO = Path(__file__).resolve().parents[2]
 
