@@ -40,6 +40,7 @@ from lecode_ls.errors import (
     OutsideWorkspace,
     PermissionDenied,
 )
+from lecode_ls.platform.paths import canonical, is_within
 
 NUMBER_WIDTH = 6
 MAX_LINE_CHARS = 2000
@@ -82,14 +83,15 @@ def _resolve(folder: Path, path: str) -> Path:
             f"path: {path!r} is absolute; give a path relative to the workspace folder",
             field="path",
         )
-    root = folder.resolve()
+    root = canonical(folder)
     try:
         # Non-strict first: an escaping path is refused whether or not its target exists, so
-        # the answer says nothing about files outside the folder.
-        target = (root / path).resolve()
-    except (OSError, RuntimeError):  # a symlink loop, a too-long name
+        # the answer says nothing about files outside the folder. `canonical` spells both as
+        # stored, so a link into the folder under another case (macOS, Windows) stays inside.
+        target = canonical(root / path)
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, a too-long name
         raise NotFound(f"path: {path} cannot be resolved", field="path") from None
-    if not target.is_relative_to(root):
+    if not is_within(target, root):
         raise OutsideWorkspace(
             f"path: {path} resolves outside the workspace folder; it is refused", field="path"
         )

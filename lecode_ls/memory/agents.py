@@ -12,6 +12,7 @@ from pathlib import Path
 from lecode_ls import platform
 from lecode_ls.errors import StoreError, SymlinkRefused
 from lecode_ls.memory.files import NotRegularFile, read_regular
+from lecode_ls.platform.paths import canonical
 
 AGENTS_FILE = "AGENTS.md"
 AGENTS_MAX_BYTES = 256 * 1024
@@ -40,9 +41,9 @@ def read_agents(folder: Path) -> tuple[str, bool]:
     """
     path = folder / AGENTS_FILE
     if platform.is_link(path):
-        base = folder.resolve()
+        base = canonical(folder)
         try:
-            target = path.resolve(strict=True)
+            target = canonical(path.resolve(strict=True))
         except (FileNotFoundError, RuntimeError):
             return "", False  # a dangling link (or a loop) is an absent file
         if not target.is_relative_to(base):

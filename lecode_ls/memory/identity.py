@@ -12,13 +12,13 @@ path, and must work where Git is not installed.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from lecode_ls.memory.files import read_regular
+from lecode_ls.platform.paths import canonical
 
 _GITDIR_PREFIX = "gitdir:"
 _SLUG_NAME_MAX = 40
@@ -49,9 +49,11 @@ def find_project_root(path: Path) -> Path:
     A file stands for its parent folder. A path that does not exist is taken as a folder, since
     there is nothing to tell otherwise. The walk goes up from the resolved folder to the first
     folder holding a `.git` entry; with none up to the filesystem root, the folder is its own
-    project.
+    project. Resolved means `canonical`: links followed, and on file systems that ignore case
+    (Windows, macOS by default) every name spelled as stored, so `~/Proj` and `~/proj` are one
+    project with one slug.
     """
-    folder = Path(os.path.realpath(path))
+    folder = canonical(path)
     if folder.exists() and not folder.is_dir():
         folder = folder.parent
     for candidate in (folder, *folder.parents):
@@ -63,7 +65,7 @@ def find_project_root(path: Path) -> Path:
     return folder
 
 
-def project_slug(root: Path) -> str:
+def project_slug(root: PurePath) -> str:
     """A readable, filesystem-safe, stable name for the project at `root` (already resolved).
 
     The slug is the root's basename reduced to `[A-Za-z0-9._-]` (accents dropped, every other run
@@ -132,7 +134,7 @@ def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
         return folder
     # A relative gitdir is relative to the folder holding the `.git` file; joining an absolute
     # one keeps it absolute.
-    gitdir = Path(os.path.realpath(folder / target))
+    gitdir = canonical(folder / target)
 
     commondir_file = gitdir / "commondir"
     if not commondir_file.is_file():
@@ -140,7 +142,7 @@ def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
     common_ref = (_read_small(commondir_file) or "").strip()
     if not common_ref:
         return folder
-    common = Path(os.path.realpath(gitdir / common_ref))
+    common = canonical(gitdir / common_ref)
     if common.name == ".git":
         return common.parent
     # The shared repository is not `<checkout>/.git`: a submodule's (under the superproject's
@@ -149,7 +151,7 @@ def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
     worktree = _core_worktree(common / "config")
     if worktree is None:
         return common
-    return Path(os.path.realpath(common / worktree))
+    return canonical(common / worktree)
 
 
 def _core_worktree(config: Path) -> str | None:

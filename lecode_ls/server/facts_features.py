@@ -17,6 +17,7 @@ from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.records import check_session_id
 from lecode_ls.memory.sources import SourceRef, source_snapshot
+from lecode_ls.platform.paths import canonical, is_within
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import fact_messages as p
 from lecode_ls.server.messages import WorkspaceParams
@@ -54,8 +55,8 @@ async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.Sessi
 
 def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
     """The records of a JSONL file inside a workspace folder: one JSON object a line."""
-    path = Path(name).resolve()  # a link is followed, and must then still land inside
-    if not any(path.is_relative_to(folder) for folder in folders):
+    path = canonical(name)  # a link is followed, and must then still land inside
+    if not any(is_within(path, folder) for folder in folders):
         raise OutsideWorkspace("path: the file is outside every workspace folder", field="path")
     try:
         # read_regular: a FIFO or device planted in the workspace must not hold a worker thread.

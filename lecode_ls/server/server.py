@@ -19,10 +19,10 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol
-from pygls.uris import from_fs_path, to_fs_path
 
 from lecode_ls import __version__
 from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
+from lecode_ls.platform.paths import canonical, is_within, path_to_uri, uri_to_path
 
 # The settings model, the runtime and the messages import pydantic: they load after `initialize`
 # has been answered (routes.py), so they are imported where first used, not here.
@@ -156,12 +156,11 @@ class LecodeServer(LanguageServer):
     # --- workspace ---------------------------------------------------------------------------
 
     def workspace_folders(self) -> list[Path]:
-        folders = [
-            Path(path) for uri in self.workspace.folders if (path := to_fs_path(uri)) is not None
-        ]
-        if not folders and self.workspace.root_path:
-            folders.append(Path(self.workspace.root_path))
-        return [folder.resolve() for folder in folders]
+        """The open workspace folders, `canonical` (one spelling per folder, links resolved)."""
+        uris = [folder.uri for folder in self.workspace.folders.values()]
+        if not uris and self.workspace.root_uri:
+            uris.append(self.workspace.root_uri)
+        return [canonical(path) for uri in uris if (path := uri_to_path(uri)) is not None]
 
     def folder_for(self, workspace_uri: str | None) -> Path:
         """The resolved folder a request is about (P2): its workspaceUri, or the first folder.
@@ -174,13 +173,14 @@ class LecodeServer(LanguageServer):
             if not folders:
                 raise NoWorkspace("no workspace folder is open; pass workspaceUri")
             return folders[0]
-        path_text = to_fs_path(workspace_uri) if workspace_uri.startswith("file:") else None
+        path_text = uri_to_path(workspace_uri)
         if path_text is None:
             raise InvalidParams(
-                f"workspaceUri: {workspace_uri!r} is not a file:// URI", field="workspaceUri"
+                f"workspaceUri: {workspace_uri!r} is not a file:// URI of this machine",
+                field="workspaceUri",
             )
-        path = Path(path_text).resolve()
-        if folders and not any(path.is_relative_to(folder) for folder in folders):
+        path = canonical(path_text)
+        if folders and not any(is_within(path, folder) for folder in folders):
             raise OutsideWorkspace(
                 "workspaceUri: the URI is outside every open workspace folder",
                 field="workspaceUri",
@@ -197,7 +197,7 @@ class LecodeServer(LanguageServer):
             # From now on, a change to its facts by anyone is news (see watch_facts).
             stamp = await asyncio.to_thread(facts_stamp, runtime)
             self._fact_stamps.setdefault(runtime.project.root, stamp)
-        return runtime, from_fs_path(str(folder)) or workspace_uri or ""
+        return runtime, path_to_uri(folder)
 
     def forget_closed_folders(self) -> None:
         for project in self.runtimes.retain(self.workspace_folders()):
@@ -215,7 +215,7 @@ class LecodeServer(LanguageServer):
         self.send(
             "lecode/facts/didChange",
             FactsDidChangeParams(
-                workspace_uri=from_fs_path(str(root)) or "",
+                workspace_uri=path_to_uri(root),
                 project_root=str(root),
                 generation=generation,
             ),
