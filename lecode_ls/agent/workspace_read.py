@@ -182,7 +182,8 @@ def secret_match(folder: Path, path: str, patterns: Sequence[str]) -> str | None
     Matched on the resolved target, so a link or `..` cannot dress a secret up as something
     else; case-insensitively, since Windows and macOS file systems are.
     """
-    relative = _resolve(folder, path).relative_to(folder.resolve()).as_posix()
+    # Both sides `canonical`, as _resolve spells the target: one spelling per folder.
+    relative = _resolve(folder, path).relative_to(canonical(folder)).as_posix()
     folded = relative.casefold()
     for pattern in patterns:
         wanted = pattern.casefold()
