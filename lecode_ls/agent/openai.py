@@ -71,11 +71,14 @@ class OpenAICompatible:
         max_retries: int = 3,
         backoff_base: float = 0.5,
         thinking: str | None = None,
+        key_variable: str = "",
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._api_key = api_key or None
+        # The name of the environment variable the key came from (never the key), for messages.
+        self.key_variable = key_variable
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient()
         self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
@@ -252,15 +255,28 @@ class OpenAICompatible:
         if not text:
             text = self._trim(body.decode("utf-8", "replace")) or response.reason_phrase
         if status in (401, 403):
-            return ProviderAuth(
-                f"the provider rejected the API key (HTTP {status}; check the environment "
-                "variable named by [provider] api_key_env)"
-            )
+            return ProviderAuth(self._auth_message(status))
         if _unknown_model(status, text):
             return ProviderModel(f"the provider does not know the model {model}: {text}")
         if status == 429:
             return ProviderError(f"the provider is rate limiting requests (HTTP 429): {text}")
         return ProviderError(f"the provider answered HTTP {status}: {text}")
+
+    def _auth_message(self, status: int) -> str:
+        """Why the provider refused, in terms of the one thing the person can change: the key's
+        variable. Editors add how to set it (VS Code: "lecode: Set API Key", for `provider_auth`)."""
+        if self._api_key:
+            where = f" from {self.key_variable}" if self.key_variable else ""
+            return f"the provider rejected the API key{where} (HTTP {status})"
+        if self.key_variable:
+            return (
+                f"the provider refused the request (HTTP {status}): no API key was sent, because "
+                f"the environment variable {self.key_variable} is not set"
+            )
+        return (
+            f"the provider refused the request (HTTP {status}): no API key was sent, because "
+            "[provider] api_key_env is empty"
+        )
 
     def _error_text(self, payload: Any) -> str:
         """The provider's own error message from `{"error": {"message": ...}}` or similar."""

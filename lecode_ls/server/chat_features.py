@@ -61,7 +61,11 @@ class Chat:
             from lecode_ls.agent.openai import OpenAICompatible
 
             self._provider = OpenAICompatible(
-                settings.base_url, settings.model, api_key, thinking=settings.thinking
+                settings.base_url,
+                settings.model,
+                api_key,
+                thinking=settings.thinking,
+                key_variable=settings.api_key_env,
             )
             self._provider_key = key
         return self._provider
