@@ -7,6 +7,7 @@ in chat. Subcommands that need a part not built yet are not listed by `help`.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Callable
 from datetime import date
@@ -111,6 +112,20 @@ def _json(answer: object) -> str:
     return json.dumps(answer, ensure_ascii=False, indent=2)
 
 
+def _camel(value: object) -> object:
+    """Keys as the protocol spells them (`source_text` -> `sourceText`) and no null fields, so
+    `/memory recall` answers exactly as `lecode/facts/recall` does."""
+    if isinstance(value, dict):
+        return {
+            re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), str(k)): _camel(v)
+            for k, v in value.items()
+            if v is not None
+        }
+    if isinstance(value, list):
+        return [_camel(item) for item in value]
+    return value
+
+
 def _facts(runtime: Runtime, args: list[str]) -> str:
     _usage(args, 0, 1, "facts [offset]")
     sessions, facts = runtime.require_facts()
@@ -136,7 +151,7 @@ def _recall(runtime: Runtime, args: list[str]) -> str:
     _usage(args, 1, 2, "recall <fact-id> [offset]")
     sessions, facts = runtime.require_facts()
     offset = _int(args, 1, "offset") if len(args) > 1 else 0
-    return _json(recall_fact(facts, sessions, _int(args, 0, "fact-id"), offset))
+    return _json(_camel(recall_fact(facts, sessions, _int(args, 0, "fact-id"), offset)))
 
 
 def _read(runtime: Runtime, args: list[str]) -> str:
@@ -144,7 +159,7 @@ def _read(runtime: Runtime, args: list[str]) -> str:
     sessions, facts = runtime.require_facts()
     start, end = _int(args, 1, "start-seq"), _int(args, 2, "end-seq")
     offset = _int(args, 3, "offset") if len(args) > 3 else 0
-    return _json(recall_session(sessions, facts, args[0], start, end, offset))
+    return _json(_camel(recall_session(sessions, facts, args[0], start, end, offset)))
 
 
 def _correct(runtime: Runtime, args: list[str]) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lecode_ls.agent.learning import dismiss, latest_learning
-from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace
+from lecode_ls.errors import FactNotFound, InvalidParams, NotFound, OutsideWorkspace
 from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.records import check_session_id
@@ -174,10 +174,22 @@ async def facts_correct(ls: LecodeServer, params: p.FactsCorrectParams) -> p.Fac
 
 async def facts_forget(ls: LecodeServer, params: p.FactsForgetParams) -> p.FactsForgetResult:
     runtime = await _facts_runtime(ls, params)
-    forgotten = await asyncio.to_thread(runtime.facts.forget, params.fact_id)
+    if params.dry_run:
+        hides = await asyncio.to_thread(runtime.facts.sharing_evidence, params.fact_id)
+        return p.FactsForgetResult(forgotten=False, hides=hides)
+
+    def forget() -> tuple[bool, list[int]]:
+        # Read just before the forget's own transaction: what it hides, for its answer.
+        try:
+            hides = runtime.facts.sharing_evidence(params.fact_id)
+        except FactNotFound:
+            hides = []
+        return runtime.facts.forget(params.fact_id), hides
+
+    forgotten, hides = await asyncio.to_thread(forget)
     if forgotten:  # a retry changes nothing
         await ls.facts_changed(runtime)
-    return p.FactsForgetResult(forgotten=forgotten)
+    return p.FactsForgetResult(forgotten=forgotten, hides=hides if forgotten else [])
 
 
 async def session_new(ls: LecodeServer, params: p.SessionNewParams) -> p.SessionIdResult:

@@ -610,11 +610,15 @@ export interface FactsForgetParams {
   workspaceUri?: string | null;
   /** The fact to forget, with all its revisions and the evidence they cite. */
   factId: number;
+  /** true: change nothing, only answer which other facts the forget would hide (`hides`), for the confirmation an editor shows first. */
+  dryRun?: boolean;
 }
 
 export interface FactsForgetResult {
-  /** true the first time; false when the fact was already forgotten. */
+  /** true the first time; false when the fact was already forgotten, and with `dryRun`. */
   forgotten: boolean;
+  /** The other facts whose current evidence cites a position this forget excludes: they are hidden from recall and injection from now on (with `dryRun`: would be). */
+  hides?: number[];
 }
 
 export interface FactsDidChangeParams {

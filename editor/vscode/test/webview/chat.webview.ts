@@ -114,12 +114,12 @@ describe("the chat page", () => {
     // What VS Code puts into every webview (its _defaultStyles): inline code gets a background,
     // which inside <pre> painted a grey band behind each line.
     // It comes first in <head>; the page's CSP admits it here by the page's nonce.
-    await h.page.evaluate(() => {
+    await h.page.evaluate(`(() => {
       const style = document.createElement("style");
-      style.nonce = (document.querySelector("script[nonce]") as HTMLScriptElement).nonce;
+      style.nonce = document.querySelector("script[nonce]").nonce;
       style.textContent = "code { color: rgb(200, 0, 0); background-color: rgb(90, 90, 90); padding: 1px 3px; border-radius: 4px; }";
       document.head.prepend(style);
-    });
+    })()`);
     await ask(h.page, "How?");
     const send = await h.nextSend();
     h.stream({ text: "```sh\nmake build\nmake test\n```\n\nThen `make`." });
@@ -129,7 +129,8 @@ describe("the chat page", () => {
       lastTurn(h.page)
         .locator(selector)
         .evaluate((element) => {
-          const computed = getComputedStyle(element);
+          const view = globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> };
+          const computed = view.getComputedStyle(element);
           return { background: computed.backgroundColor, padding: computed.padding, radius: computed.borderRadius };
         });
     expect(await style("pre code")).toEqual({ background: "rgba(0, 0, 0, 0)", padding: "0px", radius: "0px" });
