@@ -88,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         else logging.StreamHandler(sys.stderr)
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if not args.log_file:
+        # Quiet while an editor is connected: the log then goes to it (server/client_log.py).
+        handler.set_name("lecode-stderr")
     logging.basicConfig(level=args.log_level, handlers=[handler])
     # pygls logs every message body at INFO: too chatty, and bodies hold memory contents.
     logging.getLogger("pygls").setLevel(logging.WARNING)

@@ -141,7 +141,9 @@ class LecodeServer(LanguageServer):
         """Load config.toml, overlay the editor's settings, report each invalid key (K1)."""
         from lecode_ls.config import editor_section, merge, read_config_file, validate
 
-        from_file, problems = read_config_file(self.config_dir / "config.toml")
+        path = self.config_dir / "config.toml"
+        from_file, problems = read_config_file(path)
+        log.debug("settings: %s %s", "read" if from_file else "no settings in", path)
         raw = merge(from_file, editor_section(editor_settings))
         self.settings, invalid = validate(raw)
         self.runtimes.update_settings(self.settings)
@@ -194,6 +196,7 @@ class LecodeServer(LanguageServer):
         runtime = self.runtimes.existing(folder)
         if runtime is None:
             runtime = await asyncio.to_thread(self.runtimes.for_folder, folder)
+            log.info("serving %s: project %s", folder, runtime.project.root)
             # From now on, a change to its facts by anyone is news (see watch_facts).
             stamp = await asyncio.to_thread(facts_stamp, runtime)
             self._fact_stamps.setdefault(runtime.project.root, stamp)
