@@ -94,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level, handlers=[handler])
     # pygls logs every message body at INFO: too chatty, and bodies hold memory contents.
     logging.getLogger("pygls").setLevel(logging.WARNING)
-    logging.getLogger("pygls.server").setLevel(logging.INFO)  # lifecycle only: "Serving on ..."
+    # Lifecycle only: "Serving on ..." for TCP. Over stdio an editor files stderr under errors, so
+    # pygls' "Starting async IO server" is left to DEBUG.
+    quiet_start = not args.tcp and args.log_level != "DEBUG"
+    logging.getLogger("pygls.server").setLevel(logging.WARNING if quiet_start else logging.INFO)
     logging.getLogger("pygls.protocol.json_rpc").addFilter(_QuietDomainErrors())
 
     # Imported here so `--help` and `--version` answer without loading the server.
