@@ -2,8 +2,8 @@
 projects it opened and each request, as `window/logMessage` at each record's level, with stderr
 quiet while the client is connected (editors file stderr under errors).
 
-The server runs as a subprocess fed a whole session on stdin (initialize ... exit); its stdout
-and stderr are read after it exits, so nothing here waits on time.
+The server runs as a subprocess driven step by step over stdin and stdout (each request once the
+one before is answered), so nothing here waits on time.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from lecode_ls import __version__
 from tests.e2e.conftest import uri
@@ -27,18 +27,44 @@ def frame(message: dict[str, Any]) -> bytes:
     return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
 
-def messages(stdout: bytes) -> list[dict[str, Any]]:
-    found = []
-    while stdout:
-        header, _, rest = stdout.partition(b"\r\n\r\n")
-        length = int(re.search(rb"Content-Length: *(\d+)", header)[1])  # type: ignore[index]
-        found.append(json.loads(rest[:length]))
-        stdout = rest[length:]
-    return found
+def read_message(stream: IO[bytes]) -> dict[str, Any]:
+    """One framed message from the server's stdout (blocks until it is there)."""
+    length = None
+    while (line := stream.readline()) not in (b"\r\n", b""):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    assert length is not None, "the server closed its output"
+    message: dict[str, Any] = json.loads(stream.read(length))
+    return message
 
 
 def run_session(repo: Path, config_dir: Path, *args: str) -> tuple[list[dict[str, Any]], str]:
-    session = [
+    """initialize, then two requests, then shutdown and exit, each step once the previous one
+    is answered; everything the server sent, and its stderr."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lecode_ls", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "LECODE_CONFIG_DIR": str(config_dir)},
+    )
+    assert server.stdin is not None and server.stdout is not None
+    sent: list[dict[str, Any]] = []
+
+    def send(message: dict[str, Any]) -> None:
+        assert server.stdin is not None
+        server.stdin.write(frame(message))
+        server.stdin.flush()
+
+    def answer(request_id: int) -> None:
+        assert server.stdout is not None
+        while True:
+            message = read_message(server.stdout)
+            sent.append(message)
+            if message.get("id") == request_id and "method" not in message:
+                return
+
+    send(
         {
             "id": 1,
             "method": "initialize",
@@ -48,22 +74,25 @@ def run_session(repo: Path, config_dir: Path, *args: str) -> tuple[list[dict[str
                 "clientInfo": {"name": "test-editor", "version": "1.0"},
                 "workspaceFolders": [{"uri": uri(repo), "name": "repo"}],
             },
-        },
-        {"method": "initialized", "params": {}},
-        {"id": 2, "method": "lecode/memory/list", "params": {}},
-        {"id": 3, "method": "lecode/memory/read", "params": {"file": "../x"}},
-        {"id": 4, "method": "shutdown"},
-        {"method": "exit"},
-    ]
-    completed = subprocess.run(
-        [sys.executable, "-m", "lecode_ls", *args],
-        input=b"".join(frame(m) for m in session),
-        capture_output=True,
-        env={**os.environ, "LECODE_CONFIG_DIR": str(config_dir)},
-        timeout=60,
-        check=True,
+        }
     )
-    return messages(completed.stdout), completed.stderr.decode()
+    answer(1)
+    send({"method": "initialized", "params": {}})
+    send({"id": 2, "method": "lecode/memory/list", "params": {}})
+    answer(2)
+    send({"id": 3, "method": "lecode/memory/read", "params": {"file": "../x"}})
+    answer(3)
+    send({"id": 4, "method": "shutdown"})
+    answer(4)
+    send({"method": "exit"})
+    rest, stderr = server.communicate(timeout=60)
+    assert server.returncode == 0, stderr
+    while rest:
+        header, _, body = rest.partition(b"\r\n\r\n")
+        length = int(re.search(rb"Content-Length: *(\d+)", header)[1])  # type: ignore[index]
+        sent.append(json.loads(body[:length]))
+        rest = body[length:]
+    return sent, stderr.decode()
 
 
 class TestDebugLog:

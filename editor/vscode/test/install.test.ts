@@ -21,6 +21,7 @@ import {
   nothingToInstallWith,
 } from "../src/install/environment";
 import {
+  VERSION_PROBE,
   displayCommand,
   environmentPython,
   pathCandidates,
@@ -154,7 +155,7 @@ class FakeSetup {
 
   readonly run: Runner = async (command, args) => {
     this.calls.push([command, ...args]);
-    if (args.at(-2) === "-c") {
+    if (args.at(-1) === VERSION_PROBE) {
       const version = this.versions.get(command);
       return version === undefined ? { code: 1, stdout: "", stderr: "not a python" } : { code: 0, stdout: `${version}\n`, stderr: "" };
     }
@@ -282,7 +283,7 @@ describe("bundledServer", () => {
     expect(setup.calls).toEqual([
       [uv, "venv", "--python", ">=3.11", temporary],
       [uv, "pip", "install", "--compile-bytecode", "--python", join(temporary, "bin", "python"), wheel],
-      [join(temporary, "bin", "python"), "-m", "lecode_ls", "--version"],
+      [join(temporary, "bin", "python"), "-c", "import lecode_ls.cli, lecode_ls.server.wiring"],
     ]);
     expect(progress).toEqual(["looking for uv or Python 3.11+", "creating its environment with uv", "installing lecode-ls and its dependencies"]);
     expect(readdirSync(join(storageDir, "server"))).toEqual(["0.1.0"]);

@@ -9,8 +9,8 @@
  * Python 3.11+) and `uv pip install`; otherwise a Python 3.11+ found on PATH: `python -m venv`
  * and pip.
  *
- * The environment is built in a temporary folder and renamed into place only once lecode-ls runs
- * from it (`python -m lecode_ls --version`), so a half-made environment is never used, and two
+ * The environment is built in a temporary folder and renamed into place only once lecode-ls and
+ * its dependencies import from it, so a half-made environment is never used, and two
  * windows starting at once both end with one complete environment. The server runs as
  * `<env python> -m lecode_ls`, which does not depend on the folder's name (console scripts would
  * hold the temporary path).
@@ -30,6 +30,9 @@ import {
   uvFallbacks,
 } from "./platform";
 import type { RunResult, Runner } from "./run";
+
+/** Imports what the server needs to serve (pygls, pydantic, apsw, httpx): a check of the install. */
+export const IMPORT_CHECK = "import lecode_ls.cli, lecode_ls.server.wiring";
 
 /** Where the .vsix keeps the wheel, relative to the extension's folder. */
 export const WHEEL_FOLDER = "server";
@@ -259,7 +262,8 @@ export async function bundledServer(ctx: InstallContext): Promise<string[]> {
     await step(ctx, create, root);
     ctx.progress("installing lecode-ls and its dependencies");
     await step(ctx, install, root);
-    await step(ctx, [...serverCommandIn(temporary, ctx.platform), "--version"], root);
+    // `lecode-ls --version` loads none of the dependencies: import what serving needs instead.
+    await step(ctx, [environmentPython(temporary, ctx.platform), "-c", IMPORT_CHECK], root);
     const stamp: Stamp = { version: ctx.version, wheel: path.basename(wheel) };
     await fs.writeFile(path.join(temporary, STAMP), JSON.stringify(stamp));
     try {
