@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type BrowserContext, type FrameLocator, type Page, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
 import { CHROMIUM_ARGS } from "../webview/page";
 import { FakeOpenAI } from "../e2e/fakeOpenAI";
@@ -203,6 +203,12 @@ describe("the packaged extension in code-server", () => {
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(project)}`);
   }, 300_000);
 
+  afterEach(async (test) => {
+    if (test.task.result?.state === "fail" && page !== undefined) {
+      await shot(`failed-${test.task.name.replace(/\W+/g, "-")}`);
+    }
+  });
+
   afterAll(async () => {
     await context?.close();
     codeServer?.kill();
@@ -267,12 +273,17 @@ describe("the packaged extension in code-server", () => {
   });
 
   it("restores an open memory editor after a reload while the server starts slowly", async () => {
-    await row("MEMORY.md").first().click();
-    await page.locator(".tab", { hasText: "MEMORY.md" }).first().waitFor();
+    // Opened for good (not a preview), so the window restores it.
+    await row("MEMORY.md").first().dblclick();
+    await page.locator(".tab:not(.preview)", { hasText: "MEMORY.md" }).first().waitFor();
     // A server command that takes 8 s before it serves: the editor asks for MEMORY.md meanwhile.
     const python = join(userData, "User", "globalStorage", "lecode.lecode", "server", VERSION, "bin", "python");
     writeUserSettings({ "lecode.server.command": ["bash", "-c", `sleep 8; exec "${python}" -m lecode_ls`] });
-    await page.reload();
+    // Reload as a person does (Developer: Reload Window), so VS Code saves which editors are open.
+    await page.keyboard.press("F1");
+    await page.keyboard.type("Developer: Reload Window");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Developer: Reload Window" }).first().waitFor();
+    await Promise.all([page.waitForEvent("load", { timeout: WAIT }), page.keyboard.press("Enter")]);
     await page.locator(".tab", { hasText: "MEMORY.md" }).first().waitFor({ timeout: WAIT });
     await expect.poll(editorText, { timeout: WAIT }).toContain("- We build with make.");
     expect(await page.getByText("could not be opened").count()).toBe(0);
