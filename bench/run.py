@@ -15,6 +15,7 @@ from bench import (
     facts,
     injection,
     memory_rss,
+    notes_search,
     roundtrip,
     sources,
     startup,
@@ -24,6 +25,7 @@ from bench.common import now, parse_args
 BENCHES = (
     startup,
     roundtrip,
+    notes_search,
     memory_rss,
     sources,
     facts,

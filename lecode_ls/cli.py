@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import sys
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from lecode_ls import __version__
+
+if TYPE_CHECKING:
+    from pygls.protocol import JsonRPCProtocol
 
 
 class _QuietDomainErrors(logging.Filter):
@@ -17,10 +23,24 @@ class _QuietDomainErrors(logging.Filter):
         return not record.getMessage().startswith("Exception occurred for message")
 
 
+def _port(value: str) -> int:
+    if not value.isdigit() or not 0 <= int(value) < 65536:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {value!r}")
+    return int(value)
+
+
 def _host_port(value: str) -> tuple[str, int]:
+    from lecode_ls.server.transport import is_loopback
+
     host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}")
+    if not is_loopback(host):
+        raise argparse.ArgumentTypeError(
+            f"{host} is not a loopback address: lecode-ls serves TCP on 127.0.0.1, ::1 or "
+            "localhost only, since the protocol has no authentication and serves your project "
+            "memory (reach it from elsewhere through an SSH tunnel)"
+        )
     return host, int(port)
 
 
@@ -31,8 +51,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "Memory lives under $LECODE_CONFIG_DIR (default: the platform config dir)/memory.",
     )
     parser.add_argument("--version", action="version", version=f"lecode-ls {__version__}")
-    parser.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
-    parser.add_argument("--tcp", metavar="HOST:PORT", type=_host_port, help="serve over TCP")
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
+    transport.add_argument(
+        "--tcp",
+        metavar="HOST:PORT",
+        type=_host_port,
+        help="listen on a loopback HOST:PORT and serve the first client that connects (only "
+        "that one; other hosts are refused: the protocol has no authentication)",
+    )
+    transport.add_argument(
+        "--pipe",
+        metavar="NAME",
+        help="connect to the client's named pipe or Unix socket (vscode-languageclient's pipe)",
+    )
+    transport.add_argument(
+        "--socket",
+        metavar="PORT",
+        type=_port,
+        help="connect to the client listening on 127.0.0.1:PORT (vscode-languageclient's socket)",
+    )
+    # vscode-languageclient passes the editor's process ID; lecode-ls ends when its input does.
+    parser.add_argument("--clientProcessId", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--log-file", metavar="PATH", help="write the log there, not to stderr")
     parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -48,24 +88,38 @@ def main(argv: list[str] | None = None) -> int:
         else logging.StreamHandler(sys.stderr)
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if not args.log_file:
+        # Quiet while an editor is connected: the log then goes to it (server/client_log.py).
+        handler.set_name("lecode-stderr")
     logging.basicConfig(level=args.log_level, handlers=[handler])
     # pygls logs every message body at INFO: too chatty, and bodies hold memory contents.
     logging.getLogger("pygls").setLevel(logging.WARNING)
-    logging.getLogger("pygls.server").setLevel(logging.INFO)  # lifecycle only: "Serving on ..."
+    # Lifecycle only: "Serving on ..." for TCP. Over stdio an editor files stderr under errors, so
+    # pygls' "Starting async IO server" is left to DEBUG.
+    quiet_start = not args.tcp and args.log_level != "DEBUG"
+    logging.getLogger("pygls.server").setLevel(logging.WARNING if quiet_start else logging.INFO)
     logging.getLogger("pygls.protocol.json_rpc").addFilter(_QuietDomainErrors())
 
     # Imported here so `--help` and `--version` answer without loading the server.
     from lecode_ls.memory.layout import config_dir
+    from lecode_ls.server import transport
     from lecode_ls.server.routes import register
     from lecode_ls.server.server import LecodeServer
 
     server = LecodeServer(config_dir(os.environ))
     register(server)
+    connect: Callable[[JsonRPCProtocol], Coroutine[Any, Any, None]]
+    if args.tcp:
+        connect = functools.partial(transport.serve_tcp, host=args.tcp[0], port=args.tcp[1])
+    elif args.pipe:
+        connect = functools.partial(transport.serve_pipe, name=args.pipe)
+    elif args.socket is not None:
+        connect = functools.partial(transport.serve_socket, port=args.socket)
+    else:
+        connect = functools.partial(
+            transport.serve_stdio, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer
+        )
     try:
-        if args.tcp:
-            server.start_tcp(*args.tcp)
-        else:
-            server.start_io()
+        return server.serve(connect)
     finally:
         server.close()
-    return 0

@@ -9,6 +9,7 @@ and run only when the permission policy allows, or the person confirms when it s
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -137,6 +138,20 @@ def _json(answer: object) -> str:
     return json.dumps(answer, ensure_ascii=False)
 
 
+def _camel(value: object) -> object:
+    """Keys as the protocol spells them (`source_text` -> `sourceText`) and no null fields, so
+    `/memory recall` answers exactly as `lecode/facts/recall` does."""
+    if isinstance(value, dict):
+        return {
+            re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), str(k)): _camel(v)
+            for k, v in value.items()
+            if v is not None
+        }
+    if isinstance(value, list):
+        return [_camel(item) for item in value]
+    return value
+
+
 def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 0, 1, "facts [offset]")
     sessions, facts = runtime.require_facts()
@@ -170,7 +185,7 @@ def _recall(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 1, 2, "recall <fact-id> [offset]")
     sessions, facts = runtime.require_facts()
     offset = _int(args, 1, "offset") if len(args) > 1 else 0
-    return _json(recall_fact(facts, sessions, _int(args, 0, "fact-id"), offset))
+    return _json(_camel(recall_fact(facts, sessions, _int(args, 0, "fact-id"), offset)))
 
 
 def _read(runtime: Runtime, args: list[str], run: Invocation) -> str:

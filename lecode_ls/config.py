@@ -65,6 +65,31 @@ class ProviderSettings(_Section):
 
 
 WriteTool = Literal["memory_write", "memory_edit", "memory_correct", "memory_forget"]
+# One flat Literal (not a union with WriteTool): an invalid key then drops only that entry.
+Guarded = Literal["memory_write", "memory_edit", "memory_correct", "memory_forget", "read_secret"]
+
+SECRET_FILES = (
+    ".env",
+    ".env.*",
+    ".envrc",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".git-credentials",
+    ".git/config",
+    ".aws/credentials",
+    ".docker/config.json",
+)
 
 
 class AgentSettings(_Section):
@@ -79,10 +104,16 @@ class AgentSettings(_Section):
     memory_list, memory_recall) and refuses `/memory correct` and `/memory forget`: chat cannot
     change memory (the Facts view's Forget, the person's own act, still can)."""
 
-    permissions: dict[WriteTool, Literal["allow", "deny", "ask"]] = Field(default_factory=dict)
+    permissions: dict[Guarded, Literal["allow", "deny", "ask"]] = Field(default_factory=dict)
     """Per write-class memory tool (memory_write, memory_edit, memory_correct,
-    memory_forget): allow, deny, or ask (the default: the editor asks the person each time);
-    `/memory correct` and `/memory forget` obey it too."""
+    memory_forget), and read_secret (the `read` tool on a file of secret_files): allow, deny,
+    or ask (the default: the editor asks the person each time); `/memory correct` and
+    `/memory forget` obey it too."""
+
+    secret_files: list[str] = Field(default_factory=lambda: list(SECRET_FILES), max_length=200)
+    """Workspace files that usually hold credentials: the model's `read` of one asks the person
+    first (permissions.read_secret). Glob patterns, case-insensitive: one without "/" matches a
+    file name in any folder, one with "/" the end of the path (".git/config")."""
 
 
 class CompactionSettings(_Section):

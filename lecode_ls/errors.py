@@ -81,6 +81,12 @@ class NoWorkspace(LecodeError):
     code = "no_workspace"
 
 
+class FileTooLarge(LecodeError):
+    """A memory file, or the result of a write or edit, over the store's per-file size cap."""
+
+    code = "file_too_large"
+
+
 class MemoryDisabled(LecodeError):
     """A memory request while `[memory] enabled = false`."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from lecode_ls.config import Settings
 from lecode_ls.errors import ExcludedEvidence, MemoryDisabled
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.facts_types import Purpose, SourceLike
+from lecode_ls.memory.files import STALE_TEMP_SECONDS, remove_stale_temps
 from lecode_ls.memory.identity import Project, resolve_project
 from lecode_ls.memory.layout import migrate_legacy, store_dir
 from lecode_ls.memory.markdown import MarkdownStore
@@ -40,6 +42,7 @@ class Runtime:
         self.facts_path = self.store_path / "facts.sqlite3"
         self.facts = FactStore(self.facts_path, root=self.store_path)
         self._migrated: set[Path] = set()
+        self._swept_at: float | None = None
         self.closed = False
 
     def attach_folder(self, folder: Path) -> None:
@@ -50,6 +53,28 @@ class Runtime:
         copied = migrate_legacy(self.config_dir, self.project, folder)
         if copied:
             log.info("imported %d legacy memory file(s) from %s", len(copied), folder)
+
+    def remove_debris(self, *, due_only: bool = False) -> list[str]:
+        """Remove the temp files writers killed mid-write left in the store (its folder, daily/,
+        notes/ and sessions/), never one a live writer is still writing: the rule is
+        `files.remove_stale_temps`. Returns the store-relative names removed.
+
+        A temp file must have gone unwritten for a minute, so one left by a crash just before
+        this server started (an editor restarts a crashed server at once) is taken by a later
+        call: with `due_only`, this runs at most once per STALE_TEMP_SECONDS (the server calls it
+        that often). Nothing happens while memory is disabled; nothing is ever raised.
+        """
+        now = time.monotonic()
+        if not self.settings.memory.enabled or self.closed:
+            return []
+        if due_only and self._swept_at is not None and now - self._swept_at < STALE_TEMP_SECONDS:
+            return []
+        self._swept_at = now
+        removed: list[str] = []
+        for sub in ("", "daily", "notes", "sessions"):
+            folder = self.store_path / sub if sub else self.store_path
+            removed += [f"{sub}/{name}" if sub else name for name in remove_stale_temps(folder)]
+        return removed
 
     def require_memory(self) -> MarkdownStore:
         """The Markdown store, or MemoryDisabled when `[memory] enabled = false`."""
@@ -127,6 +152,7 @@ class Runtimes:
                     runtime = Runtime(project, self.config_dir, self._settings)
                     self._by_root[project.root] = runtime
         runtime.attach_folder(folder)
+        runtime.remove_debris(due_only=True)
         return runtime
 
     def existing(self, folder: Path) -> Runtime | None:

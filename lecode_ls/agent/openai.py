@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from httpx_sse import EventSource, SSEError
 
+from lecode_ls.agent import sse
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
 from lecode_ls.errors import (
     ProviderAuth,
@@ -71,11 +71,14 @@ class OpenAICompatible:
         max_retries: int = 3,
         backoff_base: float = 0.5,
         thinking: str | None = None,
+        key_variable: str = "",
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._api_key = api_key or None
+        # The name of the environment variable the key came from (never the key), for messages.
+        self.key_variable = key_variable
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient()
         self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
@@ -133,8 +136,8 @@ class OpenAICompatible:
                     "POST", self.url, json=body, headers=self._headers(), timeout=self._timeout
                 ) as response:
                     if response.status_code >= 400:
-                        await response.aread()
-                        error = self._http_error(response, model)
+                        head = await sse.read_capped(response)
+                        error = self._http_error(response, model, head)
                         if response.status_code not in RETRY_STATUSES:
                             raise error
                         retry_after = _retry_after(response.headers.get("retry-after"))
@@ -190,9 +193,15 @@ class OpenAICompatible:
         reason: str | None = None
         usage: Usage | None = None
         done = False
+        kind = response.headers.get("content-type", "no content type")
+        if "text/event-stream" not in kind:
+            raise ProviderError(
+                f"the provider at {self._safe_base()} did not answer with an event stream "
+                f"({self._trim(kind)}); is base_url an OpenAI-compatible API?"
+            )
         try:
-            async for sse in EventSource(response).aiter_sse():
-                data = sse.data.strip()
+            async for event in sse.data_events(response):
+                data = event.strip()
                 if not data:
                     continue
                 if data == "[DONE]":
@@ -222,11 +231,10 @@ class OpenAICompatible:
                         _accumulate(pending, piece)
                     if choice.get("finish_reason"):
                         reason = str(choice["finish_reason"])
-        except SSEError:
-            kind = response.headers.get("content-type", "no content type")
+        except sse.StreamTooLarge as exc:
             raise ProviderError(
-                f"the provider at {self._safe_base()} did not answer with an event stream "
-                f"({kind}); is base_url an OpenAI-compatible API?"
+                f"the provider at {self._safe_base()} sent more than lecode-ls reads for one "
+                f"answer ({exc}); the answer was refused"
             ) from None
         # A finish_reason means the answer is whole even if [DONE] never came; neither means the
         # stream was cut off, and a partial answer must not pass for a complete one.
@@ -240,21 +248,35 @@ class OpenAICompatible:
             yield ToolCall(call.id or f"call_{index}", call.name, call.arguments)
         yield Finish(reason or "unknown", usage)
 
-    def _http_error(self, response: httpx.Response, model: str) -> ProviderError:
+    def _http_error(self, response: httpx.Response, model: str, body: bytes) -> ProviderError:
+        """The error of an HTTP error answer, from the first bytes of its body."""
         status = response.status_code
-        text = self._error_text(_json_or_none(response))
+        text = self._error_text(_json_or_none(body))
         if not text:
-            text = self._trim(response.text) or response.reason_phrase
+            text = self._trim(body.decode("utf-8", "replace")) or response.reason_phrase
         if status in (401, 403):
-            return ProviderAuth(
-                f"the provider rejected the API key (HTTP {status}; check the environment "
-                "variable named by [provider] api_key_env)"
-            )
+            return ProviderAuth(self._auth_message(status))
         if _unknown_model(status, text):
             return ProviderModel(f"the provider does not know the model {model}: {text}")
         if status == 429:
             return ProviderError(f"the provider is rate limiting requests (HTTP 429): {text}")
         return ProviderError(f"the provider answered HTTP {status}: {text}")
+
+    def _auth_message(self, status: int) -> str:
+        """Why the provider refused, in terms of the one thing the person can change: the key's
+        variable. Editors add how to set it (VS Code: "lecode: Set API Key", for `provider_auth`)."""
+        if self._api_key:
+            where = f" from {self.key_variable}" if self.key_variable else ""
+            return f"the provider rejected the API key{where} (HTTP {status})"
+        if self.key_variable:
+            return (
+                f"the provider refused the request (HTTP {status}): no API key was sent, because "
+                f"the environment variable {self.key_variable} is not set"
+            )
+        return (
+            f"the provider refused the request (HTTP {status}): no API key was sent, because "
+            "[provider] api_key_env is empty"
+        )
 
     def _error_text(self, payload: Any) -> str:
         """The provider's own error message from `{"error": {"message": ...}}` or similar."""
@@ -322,10 +344,10 @@ def _usage(raw: Any) -> Usage | None:
     return Usage(prompt, completion, total)
 
 
-def _json_or_none(response: httpx.Response) -> Any:
+def _json_or_none(body: bytes) -> Any:
     try:
-        return response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        return json.loads(body)
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, or cut at MAX_ERROR_BYTES
         return None
 
 

@@ -114,6 +114,8 @@ class TurnOptions:
     readonly: bool = False
     policy: PermissionPolicy = field(default_factory=PermissionPolicy)
     calibration: Calibration = field(default_factory=Calibration)
+    secret_files: tuple[str, ...] = ()
+    """`[agent] secret_files`: workspace files whose `read` the policy must permit first."""
 
 
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "contentFilter"}
@@ -410,10 +412,16 @@ class ChatTurn:
     # -- tools -----------------------------------------------------------------------------
 
     async def _run_call(self, call: ToolCall, generation: int) -> None:
+        policy = self.options.policy.asking(self._asker)
         if call.name == READ_TOOL.name:
-            result = await asyncio.to_thread(run_read_tool, self.folder, call.arguments)
+            result = await asyncio.to_thread(
+                run_read_tool,
+                self.folder,
+                call.arguments,
+                policy=policy,
+                secret_files=self.options.secret_files,
+            )
         else:
-            policy = self.options.policy.asking(self._asker)
             result = await asyncio.to_thread(
                 run_tool,
                 self.runtime,

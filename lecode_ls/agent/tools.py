@@ -114,11 +114,11 @@ SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "memory_search",
         "Search the project's Markdown memory files (not facts or transcripts) line by line with "
-        "a Python regular expression; at most 50 hits. Returns JSON {hits: [{file, line, text}], "
+        "a regular expression (RE2 syntax: no lookaround or backreferences); at most 50 hits. Returns JSON {hits: [{file, line, text}], "
         "truncated}." + _UNTRUSTED,
         _schema(
             ["pattern"],
-            pattern={"type": "string", "description": "a Python regular expression"},
+            pattern={"type": "string", "description": "a regular expression (RE2 syntax)"},
             limit={"type": "integer", "minimum": 1, "maximum": 50},
         ),
         "read",

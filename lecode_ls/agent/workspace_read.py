@@ -20,19 +20,31 @@ line shown always shows, even past `max_bytes`. Blocking: call it from a worker 
 
 from __future__ import annotations
 
+import fnmatch
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import BinaryIO
 
-from lecode_ls.agent.tools import ToolResult, ToolSpec, error_result, parse_arguments
+from lecode_ls.agent.permissions import PermissionPolicy
+from lecode_ls.agent.tools import (
+    ToolResult,
+    ToolSpec,
+    error_result,
+    parse_arguments,
+)
 from lecode_ls.errors import (
     BinaryFile,
     InvalidParams,
     LecodeError,
     NotFound,
     OutsideWorkspace,
+    PermissionDenied,
 )
+from lecode_ls.platform.paths import canonical, is_within
 
 NUMBER_WIDTH = 6
 MAX_LINE_CHARS = 2000
+LINE_READ_BYTES = 4 * MAX_LINE_CHARS + 4
 BINARY_SNIFF_BYTES = 8192
 
 READ_TOOL = ToolSpec(
@@ -71,14 +83,15 @@ def _resolve(folder: Path, path: str) -> Path:
             f"path: {path!r} is absolute; give a path relative to the workspace folder",
             field="path",
         )
-    root = folder.resolve()
+    root = canonical(folder)
     try:
         # Non-strict first: an escaping path is refused whether or not its target exists, so
-        # the answer says nothing about files outside the folder.
-        target = (root / path).resolve()
-    except (OSError, RuntimeError):  # a symlink loop, a too-long name
+        # the answer says nothing about files outside the folder. `canonical` spells both as
+        # stored, so a link into the folder under another case (macOS, Windows) stays inside.
+        target = canonical(root / path)
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, a too-long name
         raise NotFound(f"path: {path} cannot be resolved", field="path") from None
-    if not target.is_relative_to(root):
+    if not is_within(target, root):
         raise OutsideWorkspace(
             f"path: {path} resolves outside the workspace folder; it is refused", field="path"
         )
@@ -116,13 +129,14 @@ def read_workspace_file(
             if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
                 raise BinaryFile(f"path: {path} looks binary (it holds NUL bytes)", field="path")
             handle.seek(0)
-            for number, raw in enumerate(handle, start=1):
+            for number, (raw, cut) in enumerate(_bounded_lines(handle), start=1):
                 if number < start_line:
                     continue
                 if len(shown) == max_lines:
                     notices.append(_continue(number - 1, "line limit"))
                     break
                 text = raw.decode("utf-8", "replace").removesuffix("\n").removesuffix("\r")
+                cut = cut or len(text) > MAX_LINE_CHARS
                 line = number_line(number, text[:MAX_LINE_CHARS])
                 size = len(line.encode("utf-8")) + 1
                 if used + size > max_bytes and shown:  # the first line always shows
@@ -130,7 +144,7 @@ def read_workspace_file(
                     break
                 shown.append(line)
                 used += size
-                if len(text) > MAX_LINE_CHARS:
+                if cut:
                     notices.append(f"[line {number} was cut at {MAX_LINE_CHARS} characters]")
     except OSError as exc:
         raise NotFound(f"path: {path} could not be read ({exc.strerror})", field="path") from None
@@ -141,14 +155,74 @@ def read_workspace_file(
     return "\n".join(shown + notices)
 
 
+def _bounded_lines(handle: BinaryIO) -> Iterator[tuple[bytes, bool]]:
+    """Each line's first LINE_READ_BYTES bytes, and whether the line went on past them.
+
+    The rest of a longer line is read and dropped a chunk at a time, so a 200 MB file of one line
+    costs as much memory as a short one. LINE_READ_BYTES holds at least MAX_LINE_CHARS + 1
+    characters of any UTF-8 text (4 bytes at most each), so the shown part is never short.
+    """
+    while line := handle.readline(LINE_READ_BYTES):
+        cut = False
+        if not line.endswith(b"\n"):  # the line goes on, or the file ends without a newline
+            while rest := handle.readline(LINE_READ_BYTES):
+                cut = True
+                if rest.endswith(b"\n"):
+                    break
+        yield line, cut
+
+
 def _continue(last: int, why: str) -> str:
     return f"[output cut after line {last} ({why}); continue with start_line={last + 1}]"
 
 
-def run_read_tool(folder: Path, arguments_json: str) -> ToolResult:
-    """The `read` tool call: numbered lines, or an error result naming the argument at fault."""
+def secret_match(folder: Path, path: str, patterns: Sequence[str]) -> str | None:
+    """The workspace-relative path of `path` if it is a file that usually holds secrets.
+
+    Matched on the resolved target, so a link or `..` cannot dress a secret up as something
+    else; case-insensitively, since Windows and macOS file systems are.
+    """
+    # Both sides `canonical`, as _resolve spells the target: one spelling per folder.
+    relative = _resolve(folder, path).relative_to(canonical(folder)).as_posix()
+    folded = relative.casefold()
+    for pattern in patterns:
+        wanted = pattern.casefold()
+        if "/" in wanted:
+            if (
+                folded == wanted
+                or fnmatch.fnmatchcase(folded, f"*/{wanted}")
+                or (fnmatch.fnmatchcase(folded, wanted))
+            ):
+                return relative
+        elif fnmatch.fnmatchcase(folded.rsplit("/", 1)[-1], wanted):
+            return relative
+    return None
+
+
+def run_read_tool(
+    folder: Path,
+    arguments_json: str,
+    *,
+    policy: PermissionPolicy | None = None,
+    secret_files: Sequence[str] = (),
+) -> ToolResult:
+    """The `read` tool call: numbered lines, or an error result naming the argument at fault.
+
+    A file of `secret_files` is read only if `policy` permits "read_secret" (it asks the person
+    by default): its content would go to the model's provider.
+    """
     try:
         args = parse_arguments(READ_TOOL, arguments_json)
+        secret = secret_match(folder, args["path"], secret_files)
+        if secret is not None and not (
+            policy is not None
+            and policy.permits("read_secret", f"let the model read {secret} (it may hold secrets)")
+        ):
+            raise PermissionDenied(
+                f"path: {secret} usually holds credentials; the person did not allow reading it "
+                "([agent] permissions.read_secret)",
+                field="path",
+            )
         text = read_workspace_file(folder, args["path"], start_line=args.get("start_line", 1))
     except LecodeError as error:
         return error_result(error)

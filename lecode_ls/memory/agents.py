@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lecode_ls import platform
 from lecode_ls.errors import StoreError, SymlinkRefused
 from lecode_ls.memory.files import NotRegularFile, read_regular
+from lecode_ls.platform.paths import canonical
 
 AGENTS_FILE = "AGENTS.md"
 AGENTS_MAX_BYTES = 256 * 1024
@@ -38,10 +40,10 @@ def read_agents(folder: Path) -> tuple[str, bool]:
     is the user's own instructions, and one bad byte should not hide all of them.
     """
     path = folder / AGENTS_FILE
-    if path.is_symlink():
-        base = folder.resolve()
+    if platform.is_link(path):
+        base = canonical(folder)
         try:
-            target = path.resolve(strict=True)
+            target = canonical(path.resolve(strict=True))
         except (FileNotFoundError, RuntimeError):
             return "", False  # a dangling link (or a loop) is an absent file
         if not target.is_relative_to(base):

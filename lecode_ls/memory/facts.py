@@ -291,6 +291,16 @@ class FactStore:
             schema.insert_ref(conn, fact_id, revision, *astuple(stored))
             return True
 
+    def sharing_evidence(self, fact_id: int) -> builtins.list[int]:
+        """The other facts a forget of `fact_id` would hide: their current revision cites a
+        position the forget excludes. Raises FactNotFound for an unknown or forgotten fact."""
+        fact_id = check_fact_id(fact_id)
+        with self._db.read() as conn:
+            if conn is None:
+                raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
+            schema.current_revision(conn, fact_id)
+            return schema.sharing_evidence(conn, fact_id)
+
     def forget(self, fact_id: int) -> bool:
         """Forget one fact in one BEGIN IMMEDIATE transaction (F7). False when already forgotten.
 

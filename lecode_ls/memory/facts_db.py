@@ -13,17 +13,20 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
-import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import apsw
 
+from lecode_ls import platform
 from lecode_ls.errors import LecodeError, StoreError, SymlinkRefused
 from lecode_ls.memory import facts_schema as schema
-from lecode_ls.memory.files import FILE_MODE, FileLock, make_dirs, refuse_symlinks
+from lecode_ls.memory.files import FileLock, make_dirs, refuse_symlinks
+
+log = logging.getLogger(__name__)
 
 DB_NAME = "facts.sqlite3"
 BUSY_TIMEOUT_MS = 5000
@@ -64,6 +67,31 @@ def store_errors() -> Iterator[None]:
         ) from error
 
 
+def _open_read_only(real: Path) -> apsw.Connection:
+    """The database of a store that cannot be written, for reading only.
+
+    Reading a WAL database needs its shared-memory file (-shm), which SQLite creates beside it.
+    Where it cannot (a read-only mount), the file is opened immutable: read as it is on disk, which
+    nothing can change there (a -wal file left by a crash would not be read). Writes then fail as
+    StoreError. A database from an older lecode-ls cannot be migrated here and is refused.
+    """
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI | apsw.SQLITE_OPEN_NOFOLLOW
+    for query in ("mode=ro", "immutable=1"):
+        conn = apsw.Connection(f"{real.as_uri()}?{query}", flags=flags)
+        try:
+            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+            schema.migrate(conn)  # only checks the version: it needs no write when current
+        except apsw.CantOpenError:
+            conn.close()
+            continue
+        except BaseException:
+            conn.close()
+            raise
+        log.info("%s is in a read-only store: opened for reading only (%s)", DB_NAME, query)
+        return conn
+    raise StoreError(f"{DB_NAME} could not be opened for reading")
+
+
 class FactsDatabase:
     """The connection to one facts.sqlite3, opened on first use (see the module docstring).
 
@@ -85,7 +113,7 @@ class FactsDatabase:
             refuse_symlinks(self._root, self.path)
         for candidate in (self.path, *(Path(f"{self.path}{s}") for s in _SIDECARS)):
             with contextlib.suppress(FileNotFoundError):
-                if stat.S_ISLNK(candidate.lstat().st_mode):
+                if platform.is_link(candidate):
                     raise SymlinkRefused(
                         f"{candidate.name} is a symbolic link; lecode-ls refuses to follow links "
                         "in its store"
@@ -101,9 +129,8 @@ class FactsDatabase:
         if create:
             make_dirs(self.path.parent)
             # Made here rather than by SQLite so that it is owner-only; SQLite gives its -wal and
-            # -shm files the database file's mode. O_NOFOLLOW: no link planted since the check.
-            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-            os.close(os.open(self.path, flags, FILE_MODE))
+            # -shm files the database file's mode. No-follow: no link planted since the check.
+            platform.close(platform.open_file(self.path, write=True, create=True))
         elif not self.path.exists():
             return None
         # SQLITE_OPEN_NOFOLLOW refuses a link in *any* component, and folders above the store
@@ -119,7 +146,18 @@ class FactsDatabase:
 
     @staticmethod
     def _open(real: Path) -> apsw.Connection:
-        """Connect, switch to WAL, set the pragmas, and migrate."""
+        """Connect, switch to WAL, set the pragmas, and migrate; in a store that cannot be
+        written (a read-only mount, no write permission), open it for reading only."""
+        try:
+            return FactsDatabase._open_writable(real)
+        except (apsw.CantOpenError, apsw.ReadOnlyError) as error:
+            symlink = getattr(error, "extendedresult", None) == apsw.SQLITE_CANTOPEN_SYMLINK
+            if symlink or (os.access(real.parent, os.W_OK) and os.access(real, os.W_OK)):
+                raise
+        return _open_read_only(real)
+
+    @staticmethod
+    def _open_writable(real: Path) -> apsw.Connection:
         conn = apsw.Connection(
             str(real), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_NOFOLLOW
         )

@@ -293,6 +293,38 @@ def generation(conn: apsw.Connection) -> int:
     return as_int(rows(conn, "SELECT value FROM meta WHERE key = 'generation'")[0][0])
 
 
+def sharing_evidence(conn: apsw.Connection, fact_id: int) -> list[int]:
+    """The other facts whose current revision cites a position that forgetting `fact_id` would
+    exclude (any revision's refs and provenance of `fact_id`): the facts that forget hides."""
+    cited = rows(
+        conn,
+        "SELECT session_id, seqs FROM source_refs WHERE fact_id = ? "
+        "UNION ALL SELECT session_id, seqs FROM provenance WHERE fact_id = ?",
+        (fact_id, fact_id),
+    )
+    excluded = {(str(session), seq) for session, seqs in cited for seq in lenient_seqs(seqs)}
+    if not excluded:
+        return []
+    sessions = sorted({session for session, _ in excluded})
+    marks = ", ".join("?" * len(sessions))
+    others = rows(
+        conn,
+        "SELECT f.id, c.session_id, c.seqs FROM facts f JOIN ("
+        "SELECT fact_id, revision, session_id, seqs FROM source_refs "
+        "UNION ALL SELECT fact_id, revision, session_id, seqs FROM provenance"
+        f") c ON c.fact_id = f.id AND c.revision = f.current_revision "
+        f"WHERE f.id != ? AND c.session_id IN ({marks})",
+        (fact_id, *sessions),
+    )
+    return sorted(
+        {
+            as_int(other)
+            for other, session, seqs in others
+            if any((str(session), seq) in excluded for seq in lenient_seqs(seqs))
+        }
+    )
+
+
 def current_revision(conn: apsw.Connection, fact_id: int) -> int:
     """The fact's current revision, or FactNotFound naming whether it was forgotten."""
     row = rows(conn, "SELECT current_revision FROM facts WHERE id = ?", (fact_id,))

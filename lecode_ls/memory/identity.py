@@ -12,11 +12,13 @@ path, and must work where Git is not installed.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
+
+from lecode_ls.memory.files import read_regular
+from lecode_ls.platform.paths import canonical
 
 _GITDIR_PREFIX = "gitdir:"
 _SLUG_NAME_MAX = 40
@@ -47,9 +49,11 @@ def find_project_root(path: Path) -> Path:
     A file stands for its parent folder. A path that does not exist is taken as a folder, since
     there is nothing to tell otherwise. The walk goes up from the resolved folder to the first
     folder holding a `.git` entry; with none up to the filesystem root, the folder is its own
-    project.
+    project. Resolved means `canonical`: links followed, and on file systems that ignore case
+    (Windows, macOS by default) every name spelled as stored, so `~/Proj` and `~/proj` are one
+    project with one slug.
     """
-    folder = Path(os.path.realpath(path))
+    folder = canonical(path)
     if folder.exists() and not folder.is_dir():
         folder = folder.parent
     for candidate in (folder, *folder.parents):
@@ -61,7 +65,7 @@ def find_project_root(path: Path) -> Path:
     return folder
 
 
-def project_slug(root: Path) -> str:
+def project_slug(root: PurePath) -> str:
     """A readable, filesystem-safe, stable name for the project at `root` (already resolved).
 
     The slug is the root's basename reduced to `[A-Za-z0-9._-]` (accents dropped, every other run
@@ -87,6 +91,27 @@ def project_slug(root: Path) -> str:
     return f"{name}-{digest[:_SLUG_HASH_HEX]}"
 
 
+GIT_FILE_MAX_BYTES = 64 * 1024
+
+
+def _read_small(path: Path) -> str | None:
+    """The text of a small Git file of the workspace, or None.
+
+    These files come with a cloned repository: a FIFO must not block the server, a gigabyte must
+    not be read, and a link is not followed (read_regular). Git's own are a few hundred bytes.
+    """
+    try:
+        data = read_regular(path, GIT_FILE_MAX_BYTES + 1)
+    except OSError:
+        return None
+    if data is None or len(data) > GIT_FILE_MAX_BYTES:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
     """The project root for a `folder` whose `.git` is a file (`gitdir: <path>`).
 
@@ -98,9 +123,8 @@ def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
     marker still says "a checkout starts here", and refusing to serve the folder would lose the
     user's memory for a problem only Git can fix.
     """
-    try:
-        text = dotgit.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    text = _read_small(dotgit)
+    if text is None:
         return folder
     first_line = text.splitlines()[0] if text else ""
     if not first_line.startswith(_GITDIR_PREFIX):
@@ -110,18 +134,15 @@ def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
         return folder
     # A relative gitdir is relative to the folder holding the `.git` file; joining an absolute
     # one keeps it absolute.
-    gitdir = Path(os.path.realpath(folder / target))
+    gitdir = canonical(folder / target)
 
     commondir_file = gitdir / "commondir"
     if not commondir_file.is_file():
         return folder
-    try:
-        common_ref = commondir_file.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return folder
+    common_ref = (_read_small(commondir_file) or "").strip()
     if not common_ref:
         return folder
-    common = Path(os.path.realpath(gitdir / common_ref))
+    common = canonical(gitdir / common_ref)
     if common.name == ".git":
         return common.parent
     # The shared repository is not `<checkout>/.git`: a submodule's (under the superproject's
@@ -130,7 +151,7 @@ def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
     worktree = _core_worktree(common / "config")
     if worktree is None:
         return common
-    return Path(os.path.realpath(common / worktree))
+    return canonical(common / worktree)
 
 
 def _core_worktree(config: Path) -> str | None:
@@ -140,10 +161,10 @@ def _core_worktree(config: Path) -> str | None:
     followed, and a value continued over several lines with a trailing backslash is not joined.
     configparser is no help here: Git configs repeat keys and quote values in ways it rejects.
     """
-    try:
-        lines = config.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+    text = _read_small(config)
+    if text is None:
         return None
+    lines = text.splitlines()
     in_core = False
     value: str | None = None
     for raw in lines:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from lecode_ls import platform
 from lecode_ls.errors import InvalidName, StoreError
 from lecode_ls.memory.files import atomic_write, read_regular, refuse_symlinks
 from lecode_ls.memory.identity import Project, find_project_root, project_slug
@@ -71,7 +71,7 @@ def migrate_legacy(config_dir: Path, project: Project, cwd: Path) -> list[str]:
         return []
     legacy_slug = project_slug(legacy_root)
     legacy = config_dir / "memory" / legacy_slug
-    if legacy.is_symlink():
+    if platform.is_link(legacy):
         log.warning("legacy memory store %s is a symbolic link; not importing it", legacy)
         return []
     if not legacy.is_dir():
@@ -128,7 +128,7 @@ def _legacy_markdown(legacy: Path) -> Iterator[str]:
             yield name
     for folder in ("daily", "notes"):
         sub = legacy / folder
-        if sub.is_symlink():
+        if platform.is_link(sub):
             log.warning("legacy memory folder %s is a symbolic link; not importing it", sub)
             continue
         if not sub.is_dir():
@@ -152,13 +152,13 @@ def _legacy_markdown(legacy: Path) -> Iterator[str]:
 def _is_regular(path: Path) -> bool:
     """True for a regular file; a symbolic link is logged and refused, whatever it points at."""
     try:
-        mode = path.lstat().st_mode
+        found = platform.kind(path)
     except OSError:
         return False
-    if stat.S_ISLNK(mode):
+    if found == "link":
         log.warning("legacy memory file %s is a symbolic link; not importing it", path)
         return False
-    return stat.S_ISREG(mode)
+    return found == "file"
 
 
 def _read_legacy(path: Path) -> bytes | None:
@@ -172,7 +172,7 @@ def _read_legacy(path: Path) -> bytes | None:
 
 def _read_imports(store: Path) -> set[str]:
     path = store / LEGACY_IMPORTS
-    if path.is_symlink():
+    if platform.is_link(path):
         # Not trusted; `_record_import` refuses to write through it, so the import stops there.
         return set()
     try:

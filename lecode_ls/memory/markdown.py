@@ -13,7 +13,10 @@ import builtins
 import contextlib
 import errno
 import json
+import os
 import re
+import stat
+import threading
 import time
 import unicodedata
 from collections.abc import Iterator
@@ -22,7 +25,9 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Literal
 
+from lecode_ls import platform
 from lecode_ls.errors import (
+    FileTooLarge,
     InvalidName,
     InvalidParams,
     InvalidPattern,
@@ -38,12 +43,19 @@ from lecode_ls.memory.files import (
     read_regular,
     refuse_symlinks,
 )
+from lecode_ls.memory.note_index import NoteIndex
+from lecode_ls.memory.pattern import compile_pattern
 
 FIXED_FILES = ("MEMORY.md", "scratchpad.md")
+SUBFOLDERS = ("daily", "notes")
 NOTE_NAME_MAX_BYTES = 128
 MAX_SEARCH_HITS = 50
-MAX_PATTERN_CHARS = 1000
 MAX_HIT_CHARS = 500
+MAX_FILE_BYTES = 1 << 20
+"""The largest memory file lecode-ls writes, reads or searches (UTF-8 bytes). MEMORY.md is injected
+into every request under `[memory] max_bytes` (32 KiB by default); a note a thousand times that is
+no longer a note. A write, append or edit whose result would pass it is refused before anything is
+written; a larger file put there by another program is refused by read and skipped by search."""
 CACHE_MAX_CHARS = 262_144  # larger files are always read from disk
 CACHE_MAX_FILES = 256
 SEARCH_SECONDS = 2.0  # wall-clock budget of one search
@@ -54,6 +66,15 @@ _DAILY = re.compile(r"daily/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md")  # ASCII digits o
 # Control, format (bidi overrides, zero-width), surrogate and line/paragraph separator characters
 # can hide what a name really is, or break the one-name-per-line listings clients show.
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+# A store must move between systems unchanged: Windows refuses these characters in file names,
+# and these device names (with any extension, in any case) name no file there.
+_NOT_PORTABLE = frozenset('<>:"|?*')
+_DEVICES = re.compile(
+    r"(?i)(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\..*)?"
+)
+# Look-alikes of "/" and "\" that Unicode compatibility folding (NFKC) leaves alone; fullwidth
+# and small forms such as U+FF0F and U+FF0E fold to "/" and "." and are caught through NFKC.
+_SLASH_LOOKALIKES = frozenset("\u2044\u2215\u2216\u29f5\u29f8\u29f9\u2571\u2572")
 
 
 @dataclass(frozen=True)
@@ -103,6 +124,22 @@ def _check_note(file: str, note: str) -> None:
         raise _invalid(file, "starts with '.'; hidden note names are not allowed")
     if len(note.encode("utf-8")) > NOTE_NAME_MAX_BYTES:
         raise _invalid(file, f"has a note name over {NOTE_NAME_MAX_BYTES} UTF-8 bytes")
+    # What the name looks like, not only its code points: a look-alike of "/", ".." or a
+    # Windows device name would be read by a person (or another system) as something else.
+    folded = unicodedata.normalize("NFKC", note)
+    if any(char in _SLASH_LOOKALIKES for char in note) or any(c in "/\\" for c in folded):
+        raise _invalid(file, "contains a character that looks like / or \\; use plain names")
+    if ".." in folded or folded.startswith("."):
+        raise _invalid(file, "contains a look-alike of '.'; use plain names")
+    if bad := sorted({char for char in folded if char in _NOT_PORTABLE}):
+        raise _invalid(
+            file,
+            f"contains {' '.join(bad)}; note names may not contain any of {''.join(sorted(_NOT_PORTABLE))}",
+        )
+    if folded != folded.rstrip(" ."):
+        raise _invalid(file, "ends in a space or '.'; Windows cannot store such a name")
+    if _DEVICES.fullmatch(folded):
+        raise _invalid(file, "is a Windows device name (CON, PRN, AUX, NUL, COM1, LPT1...)")
 
 
 def validate_name(file: str) -> str:
@@ -160,12 +197,9 @@ class MarkdownStore:
         # name -> (file identity, text). Writes are atomic renames, so a changed file always has
         # a new identity; `cached` can then answer from metadata alone.
         self._texts: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+        self._index: NoteIndex | None = None  # made by the first search
+        self._search_lock = threading.Lock()
         self._closed = False
-
-    def close(self) -> None:
-        """Forget the cached texts; every later call raises StoreError (K3). Idempotent."""
-        self._closed = True
-        self._texts.clear()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -187,9 +221,12 @@ class MarkdownStore:
     # -- reading -------------------------------------------------------------------------------
 
     def _load(self, name: str, path: Path) -> str | None:
-        """The UTF-8 text of a store file, or None if it does not exist."""
+        """The UTF-8 text of a store file, or None if it does not exist.
+
+        Reads at most one byte past MAX_FILE_BYTES, so a huge file costs no more than the cap.
+        """
         try:
-            data = read_regular(path)
+            data = read_regular(path, MAX_FILE_BYTES + 1)
         except NotRegularFile:
             raise StoreError(
                 f"file: {name} in the store is not a regular file", field="file"
@@ -206,6 +243,12 @@ class MarkdownStore:
             ) from None
         if data is None:
             return None
+        if len(data) > MAX_FILE_BYTES:
+            raise FileTooLarge(
+                f"file: {name} is larger than the {MAX_FILE_BYTES >> 20} MiB a memory file may "
+                "hold; trim it in an editor (lecode/project/info names the store folder)",
+                field="file",
+            )
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -248,14 +291,25 @@ class MarkdownStore:
         not in NFC form (they could not be addressed by their listed name).
         """
         self._check_open()
-        if self.root.is_symlink():
+        return [
+            MemoryFile(
+                file=name,
+                bytes=info.st_size,
+                modified=datetime.fromtimestamp(info.st_mtime, tz=UTC),
+            )
+            for name, info in self._entries()
+        ]
+
+    def _entries(self) -> builtins.list[tuple[str, os.stat_result]]:
+        """`list()`'s files with their lstat results, sorted by name."""
+        if platform.is_link(self.root):
             refuse_symlinks(self.root, self.root)
         if not self.root.is_dir():
             return []
         candidates = list(FIXED_FILES)
-        for folder in ("daily", "notes"):
+        for folder in SUBFOLDERS:
             sub = self.root / folder
-            if sub.is_dir() and not sub.is_symlink():
+            if sub.is_dir() and not platform.is_link(sub):
                 try:
                     candidates.extend(f"{folder}/{entry.name}" for entry in sub.iterdir())
                 except OSError as exc:
@@ -263,84 +317,112 @@ class MarkdownStore:
                         f"file: could not list {folder}/ in the memory store ({exc.strerror})",
                         field="file",
                     ) from None
-        found: list[MemoryFile] = []
-        for name in candidates:
-            try:
-                if self.validate(name) != name:
-                    continue
-            except InvalidName:
-                continue
-            path = self.root / name
-            try:
-                info = path.lstat()
-            except FileNotFoundError:
-                continue
-            if path.is_symlink() or not path.is_file():
-                continue
-            modified = datetime.fromtimestamp(info.st_mtime, tz=UTC)
-            found.append(MemoryFile(file=name, bytes=info.st_size, modified=modified))
-        return sorted(found, key=lambda item: item.file)
+        found = [(name, info) for name in candidates if (info := self._listed(name)) is not None]
+        return sorted(found, key=lambda item: item[0])
+
+    def _listed(self, name: str) -> os.stat_result | None:
+        """`name`'s lstat result if `list()` shows it: an allowed NFC name of a regular file."""
+        try:
+            if self.validate(name) != name:
+                return None
+        except InvalidName:
+            return None
+        try:
+            info = (self.root / name).lstat()
+        except OSError:
+            return None
+        return info if stat.S_ISREG(info.st_mode) else None
 
     def search(
         self, pattern: str, limit: int = MAX_SEARCH_HITS
     ) -> tuple[builtins.list[SearchHit], bool]:
-        """Search the listed Markdown files line by line with a Python regular expression.
+        """Search the listed Markdown files line by line with a regular expression (RE2 syntax).
 
         Returns at most `limit` hits (clamped to 50), in `list()` order then line order, and
-        whether more hits existed. `.bak` copies and non-Markdown files are never searched. Lines
+        whether more hits existed. `.bak` copies and non-Markdown files are never searched, nor
+        is a file over MAX_FILE_BYTES (another program put it there; read refuses it too). Lines
         are split on "\\n" only (a trailing "\\r" is dropped), so line numbers match editors.
+
+        Bounded whatever the pattern (see pattern.py): compiling is capped in memory, matching is
+        linear in the text, and the whole search stops after SEARCH_SECONDS.
         """
-        if len(pattern) > MAX_PATTERN_CHARS:
-            raise InvalidPattern(
-                f"pattern: the pattern is {len(pattern)} characters long; the limit is "
-                f"{MAX_PATTERN_CHARS}",
-                field="pattern",
-            )
+        self._check_open()
         if limit < 1:
             raise InvalidParams(f"limit: must be at least 1, got {limit}", field="limit")
         limit = min(limit, MAX_SEARCH_HITS)
-        # `regex` (re-compatible syntax) because its matching takes a timeout: a pattern with
-        # catastrophic backtracking must not hold a worker thread, or the server's exit.
-        # Imported here, on first search, to keep it out of start-up.
-        import regex as timed_re
-
-        try:
-            compiled = timed_re.compile(pattern)
-        except timed_re.error as exc:
-            # regex's error has re.error's msg and pos, but its stubs do not declare them.
-            msg, pos = getattr(exc, "msg", str(exc)), getattr(exc, "pos", None)
-            where = "" if pos is None else f" at position {pos}"
-            raise InvalidPattern(
-                f"pattern: not a valid regular expression: {msg}{where}", field="pattern"
-            ) from None
+        compiled = compile_pattern(pattern)
+        with self._search_lock:
+            found = self._note_index().candidates(pattern)
+        if found is None:  # no index here: every file is a candidate, read from disk
+            found = [(entry.file, None) for entry in self.list() if entry.bytes <= MAX_FILE_BYTES]
         hits: list[SearchHit] = []
         deadline = time.monotonic() + SEARCH_SECONDS
-        for entry in self.list():
-            text = self._load(entry.file, self.root / entry.file) or ""
+        for name, indexed in found:
+            try:
+                text = (self._load(name, self.root / name) or "") if indexed is None else indexed
+            except FileTooLarge:  # put there by another program; read refuses it too
+                continue
             lines = text.split("\n")
             if lines[-1] == "":
                 lines.pop()  # the empty "line" after a final newline is not a line
             for number, raw in enumerate(lines, start=1):
-                line = raw.removesuffix("\r")
-                try:
-                    found = compiled.search(line, timeout=max(deadline - time.monotonic(), 0.001))
-                except TimeoutError:
+                # One line costs at most linear time in MAX_FILE_BYTES, so checking the clock
+                # between lines bounds the whole search.
+                if time.monotonic() > deadline:
                     raise InvalidPattern(
                         f"pattern: the search took over {SEARCH_SECONDS:g} s and was stopped; "
-                        "simplify the pattern",
+                        "use a more specific pattern",
                         field="pattern",
-                    ) from None
-                if found is None:
+                    )
+                line = raw.removesuffix("\r")
+                if compiled.search(line) is None:
                     continue
                 if len(hits) == limit:
                     return hits, True
-                hits.append(SearchHit(entry.file, number, line[:MAX_HIT_CHARS]))
+                hits.append(SearchHit(name, number, line[:MAX_HIT_CHARS]))
         return hits, False
+
+    def _note_index(self) -> NoteIndex:
+        if self._index is None:
+            self._index = NoteIndex(
+                self.root,
+                SUBFOLDERS,
+                scan=self._entries,
+                listed=self._listed,
+                load=self._index_text,
+            )
+        return self._index
+
+    def _index_text(self, name: str) -> str | None:
+        """What the index holds of a file: its text, "" when it is over the cap (a search skips
+        it), None when it cannot be read as text (a search reports it as a full scan would)."""
+        try:
+            return self._load(name, self.root / name) or ""
+        except FileTooLarge:
+            return ""
+        except (StoreError, SymlinkRefused):
+            return None
+
+    def close(self) -> None:
+        """Close the search index and forget the cached texts (the files need no closing);
+        every later call raises StoreError (K3). Idempotent."""
+        self._closed = True
+        self._texts.clear()
+        with self._search_lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
 
     # -- writing -------------------------------------------------------------------------------
 
     def _store(self, name: str, path: Path, text: str) -> int:
         data = text.encode("utf-8")
+        if len(data) > MAX_FILE_BYTES:
+            raise FileTooLarge(
+                f"content: {name} would be {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte "
+                "limit of a memory file; nothing was written. Split it into notes, or trim it",
+                field="content",
+            )
         try:
             atomic_write(path, data, backup=True)
         except OSError as exc:
@@ -360,11 +442,17 @@ class MarkdownStore:
         if mode not in ("replace", "append"):
             raise InvalidParams(f'mode: must be "replace" or "append", got {mode!r}', field="mode")
         try:
-            content.encode("utf-8")
+            size = len(content.encode("utf-8"))
         except UnicodeEncodeError:
             raise InvalidParams(
                 "content: contains characters that cannot be encoded as UTF-8", field="content"
             ) from None
+        if size > MAX_FILE_BYTES:  # refused before the file is read or the lock taken
+            raise FileTooLarge(
+                f"content: {size:,} bytes is over the {MAX_FILE_BYTES:,}-byte limit of a memory "
+                "file; nothing was written",
+                field="content",
+            )
         name, path = self._path(file)
         with self._locked():
             refuse_symlinks(self.root, path)  # again, now that no other writer runs
@@ -378,6 +466,13 @@ class MarkdownStore:
         """Replace every occurrence of `search` with `replace`; returns how many there were."""
         if search == "":
             raise InvalidParams("search: the text to search for must not be empty", field="search")
+        for label, value in (("search", search), ("replace", replace)):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidParams(
+                    f"{label}: contains characters that cannot be encoded as UTF-8", field=label
+                ) from None
         name, path = self._path(file)
         if not path.exists():  # checked first so that a failed edit never creates the store
             raise NotFound(f"file: {name} does not exist in the memory store", field="file")
@@ -389,6 +484,17 @@ class MarkdownStore:
             count = old.count(search)
             if count == 0:
                 raise NoMatch(f"search: the text does not occur in {name}", field="search")
+            # The result's size is known before it is built: a hostile edit (a short search
+            # text replaced many times by a long one) is refused without allocating it.
+            grown = len(old.encode("utf-8")) + count * (
+                len(replace.encode("utf-8")) - len(search.encode("utf-8"))
+            )
+            if grown > MAX_FILE_BYTES:
+                raise FileTooLarge(
+                    f"replace: the edit would make {name} {grown:,} bytes, over the "
+                    f"{MAX_FILE_BYTES:,}-byte limit of a memory file; nothing was written",
+                    field="replace",
+                )
             self._store(name, path, old.replace(search, replace))
             return count
 

@@ -60,18 +60,35 @@ def _size(answer: dict[str, Any]) -> int:
 
 
 def _paged(answer: dict[str, Any], text: str, offset: int, limit: int) -> dict[str, Any]:
-    """Fill `source_text`/`next_offset` with the largest page from `offset` that fits the cap."""
-    while True:
-        page = text[offset : offset + limit]
+    """Fill `source_text`/`next_offset` with the largest page from `offset` that fits the cap.
+
+    Every page before the end holds at least one character, so a client that follows
+    `next_offset` always reaches the end: the metadata beside the page is bounded (fact text is
+    cut to FACT_TEXT_CHARS), so one character of at most 12 encoded bytes always fits.
+    """
+
+    def fits(count: int) -> bool:
+        page = text[offset : offset + count]
         end = offset + len(page)
         answer["source_text"] = page
         answer["offset"] = offset
         answer["next_offset"] = end if end < len(text) else None
-        excess = _size(answer) - MAX_OUTPUT_BYTES
-        if excess <= 0 or not page:
-            return answer
-        # Escaping can make a character cost up to 6 bytes; shrink by at least the excess.
-        limit = max(len(page) - max(excess, len(page) // 8), 0)
+        return _size(answer) <= MAX_OUTPUT_BYTES
+
+    # The answer's size grows with the page, so the largest page that fits is found by
+    # bisection: at most 14 encodings of a 16 KiB answer. (A character costs 1 to 12 bytes
+    # once escaped, so no single estimate from the excess is right for every text.)
+    low, high = 1, min(limit, max(len(text) - offset, 0))
+    if fits(high):  # the page as asked, or an empty one at or past the end
+        return answer
+    while low < high - 1:  # fits(low) is assumed, fits(high) is known false
+        middle = (low + high) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle
+    fits(low)
+    return answer
 
 
 def _render(records: tuple[dict[str, Any], ...], seqs: tuple[int, ...], first: int) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import datetime
-import fcntl
 import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from lecode_ls import platform
 from lecode_ls.errors import (
     CorruptTranscript,
     InvalidParams,
@@ -29,15 +29,15 @@ from lecode_ls.errors import (
     StoreError,
     SymlinkRefused,
 )
-from lecode_ls.memory.files import FILE_MODE, fsync_dir, make_dirs, refuse_symlinks
+from lecode_ls.memory.files import fsync_dir, make_dirs, refuse_symlinks
 from lecode_ls.memory.records import EVENT, MESSAGE, USER, check_session_id, new_session_id
 from lecode_ls.memory.records import check_new_record as _check_new_record
-from lecode_ls.memory.transcript import (
+from lecode_ls.memory.transcript import Known, open_locked
+from lecode_ls.memory.transcript_files import (
     TranscriptPaths,
     TranscriptState,
     create_transcript,
     lock_transcript,
-    open_locked,
     session_not_found,
 )
 
@@ -218,12 +218,19 @@ class SessionStore:
         return visibility, undos
 
     def read_range(
-        self, session_id: str, start: int, end: int, *, clamp: bool = False
+        self,
+        session_id: str,
+        start: int,
+        end: int,
+        *,
+        clamp: bool = False,
+        known: Known | None = None,
     ) -> RangeRead:
         """Records `start` .. `end` (inclusive) with the visibility, under one lock.
 
         With `clamp`, an `end` past the last record is cut to it (the result may then hold fewer
-        records, or none); without, it is an `InvalidParams` naming `end_seq`.
+        records, or none); without, it is an `InvalidParams` naming `end_seq`. `known` records
+        are reused where their line is unchanged (transcript.Known).
         """
         paths = self._paths(session_id)
         with open_locked(paths, self._states) as transcript:
@@ -234,7 +241,7 @@ class SessionStore:
                     visibility, _ = self._visibility(paths.session_id, transcript.state)
                     return RangeRead((), visibility, length)
             start, end = _check_range(start, end, length)
-            records = transcript.read(start, end)
+            records = transcript.read(start, end, known)
             visibility, _ = self._visibility(paths.session_id, transcript.state)
             return RangeRead(tuple(records), visibility, transcript.state.count)
 
@@ -409,9 +416,7 @@ class SessionStore:
 
     def _lock_fd(self, paths: TranscriptPaths) -> int:
         try:
-            return os.open(
-                paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE
-            )
+            return platform.open_file(paths.lock, write=True, create=True)
         except OSError as error:
             raise StoreError(
                 f"sessions/{paths.lock.name} could not be opened: {error.strerror}"
@@ -429,12 +434,12 @@ class SessionStore:
             raise session_not_found(paths)
         fd = self._lock_fd(paths)
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH)
+            platform.lock(fd, shared=True)
             if not paths.jsonl.exists():  # deleted while we waited
                 raise session_not_found(paths)
             yield
         finally:
-            os.close(fd)
+            platform.close(fd)
 
     def delete(self, session_id: str) -> None:
         """Delete a transcript and its index; refused while anyone has it attached.
@@ -447,14 +452,12 @@ class SessionStore:
             raise session_not_found(paths)
         fd = self._lock_fd(paths)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+            if not platform.lock(fd, blocking=False):
                 raise SessionAttached(
                     f"sessionId: session {paths.session_id} is attached (open in a chat or another "
                     "window); detach it before deleting",
                     field="sessionId",
-                ) from None
+                )
             # The transcript lock waits for an append in flight; the file may even be corrupt.
             with lock_transcript(paths):
                 with contextlib.suppress(FileNotFoundError):
@@ -464,7 +467,7 @@ class SessionStore:
             self._states.pop(paths.session_id, None)
             self._histories.pop(paths.session_id, None)
         finally:
-            os.close(fd)
+            platform.close(fd)
 
     # -- import (S6) -----------------------------------------------------------------------
 

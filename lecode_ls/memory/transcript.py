@@ -1,6 +1,7 @@
 """One session transcript on disk: the JSONL file, its offset index, and the checks keeping both honest.
 
-Session IDs, kind codes and the schema of records live in records.py.
+Session IDs, kind codes and the schema of records live in records.py; the files' names, the lock
+and the creation of a transcript in transcript_files.py.
 
 Files, in `<store>/sessions/` (S1):
 
@@ -12,10 +13,14 @@ Files, in `<store>/sessions/` (S1):
   from the .jsonl: when it is missing, short, or disagrees with the file, it is rebuilt by a scan.
 - `<id>.lock`: the attach lock, owned by sessions.py.
 
-Every operation holds an exclusive `flock` on the .jsonl file itself for its whole length, which
-serializes threads (each operation opens its own descriptor) and processes alike. Locking the
-transcript rather than a separate lock file means a lookup never creates a file, and a delete
-leaves nothing behind but the attach lock.
+Every operation holds an exclusive lock (`platform.lock`: flock on POSIX, LockFileEx on Windows)
+on the .jsonl file itself for its whole length, which serializes threads (each operation opens its
+own descriptor) and processes alike. Locking the transcript rather than a separate lock file means
+a lookup never creates a file, and a delete leaves nothing behind but the attach lock.
+
+A store that cannot be written (a read-only mount, no write permission) can still be read: the
+transcript is then opened read-only, which is enough to lock it, a torn final line is skipped
+instead of cut, a missing or stale index is rebuilt in memory only, and an append is a StoreError.
 
 Damage (S1): a final line without its newline, or whose bytes are not JSON, is what a crash in the
 middle of an append leaves; it is cut off and logged. Anything else (a bad line before the end, a
@@ -28,30 +33,30 @@ a full scan, which checks every line, runs when the index is rebuilt and in `ver
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import hashlib
 import json
 import logging
 import os
 import re
-import secrets
-import stat
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from lecode_ls import platform
 from lecode_ls.errors import (
     CorruptTranscript,
-    SessionNotFound,
     StoreError,
-    SymlinkRefused,
 )
 from lecode_ls.memory.canonical import canonical_json
-from lecode_ls.memory.files import FILE_MODE, atomic_write, fsync_dir
+from lecode_ls.memory.files import atomic_write
 from lecode_ls.memory.records import VISIBILITY_CODES, Damage, check_stored, kind_code
+from lecode_ls.memory.transcript_files import (
+    ENTRY,
+    TranscriptPaths,
+    TranscriptState,
+    lock_transcript,
+    state_key,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +64,8 @@ log = logging.getLogger(__name__)
 _VALID_CODES = bytes(range(1, 11))
 _VISIBILITY_BYTE = re.compile(rb"[\x05-\x07]")  # finds UNDO, REDO, CLEAR in `codes` at C speed
 
-_ENTRY = struct.Struct("<Q")
 _OFFSET_MASK = (1 << 56) - 1
 _CHUNK = 1 << 20
-_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class _Unreadable(Exception):
@@ -80,94 +83,6 @@ def _decode(line: bytes) -> object:
         raise _Unreadable(str(error)) from None
 
 
-@dataclass(frozen=True)
-class TranscriptPaths:
-    """The files of one session. Only built from a checked session ID."""
-
-    session_id: str
-    jsonl: Path
-    idx: Path
-    lock: Path
-
-    @classmethod
-    def of(cls, sessions: Path, session_id: str) -> TranscriptPaths:
-        return cls(
-            session_id,
-            sessions / f"{session_id}.jsonl",
-            sessions / f"{session_id}.idx",
-            sessions / f"{session_id}.lock",
-        )
-
-
-@dataclass
-class TranscriptState:
-    """What one process knows of a transcript, valid while the file keeps `key`.
-
-    Mutated only by the holder of the transcript's lock. `codes[seq]` is the kind code of record
-    `seq`; `events` holds the undo, redo and clear events, in order, as (seq, record).
-    """
-
-    key: tuple[int, int, int]  # (inode, size, mtime_ns) of the .jsonl
-    count: int
-    header: dict[str, Any]
-    codes: bytearray
-    events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-
-    @property
-    def size(self) -> int:
-        return self.key[1]
-
-
-def _key(st: os.stat_result) -> tuple[int, int, int]:
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def _os_error(paths: TranscriptPaths, error: OSError) -> Exception:
-    if error.errno == errno.ELOOP:
-        return SymlinkRefused(
-            f"sessionId: sessions/{paths.jsonl.name} is a symbolic link; lecode-ls refuses to "
-            "follow links in its store",
-            field="sessionId",
-        )
-    return StoreError(f"sessions/{paths.jsonl.name} could not be read or written: {error.strerror}")
-
-
-@contextlib.contextmanager
-def lock_transcript(paths: TranscriptPaths) -> Iterator[tuple[int, os.stat_result]]:
-    """Open the transcript and hold an exclusive lock on it; yields (fd, its stat).
-
-    Raises `SessionNotFound` (also when it was deleted while we waited for the lock),
-    `SymlinkRefused`, or `StoreError`; an `OSError` raised in the body becomes a `StoreError`.
-    """
-    for _ in range(3):
-        try:
-            fd = os.open(paths.jsonl, _OPEN_FLAGS)
-        except FileNotFoundError:
-            raise session_not_found(paths) from None
-        except OSError as error:
-            raise _os_error(paths, error) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            st = os.fstat(fd)
-            try:
-                current: os.stat_result | None = os.lstat(paths.jsonl)
-            except FileNotFoundError:
-                current = None
-            if current is None or st.st_nlink == 0:
-                raise session_not_found(paths)
-            if (current.st_ino, current.st_dev) != (st.st_ino, st.st_dev):
-                continue  # deleted and imported again while we waited: open the new file
-            if not stat.S_ISREG(st.st_mode):
-                raise StoreError(f"sessions/{paths.jsonl.name} is not a regular file")
-            yield fd, st
-            return
-        except OSError as error:
-            raise _os_error(paths, error) from None
-        finally:
-            os.close(fd)
-    raise StoreError(f"sessions/{paths.jsonl.name} kept changing while being opened")
-
-
 @contextlib.contextmanager
 def open_locked(paths: TranscriptPaths, cache: dict[str, TranscriptState]) -> Iterator[Transcript]:
     """`lock_transcript`, then bring `cache[session_id]` up to date and yield the transcript.
@@ -175,16 +90,16 @@ def open_locked(paths: TranscriptPaths, cache: dict[str, TranscriptState]) -> It
     The cache entry is replaced on success and dropped on any failure, so a half-updated state is
     never reused. Raises as `lock_transcript`, and `CorruptTranscript`.
     """
-    with lock_transcript(paths) as (fd, st):
-        transcript = Transcript(paths, fd, st, cache.pop(paths.session_id, None))
+    with lock_transcript(paths) as (fd, st, writable):
+        transcript = Transcript(paths, fd, st, cache.pop(paths.session_id, None), writable=writable)
         yield transcript
         cache[paths.session_id] = transcript.state
 
 
-def session_not_found(paths: TranscriptPaths) -> SessionNotFound:
-    return SessionNotFound(
-        f"sessionId: there is no session {paths.session_id} in this project", field="sessionId"
-    )
+MAX_DIGESTS = 64  # remembered prefix digests per transcript
+
+Known = dict[int, dict[str, Any]]
+"""seq -> record: records a reader parsed from bytes it then checked with `prefix_digest`."""
 
 
 class _StaleIndex(Exception):
@@ -195,16 +110,27 @@ class Transcript:
     """A transcript open and locked for one operation (see `open_locked`)."""
 
     def __init__(
-        self, paths: TranscriptPaths, fd: int, st: os.stat_result, prior: TranscriptState | None
+        self,
+        paths: TranscriptPaths,
+        fd: int,
+        st: os.stat_result,
+        prior: TranscriptState | None,
+        *,
+        writable: bool = True,
     ) -> None:
         self.paths = paths
         self._fd = fd
         self._size = st.st_size
-        if prior is not None and prior.key == _key(st):
+        self.writable = writable
+        if prior is not None and prior.key == state_key(st):
             self.state = prior
             return
-        if prior is not None and (prior.key[0] != st.st_ino or prior.size > st.st_size):
-            prior = None  # another file, or cut shorter: nothing of it can be reused
+        if prior is not None and (
+            prior.key[0] != st.st_ino or prior.size > st.st_size or prior.index is not None
+        ):
+            # Another file, or cut shorter, or changed while its index was only in memory:
+            # nothing of it can be reused.
+            prior = None
         loaded = self._load_from_index(prior)
         self.state = loaded if loaded is not None else self._rebuild()
 
@@ -219,8 +145,12 @@ class Transcript:
 
     def _raw_entries(self, start: int, stop: int) -> bytes:
         """The bytes of index entries `start` .. `stop - 1`."""
-        with _open_index(self.paths) as idx:
-            data = os.pread(idx, 8 * (stop - start), 8 * start)
+        state: TranscriptState | None = getattr(self, "state", None)  # unset while loading
+        if state is not None and state.index is not None:
+            data = bytes(state.index[8 * start : 8 * stop])
+        else:
+            with _open_index(self.paths) as idx:
+                data = platform.pread(idx, 8 * (stop - start), 8 * start)
         if len(data) != 8 * (stop - start):
             raise _StaleIndex
         return data
@@ -230,9 +160,17 @@ class Transcript:
         return list(struct.unpack(f"<{stop - start}Q", self._raw_entries(start, stop)))
 
     def _read_lines(
-        self, start: int, end: int, count: int, codes: bytes | bytearray | None
+        self,
+        start: int,
+        end: int,
+        count: int,
+        codes: bytes | bytearray | None,
+        known: Known | None = None,
     ) -> list[dict[str, Any]]:
-        """Records `start` .. `end` inclusive, each checked against its position (and code)."""
+        """Records `start` .. `end` inclusive, each checked against its position (and code).
+
+        A record of `known` is not decoded again while the file is still the one the remembered
+        prefix digests describe (see `prefix_digest`): the caller checked those bytes."""
         if end + 1 < count:
             entries = self._entries(start, end + 2)
             stop = entries.pop() & _OFFSET_MASK
@@ -242,16 +180,21 @@ class Transcript:
         begin = entries[0] & _OFFSET_MASK
         if start == 0 and begin != 0:
             raise _StaleIndex
-        data = os.pread(self._fd, stop - begin, begin) if stop > begin else b""
+        data = platform.pread(self._fd, stop - begin, begin) if stop > begin else b""
         lines = data.split(b"\n")
         if len(lines) != end - start + 2 or lines[-1]:
             raise _StaleIndex
         records: list[dict[str, Any]] = []
         position = begin
+        known = known or {}
+        reuse = bool(known) and self.state.trusted == self._identity()
         for seq, (line, entry) in enumerate(zip(lines, entries, strict=False), start):
             if entry & _OFFSET_MASK != position:
                 raise _StaleIndex
             position += len(line) + 1
+            if reuse and seq in known:
+                records.append(known[seq])
+                continue
             try:
                 record = _decode(line)
                 code = check_stored(record, seq, self.paths.session_id)
@@ -265,7 +208,32 @@ class Transcript:
 
     def prefix_digest(self, end: int) -> str:
         """sha256 of the file's bytes from its start through the end of line `end`: what a
-        verdict about those records may be remembered against (working.py)."""
+        verdict about those records may be remembered against (working.py).
+
+        Computed once while the file is only appended to by this process: a turn start after a
+        summary costs what follows it, not a pass over everything the summary covers. Any other
+        change to the file (an edit, a truncation, another process's append) is seen in its
+        identity, and every remembered digest is computed afresh.
+        """
+        state = self.state
+        identity = self._identity()
+        if state.trusted != identity:
+            state.digests.clear()
+            state.trusted = identity
+        known = state.digests.get(end)
+        if known is not None:
+            return known
+        digest = self._hash_prefix(end)
+        if len(state.digests) >= MAX_DIGESTS:
+            state.digests.clear()
+        state.digests[end] = digest
+        return digest
+
+    def _identity(self) -> tuple[int, int, int, int]:
+        st = os.fstat(self._fd)
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    def _hash_prefix(self, end: int) -> str:
         stop = (
             self._entries(end + 1, end + 2)[0] & _OFFSET_MASK
             if end + 1 < self.state.count
@@ -274,17 +242,17 @@ class Transcript:
         digest = hashlib.sha256()
         position = 0
         while position < stop:
-            chunk = os.pread(self._fd, min(1 << 20, stop - position), position)
+            chunk = platform.pread(self._fd, min(1 << 20, stop - position), position)
             if not chunk:
                 raise self._damage("the file is shorter than its index")
             digest.update(chunk)
             position += len(chunk)
         return digest.hexdigest()
 
-    def read(self, start: int, end: int) -> list[dict[str, Any]]:
+    def read(self, start: int, end: int, known: Known | None = None) -> list[dict[str, Any]]:
         """Records `start` .. `end`, inclusive, 0-based; the caller checks the bounds."""
         try:
-            return self._read_lines(start, end, self.state.count, self.state.codes)
+            return self._read_lines(start, end, self.state.count, self.state.codes, known)
         except _StaleIndex:
             pass
         log.warning(
@@ -307,7 +275,7 @@ class Transcript:
         parts: list[bytes] = []
         position = offset
         while position < self._size:
-            chunk = os.pread(self._fd, min(_CHUNK, self._size - position), position)
+            chunk = platform.pread(self._fd, min(_CHUNK, self._size - position), position)
             if not chunk:
                 break
             newline = chunk.find(b"\n")
@@ -332,7 +300,7 @@ class Transcript:
             codes = raw[7::8]  # the top byte of each little-endian entry
             if codes.translate(None, _VALID_CODES):
                 return None
-            (last,) = _ENTRY.unpack(raw[-8:] if raw else self._raw_entries(count - 1, count))
+            (last,) = ENTRY.unpack(raw[-8:] if raw else self._raw_entries(count - 1, count))
             last_offset = last & _OFFSET_MASK
             if last_offset >= self._size:
                 return None
@@ -368,14 +336,21 @@ class Transcript:
         if state.count == 0:
             raise self._damage("it has no session header")
         data = b"".join(
-            _ENTRY.pack(offset | code << 56)
+            ENTRY.pack(offset | code << 56)
             for offset, code in zip(offsets, state.codes, strict=True)
         )
-        try:
-            atomic_write(self.paths.idx, data, backup=False)
-        except OSError as error:
-            # The index is only a cache: reads still work from this state.
-            log.warning("session %s: could not write its index: %s", self.paths.session_id, error)
+        written = False
+        if self.writable:  # on a read-only store the index lives only in this process
+            try:
+                atomic_write(self.paths.idx, data, backup=False)
+                written = True
+            except OSError as error:
+                # The index is only a cache: reads work from the copy kept in memory.
+                log.warning(
+                    "session %s: could not write its index: %s", self.paths.session_id, error
+                )
+        if not written:
+            state.index = bytearray(data)
         state.key = self._stat_key()
         return state
 
@@ -389,7 +364,7 @@ class Transcript:
         position = offset  # where `pending` starts in the file
         read_at = offset
         while read_at < self._size:
-            chunk = os.pread(self._fd, min(_CHUNK, self._size - read_at), read_at)
+            chunk = platform.pread(self._fd, min(_CHUNK, self._size - read_at), read_at)
             if not chunk:
                 break
             read_at += len(chunk)
@@ -421,11 +396,25 @@ class Transcript:
         if pending:
             self._cut(position, "its final line has no newline")
         if write_index and offsets:
-            self._append_index(state.count - len(offsets), offsets, state.codes[-len(offsets) :])
+            self._append_index(
+                state, state.count - len(offsets), offsets, state.codes[-len(offsets) :]
+            )
         return offsets
 
     def _cut(self, offset: int, why: str) -> None:
-        """Truncate a torn final line (a crash mid-append); it was never acknowledged."""
+        """Truncate a torn final line (a crash mid-append); it was never acknowledged.
+
+        On a read-only store the bytes stay on disk and are only left out of this read."""
+        if not self.writable:
+            log.warning(
+                "session %s: skipped %d bytes at the end of its transcript (%s; a crash "
+                "mid-append); the store is read-only, so they stay on disk",
+                self.paths.session_id,
+                self._size - offset,
+                why,
+            )
+            self._size = offset
+            return
         log.warning(
             "session %s: cut %d bytes at the end of its transcript (%s; a crash mid-append)",
             self.paths.session_id,
@@ -433,25 +422,35 @@ class Transcript:
             why,
         )
         os.ftruncate(self._fd, offset)
-        os.fsync(self._fd)
+        platform.fsync(self._fd)
         self._size = offset
 
     def _stat_key(self) -> tuple[int, int, int]:
-        return _key(os.fstat(self._fd))
+        return state_key(os.fstat(self._fd))
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _append_index(self, first: int, offsets: list[int], codes: bytes | bytearray) -> None:
-        data = b"".join(_ENTRY.pack(o | c << 56) for o, c in zip(offsets, codes, strict=True))
+    def _append_index(
+        self, state: TranscriptState, first: int, offsets: list[int], codes: bytes | bytearray
+    ) -> None:
+        data = b"".join(ENTRY.pack(o | c << 56) for o, c in zip(offsets, codes, strict=True))
+        if state.index is not None:
+            del state.index[8 * first :]
+            state.index += data
+            return
+        if not self.writable:
+            return  # a read-only store: the next open rebuilds it in memory again
         try:
-            with _open_index(self.paths) as idx:
-                os.pwrite(idx, data, 8 * first)
+            with _open_index(self.paths, write=True) as idx:
+                platform.pwrite(idx, data, 8 * first)
         except OSError as error:
             # The line itself is durable; the next open finds the index short and catches up.
             log.warning("session %s: could not extend its index: %s", self.paths.session_id, error)
 
     def _truncate_index(self, count: int) -> None:
-        with contextlib.suppress(OSError), _open_index(self.paths) as idx:
+        if not self.writable:
+            return
+        with contextlib.suppress(OSError), _open_index(self.paths, write=True) as idx:
             os.ftruncate(idx, 8 * count)
 
     def append(self, record: dict[str, Any]) -> int:
@@ -462,18 +461,25 @@ class Transcript:
         and a crash can only tear the line being written (cut off on the next open). The index
         entry follows without an fsync: it is a cache the next open checks and repairs.
         """
+        if not self.writable:
+            raise StoreError(
+                f"sessions/{self.paths.jsonl.name} could not be written: the store is read-only"
+            )
         state = self.state
         seq = state.count
         stored = {**record, "seq": seq}
         line = canonical_json(stored) + b"\n"
         code = kind_code(stored)
         offset = self._size
+        # Whether the file is still what the remembered digests were computed from; only then
+        # do they survive this append (which adds bytes after all of them).
+        unchanged = state.trusted is not None and state.trusted == self._identity()
         try:
             if os.write(self._fd, line) != len(line):
                 raise StoreError(
                     f"sessions/{self.paths.jsonl.name}: the disk took only part of a record"
                 )
-            os.fsync(self._fd)
+            platform.fsync(self._fd)
         except BaseException:
             # Not acknowledged, so not kept: a record the caller was told failed must not
             # reappear on the next read. Best effort; a crash here leaves a torn tail instead.
@@ -481,66 +487,28 @@ class Transcript:
                 os.ftruncate(self._fd, offset)
             raise
         self._size += len(line)
-        self._append_index(seq, [offset], bytes([code]))
+        self._append_index(state, seq, [offset], bytes([code]))
         state.codes.append(code)
         state.count += 1
         if code in VISIBILITY_CODES:
             state.events.append((seq, stored))
         state.key = self._stat_key()
+        state.trusted = self._identity() if unchanged else None
         return seq
 
 
 @contextlib.contextmanager
-def _open_index(paths: TranscriptPaths) -> Iterator[int]:
-    fd = os.open(paths.idx, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+def _open_index(paths: TranscriptPaths, *, write: bool = False) -> Iterator[int]:
+    """The index, for reading (a missing or unopenable one is stale: `_StaleIndex`) or, with
+    `write`, for writing (created if missing; errors raised as OSError)."""
+    if write:
+        fd = platform.open_file(paths.idx, write=True, create=True)
+    else:
+        try:
+            fd = platform.open_file(paths.idx)
+        except OSError:
+            raise _StaleIndex from None
     try:
         yield fd
     finally:
-        os.close(fd)
-
-
-def create_transcript(
-    paths: TranscriptPaths, records: list[dict[str, Any]], cache: dict[str, TranscriptState]
-) -> bool:
-    """Write a new transcript holding `records` (seq already set); False if the ID is taken.
-
-    The file is written and fsynced under a temporary name, locked, then linked into place, which
-    fails rather than overwrite an existing session. Until the index is written the lock keeps
-    every other reader out, so no one ever sees a transcript without its header.
-    """
-    folder = paths.jsonl.parent
-    temp = folder / f".{paths.jsonl.name}.{secrets.token_hex(8)}.tmp"
-    fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        lines = [canonical_json(record) + b"\n" for record in records]
-        data = memoryview(b"".join(lines))
-        while data:
-            data = data[os.write(fd, data) :]
-        os.fsync(fd)
-        try:
-            os.link(temp, paths.jsonl, follow_symlinks=False)
-        except FileExistsError:
-            return False
-        offsets, position = [], 0
-        for line in lines:
-            offsets.append(position)
-            position += len(line)
-        codes = bytearray(kind_code(record) for record in records)
-        atomic_write(
-            paths.idx,
-            b"".join(_ENTRY.pack(o | c << 56) for o, c in zip(offsets, codes, strict=True)),
-            backup=False,
-        )
-        fsync_dir(folder)
-        events = [
-            (r["seq"], r) for r, c in zip(records, codes, strict=True) if c in VISIBILITY_CODES
-        ]
-        cache[paths.session_id] = TranscriptState(
-            _key(os.fstat(fd)), len(records), records[0], codes, events
-        )
-        return True
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temp.unlink()
-        os.close(fd)
+        platform.close(fd)

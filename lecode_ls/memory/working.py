@@ -22,11 +22,13 @@ compaction rebuilds lazily.
 
 Cost: compact events have an index code of their own, so the view finds them without parsing,
 and reads (parses) only the records after the summary's cutoff. Validating the summary means
-parsing and hashing everything it covers; that verdict is remembered against a sha256 of the
-transcript's raw bytes through `covered_through`, the generation, and the undone, cleared and
-excluded positions it covers. Any change to those bytes or that state (an edit, an undo, a
-clear, a forget) makes the next view validate in full again; an unchanged prefix costs one pass
-of sha256 over its bytes instead of parsing and re-encoding every record (bench/compaction.py).
+parsing and hashing everything it covers; that verdict (and the event) is remembered against a
+sha256 of the transcript's raw bytes through the event, the generation, and the undone, cleared
+and excluded positions before it. Any change to those bytes or that state (an edit, an undo, a
+clear, a forget) makes the next view validate in full again. The digest itself is remembered by
+the transcript while this process only appends to it (transcript.py, `prefix_digest`), so a turn
+start after a summary costs what follows the summary, whatever the summary covers
+(bench/compaction.py); a new process, or any other change to the file, pays one sha256 pass.
 
 Everything here is blocking and pure of LSP; the runner calls it from worker threads.
 """
@@ -104,17 +106,43 @@ def working_view(sessions: SessionStore, facts: FactStore, session_id: str) -> W
     for seq in reversed(sessions.seqs_of_kind(session_id, COMPACT)):
         if not visibility.visible(seq) or seq in excluded:
             continue
-        event = sessions.read(session_id, seq, seq)[0]
-        if event.get("generation") != generation:  # a forget since: inert (E5), no reading
-            continue
-        found = _valid_lineage(sessions, session_id, event, visibility, excluded, generation)
-        if found is not None:
+        # Everything a verdict depends on: the bytes through the event (its lineage, prior and
+        # covered records all lie before it; the digest is remembered while the transcript is
+        # only appended to), the generation, and the undone, cleared and excluded positions.
+        fingerprint = (
+            sessions.prefix_digest(session_id, seq),
+            generation,
+            frozenset(hidden for hidden in visibility.hidden if hidden <= seq),
+            visibility.cleared_before,
+            frozenset(gone for gone in excluded if gone <= seq),
+        )
+        key = (str(sessions.root), session_id, seq)
+        with _verdicts_lock:
+            known = _verdicts.get(key)
+        if known is not None and known[0] == fingerprint:
+            _, event, found = known
+        else:
+            event = sessions.read(session_id, seq, seq)[0]
+            found = (
+                _valid_lineage(sessions, session_id, event, visibility, excluded, generation)
+                if event.get("generation") == generation  # else inert after a forget (E5)
+                else None
+            )
+            with _verdicts_lock:
+                if len(_verdicts) >= MAX_VERDICTS:
+                    _verdicts.clear()
+                # An invalid verdict keeps no event: only the summary in use is held in memory.
+                kept = event if found is not None else None
+                _verdicts[key] = (fingerprint, kept, found)
+        if found is not None and event is not None:
             summary, cited = event, found
             break
     cutoff = int(summary["covered_through"]) if summary else 0
     if cutoff + 1 > length - 1:
         return WorkingView(session_id, generation, summary, (), {}, cited)
-    tail = sessions.read_range(session_id, cutoff + 1, length - 1)
+    # The summary's own event usually follows its cutoff: it is not parsed a second time.
+    parsed = {summary["seq"]: summary} if summary is not None else None
+    tail = sessions.read_range(session_id, cutoff + 1, length - 1, known=parsed)
     records = tuple(
         r
         for r in tail.records
@@ -127,9 +155,12 @@ def working_view(sessions: SessionStore, facts: FactStore, session_id: str) -> W
     )
 
 
-_verdicts: dict[tuple[str, str, int], tuple[Any, ...]] = {}
+# (store, session, compact seq) -> (fingerprint, the event if valid, the seqs it cites or None).
+# Small: a valid entry holds its event, whose cumulative lineage grows with the session.
+_verdicts: dict[tuple[str, str, int], tuple[Any, dict[str, Any] | None, tuple[int, ...] | None]]
+_verdicts = {}
 _verdicts_lock = threading.Lock()
-MAX_VERDICTS = 256
+MAX_VERDICTS = 32
 
 
 def _valid_lineage(
@@ -152,20 +183,9 @@ def _valid_lineage(
         ):
             return None
         # The prior summary may lie after `through` (written during the exchange still in
-        # progress then): what is read and remembered reaches it too.
+        # progress then): what is read reaches it too.
         prior = event.get("prior")
         end = max(through, prior["seq"]) if prior is not None else through
-        fingerprint = (
-            sessions.prefix_digest(session_id, end),
-            generation,
-            frozenset(seq for seq in visibility.hidden if seq <= end),
-            visibility.cleared_before,
-            frozenset(seq for seq in excluded if seq <= end),
-        )
-        key = (str(sessions.root), session_id, event["seq"])
-        with _verdicts_lock:
-            if _verdicts.get(key) == fingerprint:
-                return cited
         covered = sessions.read_range(session_id, 1, end)
         by_seq = {r["seq"]: r for r in covered.records}
         kept = [r for r in covered.records if participates(r, visibility, excluded, generation)]
@@ -183,13 +203,7 @@ def _valid_lineage(
         )
     except (KeyError, TypeError, ValueError, AttributeError, LecodeError):
         return None  # a hand-made or damaged event is inert, never an error
-    if not valid:
-        return None
-    with _verdicts_lock:
-        if len(_verdicts) >= MAX_VERDICTS:
-            _verdicts.clear()
-        _verdicts[key] = fingerprint
-    return cited
+    return cited if valid else None
 
 
 def covered_messages(records: Iterable[dict[str, Any]], through: int) -> list[int]:

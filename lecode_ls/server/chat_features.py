@@ -92,6 +92,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         readonly=settings.agent.readonly,
         policy=settings_policy(settings),
         calibration=ls.chat.calibration,
+        secret_files=tuple(settings.agent.secret_files),
     )
     folder = ls.folder_for(params.workspace_uri)
     turn = ChatTurn(

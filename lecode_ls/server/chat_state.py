@@ -11,12 +11,14 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Collection, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lecode_ls.agent.openai import OpenAICompatible
 from lecode_ls.agent.preflight import Calibration
 from lecode_ls.config import ProviderSettings
 from lecode_ls.errors import SessionBusy
+
+if TYPE_CHECKING:
+    from lecode_ls.agent.openai import OpenAICompatible
 
 Key = tuple[str, str]
 """(project root, session ID): a session of a project."""
@@ -46,8 +48,15 @@ class Chat:
         if self._provider is None or key != self._provider_key:
             if self._provider is not None:  # a running turn may still use it: closed at exit
                 self._retired.append(self._provider)
+            # httpx (and ssl) load with the first chat: 4 MiB a server that never chats keeps.
+            from lecode_ls.agent.openai import OpenAICompatible
+
             self._provider = OpenAICompatible(
-                settings.base_url, settings.model, api_key, thinking=settings.thinking
+                settings.base_url,
+                settings.model,
+                api_key,
+                thinking=settings.thinking,
+                key_variable=settings.api_key_env,
             )
             self._provider_key = key
         return self._provider

@@ -35,8 +35,10 @@ PROTOCOL_TS = ROOT / "editor" / "vscode" / "src" / "common" / "protocol.ts"
 INTRO = """\
 # lecode-ls protocol
 
-lecode-ls speaks LSP over stdio (or TCP with `--tcp HOST:PORT`). Besides the standard lifecycle it
-serves the custom JSON-RPC methods below, so any LSP client can use the memory. This file is
+lecode-ls speaks LSP over stdio (the default), `--pipe NAME` or `--socket PORT` (it connects to a
+client that listens, as vscode-languageclient's pipe and socket transports do), or `--tcp HOST:PORT`
+(it listens on a loopback address only and serves the first client alone). Besides the standard
+lifecycle it serves the custom JSON-RPC methods below, so any LSP client can use the memory. This file is
 generated from `lecode_ls/server/protocol.py` by `uv run python -m lecode_ls.server.docs`; a test
 fails when the two disagree.
 
@@ -51,6 +53,18 @@ fails when the two disagree.
   `workspace/didChangeConfiguration` carry `{"lecode": {"memory": {...}}}` (or the inner object),
   with the same keys as config.toml.
 
+## Framing
+
+Messages are framed as the LSP base protocol says: a header section of at most 8,192 bytes with
+one `Content-Length` (other fields are ignored; the body is UTF-8 JSON), then the body, at most
+67,108,864 bytes (64 MiB). A header section that breaks these rules, or a larger body, is answered
+with -32700 and `id: null` and skipped: reading resumes at the next `Content-Length:`, so a broken
+frame costs only itself. A body that is not UTF-8 JSON (NaN and Infinity included) gets -32700; a
+batch, a non-object, a `jsonrpc` other than `"2.0"`, an `id` that is neither an integer nor a
+string, or a non-string `method` gets -32600 (to the request's `id` where it can be read, else to
+`id: null`); a notification is never answered. After `shutdown`, every request but `exit` gets
+-32600.
+
 ## Errors
 
 Every error is a JSON-RPC error response. `error.data.code` is a stable machine code; the message
@@ -59,6 +73,8 @@ sent.
 
 | JSON-RPC code | `data.code` | when |
 |---|---|---|
+| -32700 | | a frame or body that is not a JSON-RPC message (see Framing) |
+| -32600 | | an invalid request object, or any request after `shutdown` |
 | -32002 | | a request before `initialize` |
 | -32602 | `invalid_params` | params do not match the schema (`data.field` names the first field) |
 | -32800 | | the request was cancelled with `$/cancelRequest` |

@@ -276,11 +276,17 @@ class FactsCorrectParams(WorkspaceParams):
 class FactsForgetParams(WorkspaceParams):
     fact_id: int = Field(ge=1)
     """The fact to forget, with all its revisions and the evidence they cite."""
+    dry_run: bool = False
+    """true: change nothing, only answer which other facts the forget would hide (`hides`), for
+    the confirmation an editor shows first."""
 
 
 class FactsForgetResult(Message):
     forgotten: bool
-    """true the first time; false when the fact was already forgotten."""
+    """true the first time; false when the fact was already forgotten, and with `dryRun`."""
+    hides: list[int] = Field(default_factory=list)
+    """The other facts whose current evidence cites a position this forget excludes: they are
+    hidden from recall and injection from now on (with `dryRun`: would be)."""
 
 
 class FactsDidChangeParams(Message):

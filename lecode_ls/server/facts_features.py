@@ -11,12 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace
+from lecode_ls.errors import FactNotFound, InvalidParams, NotFound, OutsideWorkspace
+from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.learning_status import dismiss, latest_learning
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.records import check_session_id
 from lecode_ls.memory.sessions import SessionInfo
 from lecode_ls.memory.sources import SourceRef, source_snapshot
+from lecode_ls.platform.paths import canonical, is_within
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import fact_messages as p
 from lecode_ls.server.messages import WorkspaceParams
@@ -68,16 +70,18 @@ async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.Sessi
 
 def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
     """The records of a JSONL file inside a workspace folder: one JSON object a line."""
-    path = Path(name).resolve()  # a link is followed, and must then still land inside
-    if not any(path.is_relative_to(folder) for folder in folders):
+    path = canonical(name)  # a link is followed, and must then still land inside
+    if not any(is_within(path, folder) for folder in folders):
         raise OutsideWorkspace("path: the file is outside every workspace folder", field="path")
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_IMPORT_BYTES + 1)
-    except FileNotFoundError:
-        raise NotFound("path: no such file", field="path") from None
+        # read_regular: a FIFO or device planted in the workspace must not hold a worker thread.
+        data = read_regular(path, MAX_IMPORT_BYTES + 1)
+    except NotRegularFile:
+        raise InvalidParams("path: not a regular file", field="path") from None
     except OSError as exc:
         raise InvalidParams(f"path: cannot be read ({exc.strerror})", field="path") from None
+    if data is None:
+        raise NotFound("path: no such file", field="path")
     if len(data) > MAX_IMPORT_BYTES:
         raise InvalidParams("path: the file is larger than 64 MiB", field="path")
     records: list[dict[str, Any]] = []
@@ -86,7 +90,7 @@ def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
             continue
         try:
             record = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
             raise InvalidParams(f"path: line {number} is not JSON", field="path") from None
         if not isinstance(record, dict):
             raise InvalidParams(f"path: line {number} is not a JSON object", field="path")
@@ -182,10 +186,22 @@ async def facts_correct(ls: LecodeServer, params: p.FactsCorrectParams) -> p.Fac
 
 async def facts_forget(ls: LecodeServer, params: p.FactsForgetParams) -> p.FactsForgetResult:
     runtime = await _facts_runtime(ls, params)
-    forgotten = await asyncio.to_thread(runtime.facts.forget, params.fact_id)
+    if params.dry_run:
+        hides = await asyncio.to_thread(runtime.facts.sharing_evidence, params.fact_id)
+        return p.FactsForgetResult(forgotten=False, hides=hides)
+
+    def forget() -> tuple[bool, list[int]]:
+        # Read just before the forget's own transaction: what it hides, for its answer.
+        try:
+            hides = runtime.facts.sharing_evidence(params.fact_id)
+        except FactNotFound:
+            hides = []
+        return runtime.facts.forget(params.fact_id), hides
+
+    forgotten, hides = await asyncio.to_thread(forget)
     if forgotten:  # a retry changes nothing
         await ls.facts_changed(runtime)
-    return p.FactsForgetResult(forgotten=forgotten)
+    return p.FactsForgetResult(forgotten=forgotten, hides=hides if forgotten else [])
 
 
 async def session_new(ls: LecodeServer, params: p.SessionNewParams) -> p.SessionIdResult:

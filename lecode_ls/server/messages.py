@@ -138,7 +138,10 @@ class MemoryEditResult(Message):
 
 class MemorySearchParams(WorkspaceParams):
     pattern: str = Field(min_length=1, max_length=1000)
-    """A Python regular expression, matched line by line over the Markdown files only."""
+    """A regular expression in RE2 syntax (Python's `re` syntax without lookaround or
+    backreferences), matched line by line over the Markdown files only. Matching takes linear
+    time; a pattern that would compile past 8 MiB, or whose nested repeats expand past 1000
+    copies, is refused with `invalid_pattern` naming why."""
 
 
 class SearchHit(Message):

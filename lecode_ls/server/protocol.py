@@ -87,10 +87,16 @@ MEMORY_METHODS: tuple[Method, ...] = (
     Method(
         "lecode/memory/read",
         "request",
-        "Read one memory file.",
+        "Read one memory file. A file over 1 MiB (put there by another program) is refused.",
         MemoryReadParams,
         MemoryReadResult,
-        errors=("memory_disabled", "invalid_name", "symlink_refused", "store_error"),
+        errors=(
+            "memory_disabled",
+            "invalid_name",
+            "symlink_refused",
+            "file_too_large",
+            "store_error",
+        ),
         example_params={"file": "notes/build.md"},
         example_result={"file": "notes/build.md", "content": "Run `make`.\n", "exists": True},
     ),
@@ -98,28 +104,44 @@ MEMORY_METHODS: tuple[Method, ...] = (
         "lecode/memory/write",
         "request",
         "Replace or append to one memory file, atomically, keeping the previous content in "
-        "`<file>.bak`. Sends `lecode/memory/didChange`.",
+        "`<file>.bak`. A memory file holds at most 1 MiB (1,048,576 bytes): a write whose "
+        "result would be larger is refused before anything is written. "
+        "Sends `lecode/memory/didChange`.",
         MemoryWriteParams,
         MemoryWriteResult,
-        errors=("memory_disabled", "invalid_name", "symlink_refused", "store_error"),
+        errors=(
+            "memory_disabled",
+            "invalid_name",
+            "symlink_refused",
+            "file_too_large",
+            "store_error",
+        ),
         example_params={"file": "scratchpad.md", "content": "- [ ] bench\n", "mode": "append"},
         example_result={"file": "scratchpad.md", "bytes": 42},
     ),
     Method(
         "lecode/memory/edit",
         "request",
-        "Replace every occurrence of an exact text in one memory file. "
-        "Sends `lecode/memory/didChange`.",
+        "Replace every occurrence of an exact text in one memory file; refused before anything "
+        "is written when the result would pass 1 MiB. Sends `lecode/memory/didChange`.",
         MemoryEditParams,
         MemoryEditResult,
-        errors=("memory_disabled", "invalid_name", "not_found", "no_match", "symlink_refused"),
+        errors=(
+            "memory_disabled",
+            "invalid_name",
+            "not_found",
+            "no_match",
+            "symlink_refused",
+            "file_too_large",
+        ),
         example_params={"file": "MEMORY.md", "search": "tabs", "replace": "spaces"},
         example_result={"file": "MEMORY.md", "replacements": 2},
     ),
     Method(
         "lecode/memory/search",
         "request",
-        "Regular-expression search over the Markdown memory files only (at most 50 hits).",
+        "Regular-expression search over the Markdown memory files only (at most 50 hits, "
+        "2 s at most; files over 1 MiB are skipped).",
         MemorySearchParams,
         MemorySearchResult,
         errors=("memory_disabled", "invalid_pattern"),

@@ -265,13 +265,14 @@ FACT_METHODS: tuple[Method, ...] = (
         "lecode/facts/forget",
         "request",
         "Forget a fact: its revisions and references are deleted and every transcript position "
-        "they cite is excluded for good, so that evidence can never be used again. "
+        "they cite is excluded for good, so that evidence can never be used again; other facts "
+        "citing those positions are hidden (`hides` names them; `dryRun` asks first). "
         "Sends `lecode/facts/didChange`.",
         FactsForgetParams,
         FactsForgetResult,
         errors=("memory_disabled", "fact_not_found"),
         example_params={"factId": 1},
-        example_result={"forgotten": True},
+        example_result={"forgotten": True, "hides": [4]},
     ),
     Method(
         "lecode/facts/didChange",

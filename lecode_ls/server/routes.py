@@ -10,10 +10,15 @@ meets after that is in wiring.py.
 from __future__ import annotations
 
 import importlib
+import logging
+import platform
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+
+from lecode_ls import __version__
+from lecode_ls.server import client_log
 
 if TYPE_CHECKING:
     from lecode_ls.server.server import LecodeServer
@@ -49,6 +54,8 @@ REQUESTS = (
 )
 COMMANDS = ("lecode.memory",)
 
+log = logging.getLogger(__name__)
+
 
 def load() -> ModuleType:
     """The boundary module, imported on first use (Python caches it after that)."""
@@ -71,6 +78,16 @@ def register(ls: LecodeServer) -> None:
     def on_initialize(params: types.InitializeParams) -> None:
         ls.initialization_options = params.initialization_options
         ls.ready = True
+        # From now on the log reaches the editor as window/logMessage, not stderr.
+        client_log.attach(ls)
+        client = params.client_info
+        log.info(
+            "lecode-ls %s (Python %s), memory under %s, client %s",
+            __version__,
+            platform.python_version(),
+            ls.config_dir,
+            f"{client.name} {client.version or ''}".strip() if client else "unnamed",
+        )
 
     # The client sends `initialized` before any request: the place to load the handlers and the
     # settings without delaying the `initialize` result.
@@ -79,6 +96,7 @@ def register(ls: LecodeServer) -> None:
         load()
         ls.apply_settings(ls.initialization_options)
         ls.run_task(ls.watch_facts(), "watch-facts")
+        ls.run_task(ls.remove_debris(), "remove-debris")
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(params: types.DidChangeConfigurationParams) -> None:
@@ -90,7 +108,8 @@ def register(ls: LecodeServer) -> None:
 
     @ls.feature(types.SHUTDOWN)
     async def on_shutdown(params: None) -> None:
-        await ls.shutdown()
+        await ls.stop_work()
+        client_log.detach()
 
 
 def registered_methods(ls: LecodeServer) -> set[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,11 +18,11 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol
 
 from lecode_ls import __version__
 from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
+from lecode_ls.platform.paths import canonical, is_within, path_to_uri, uri_to_path
 
 # The settings model, the runtime and the messages import pydantic: they load after `initialize`
 # has been answered (routes.py), so they are imported where first used, not here.
@@ -77,6 +77,21 @@ class LecodeProtocol(LanguageServerProtocol):
             self._send_response(data["id"], error=error)
             raise AnsweredError() from None
 
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: Any | None = None
+    ) -> None:
+        """pygls answers an exception in any handler (the standard ones too: initialize,
+        shutdown...) with its message and traceback, which name files of the installation. Our
+        own handlers never let one out (wiring.py); this catches the rest."""
+        data = getattr(error, "data", None)
+        if isinstance(data, dict) and "traceback" in data:  # pygls logged it with the traceback
+            error = types.ResponseError(
+                code=-32603,
+                message="lecode-ls failed inside; the server log has the details",
+                data={"code": "internal_error"},
+            )
+        super()._send_response(msg_id, result, error)
+
 
 class LecodeServer(LanguageServer):
     def __init__(self, config_dir: Path) -> None:
@@ -128,7 +143,9 @@ class LecodeServer(LanguageServer):
         """Load config.toml, overlay the editor's settings, report each invalid key (K1)."""
         from lecode_ls.config import editor_section, merge, read_config_file, validate
 
-        from_file, problems = read_config_file(self.config_dir / "config.toml")
+        path = self.config_dir / "config.toml"
+        from_file, problems = read_config_file(path)
+        log.debug("settings: %s %s", "read" if from_file else "no settings in", path)
         raw = merge(from_file, editor_section(editor_settings))
         self.settings, invalid = validate(raw)
         self.runtimes.update_settings(self.settings)
@@ -143,12 +160,11 @@ class LecodeServer(LanguageServer):
     # --- workspace ---------------------------------------------------------------------------
 
     def workspace_folders(self) -> list[Path]:
-        folders = [
-            Path(path) for uri in self.workspace.folders if (path := to_fs_path(uri)) is not None
-        ]
-        if not folders and self.workspace.root_path:
-            folders.append(Path(self.workspace.root_path))
-        return [folder.resolve() for folder in folders]
+        """The open workspace folders, `canonical` (one spelling per folder, links resolved)."""
+        uris = [folder.uri for folder in self.workspace.folders.values()]
+        if not uris and self.workspace.root_uri:
+            uris.append(self.workspace.root_uri)
+        return [canonical(path) for uri in uris if (path := uri_to_path(uri)) is not None]
 
     def folder_for(self, workspace_uri: str | None) -> Path:
         """The resolved folder a request is about (P2): its workspaceUri, or the first folder.
@@ -161,13 +177,14 @@ class LecodeServer(LanguageServer):
             if not folders:
                 raise NoWorkspace("no workspace folder is open; pass workspaceUri")
             return folders[0]
-        path_text = to_fs_path(workspace_uri) if workspace_uri.startswith("file:") else None
+        path_text = uri_to_path(workspace_uri)
         if path_text is None:
             raise InvalidParams(
-                f"workspaceUri: {workspace_uri!r} is not a file:// URI", field="workspaceUri"
+                f"workspaceUri: {workspace_uri!r} is not a file:// URI of this machine",
+                field="workspaceUri",
             )
-        path = Path(path_text).resolve()
-        if folders and not any(path.is_relative_to(folder) for folder in folders):
+        path = canonical(path_text)
+        if folders and not any(is_within(path, folder) for folder in folders):
             raise OutsideWorkspace(
                 "workspaceUri: the URI is outside every open workspace folder",
                 field="workspaceUri",
@@ -181,10 +198,11 @@ class LecodeServer(LanguageServer):
         runtime = self.runtimes.existing(folder)
         if runtime is None:
             runtime = await asyncio.to_thread(self.runtimes.for_folder, folder)
+            log.info("serving %s: project %s", folder, runtime.project.root)
             # From now on, a change to its facts by anyone is news (see watch_facts).
             stamp = await asyncio.to_thread(facts_stamp, runtime)
             self._fact_stamps.setdefault(runtime.project.root, stamp)
-        return runtime, from_fs_path(str(folder)) or workspace_uri or ""
+        return runtime, path_to_uri(folder)
 
     async def forget_closed_folders(self) -> None:
         """Close the runtimes no open folder uses any more: their turns and compactions are
@@ -208,7 +226,7 @@ class LecodeServer(LanguageServer):
         self.send(
             "lecode/facts/didChange",
             FactsDidChangeParams(
-                workspace_uri=from_fs_path(str(root)) or "",
+                workspace_uri=path_to_uri(root),
                 project_root=str(root),
                 generation=generation,
             ),
@@ -227,6 +245,16 @@ class LecodeServer(LanguageServer):
                 known = self._fact_stamps.setdefault(runtime.project.root, stamp)
                 if stamp != known:
                     await self.facts_changed(runtime)
+
+    async def remove_debris(self, interval: float | None = None) -> None:
+        """Every `interval` seconds (default: files.STALE_TEMP_SECONDS), remove from every open
+        store the temp files of writes a kill interrupted (Runtime.remove_debris)."""
+        from lecode_ls.memory.files import STALE_TEMP_SECONDS
+
+        while True:
+            await asyncio.sleep(STALE_TEMP_SECONDS if interval is None else interval)
+            for runtime in self.runtimes.all():
+                await asyncio.to_thread(runtime.remove_debris, due_only=True)
 
     # --- messages and tasks ------------------------------------------------------------------
 
@@ -262,10 +290,34 @@ class LecodeServer(LanguageServer):
         task.add_done_callback(done)
         return task
 
-    async def shutdown(self) -> None:
-        """Stop all work and close everything (K3): refuse later requests, cancel the running
-        turns and compactions as `$/cancelRequest` would (each records its cancellation), close
-        the provider clients, cancel background tasks and close every runtime's stores."""
+    # --- serving --------------------------------------------------------------------------------
+
+    def serve(self, connect: Callable[[JsonRPCProtocol], Coroutine[Any, Any, None]]) -> int:
+        """Serve one client over the transport `connect` opens; returns the process exit code.
+
+        The client's `exit` ends the process with 0 after `shutdown` and 1 without (LSP); the
+        client hanging up ends it with 0. A transport that cannot be opened is logged as one line.
+        """
+        try:
+            asyncio.run(connect(self.protocol))
+        except SystemExit as exc:  # pygls' `exit` handler
+            return exc.code if isinstance(exc.code, int) else 1
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            log.info("the client closed the connection")
+        except (OSError, ValueError) as exc:
+            log.error("cannot serve: %s", exc)
+            return 2
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+        return 0
+
+    async def stop_work(self) -> None:
+        """Stop all work and close everything on the LSP `shutdown` request (K3): refuse later
+        requests, cancel the running turns and compactions as `$/cancelRequest` would (each
+        records its cancellation), close the provider clients, cancel background tasks and close
+        every runtime's stores. (Not pygls' `shutdown`, which stops the transport at exit.)"""
         self.closing = True
         if "chat" in self.__dict__:
             await self.chat.stop()

@@ -39,6 +39,7 @@ EDITOR_NOTES = {
     + UNTRUSTED,
     "agent.readonly": UNTRUSTED,
     "agent.permissions": UNTRUSTED,
+    "agent.secret_files": UNTRUSTED,
 }
 """What only the VS Code setting's description says, after the model's docstring."""
 
@@ -106,7 +107,7 @@ def _json_schema(node: dict[str, Any]) -> dict[str, Any]:
     for option in options:
         if "enum" in option:
             out["enum"] = [*option["enum"], *([None] if "null" in types else [])]
-        for key in ("minimum", "maximum", "minLength", "maxLength"):
+        for key in ("items", "minimum", "maximum", "minLength", "maxLength", "maxItems"):
             if key in option:
                 out[key] = option[key]
         if option.get("type") == "object" and "propertyNames" in option:

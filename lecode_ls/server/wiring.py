@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -103,6 +104,10 @@ def _invalid(field: str, message: str) -> JsonRpcException:
     )
 
 
+def _elapsed(started: float) -> str:
+    return f"{(time.perf_counter() - started) * 1000:.1f} ms"
+
+
 def _to_rpc(exc: LecodeError) -> JsonRpcException:
     """A core error as the client sees it. The core names fields in snake_case (as the spec's
     JSON does); the protocol's fields are camelCase, so the name is converted here."""
@@ -130,11 +135,17 @@ async def dispatch(ls: LecodeServer, name: str, args: tuple[Any, ...]) -> Any:
         )
     method = METHODS_BY_NAME[name]
     raw: Any = list(args) if method.kind == "command" else (args[0] if args else None)
+    started = time.perf_counter()
     try:
         result = await HANDLERS[name](ls, parse(method, raw))
     except LecodeError as exc:
+        log.debug("%s: %s (%s)", name, exc.code, _elapsed(started))
         raise _to_rpc(exc) from None
-    except (JsonRpcException, asyncio.CancelledError):
+    except JsonRpcException as exc:
+        log.debug("%s: refused: %s (%s)", name, exc.message, _elapsed(started))
+        raise
+    except asyncio.CancelledError:
+        log.debug("%s: cancelled (%s)", name, _elapsed(started))
         raise
     except Exception:
         log.exception("%s failed", method.name)
@@ -143,6 +154,7 @@ async def dispatch(ls: LecodeServer, name: str, args: tuple[Any, ...]) -> Any:
             code=-32603,
             data={"code": "internal_error"},
         ) from None
+    log.debug("%s: answered (%s)", name, _elapsed(started))
     # exclude_unset: optional fields the core did not fill are absent, not null.
     return (
         result.model_dump(mode="json", exclude_unset=True)

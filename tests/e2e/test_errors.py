@@ -139,14 +139,31 @@ class TestDomainErrors:
         exc = await error_of(call(client, "lecode/memory/search", {"pattern": "(unclosed"}))
         assert (exc.code, exc.data["code"]) == (-32602, "invalid_pattern")
 
-    async def test_a_runaway_pattern_is_stopped_with_invalid_pattern(
+    async def test_a_compile_bomb_is_refused_and_costs_the_server_no_memory(
         self, start: Start, repo: Path
     ) -> None:
+        # covers T6 (issue 10.1): 33 characters that grew the server past 20 GB when compiled
         client = await start(repo)
         await call(client, "lecode/memory/write", {"file": "MEMORY.md", "content": "a" * 28 + "!"})
-        exc = await error_of(call(client, "lecode/memory/search", {"pattern": "^(a|a)*$"}))
-        assert exc.data == {"code": "invalid_pattern", "field": "pattern"}
-        assert "simplify the pattern" in exc.message
+        await call(client, "lecode/memory/search", {"pattern": "a"})  # the engine is loaded
+        before = rss_kib(client)
+        for pattern in (
+            "(?:(?:(?:a{100}){100}){100}){100}",
+            "(?:a{1000}){1000}",
+            r"\pL{1000}",
+            "^(a|a)*$",
+            "(?:(?:a*)*)*b",
+        ):
+            pending = asyncio.ensure_future(
+                call(client, "lecode/memory/search", {"pattern": pattern})
+            )
+            assert await call(client, "lecode/ping") == {}
+            try:
+                assert await pending == {"hits": [], "truncated": False}
+            except JsonRpcException as exc:
+                assert exc.data == {"code": "invalid_pattern", "field": "pattern"}
+                assert exc.message.startswith("pattern: refused:")
+        assert rss_kib(client) - before < 16 * 1024
 
     async def test_a_uri_outside_the_workspace_is_refused(
         self, start: Start, repo: Path, tmp_path: Path
@@ -186,17 +203,30 @@ class TestLifecycle:
     async def test_a_cancelled_request_gets_32800_and_the_server_stays_responsive(
         self, start: Start, repo: Path
     ) -> None:
-        # A pattern with catastrophic backtracking keeps a worker thread busy until the search
-        # budget (2 s) runs out; the handler awaiting it is cancelled at once, and other
-        # requests are served meanwhile.
+        # A search that runs into its 2 s budget (eight 1 MiB notes that defeat RE2's DFA) keeps
+        # a worker thread busy; the handler awaiting it is cancelled at once, and other requests
+        # are served meanwhile.
         client = await start(repo)
-        await call(client, "lecode/memory/write", {"file": "MEMORY.md", "content": "a" * 28 + "!"})
-        slow = asyncio.ensure_future(call(client, "lecode/memory/search", {"pattern": "^(a|a)*$"}))
+        await call(client, "lecode/memory/write", {"file": "MEMORY.md", "content": "x"})
+        store = Path((await call(client, "lecode/project/info"))["storePath"])
+        line = ("ab" * (1 << 19))[:-1] + "\n"  # one line of just under 1 MiB
+        for n in range(8):
+            (store / "notes").mkdir(exist_ok=True)
+            (store / "notes" / f"n{n}.md").write_text(line)
+        slow = asyncio.ensure_future(
+            call(client, "lecode/memory/search", {"pattern": "[ab]*a[ab]{50}c"})
+        )
         assert await call(client, "lecode/ping") == {}
         slow.cancel()  # pygls' client sends $/cancelRequest for a cancelled request future
         with pytest.raises((asyncio.CancelledError, JsonRpcException)):
             await slow
         assert await call(client, "lecode/ping") == {}
+
+
+def rss_kib(client: Any) -> int:
+    """The server process's resident set, from /proc (Linux)."""
+    status = Path(f"/proc/{client._server.pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS")))
 
 
 async def raw_request(client: Any, message: dict[str, Any]) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,19 @@ class TestSessions:
         exc = await error_of(call(client, "lecode/session/import", {"path": str(outside)}))
         assert exc.data["code"] == "outside_workspace"
 
+    async def test_import_refuses_a_fifo_and_deep_json_without_hanging(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers P5 (issue 10, beyond its list): a FIFO held a worker thread for ever, and a
+        # deeply nested line was an internal error
+        os.mkfifo(repo / "pipe.jsonl")
+        (repo / "deep.jsonl").write_text("[" * 100_000 + "]" * 100_000 + "\n")
+        client = await start(repo)
+        for name, words in (("pipe.jsonl", "not a regular file"), ("deep.jsonl", "line 1")):
+            exc = await error_of(call(client, "lecode/session/import", {"path": str(repo / name)}))
+            assert exc.data == {"code": "invalid_params", "field": "path"}
+            assert words in exc.message
+
 
 class TestFactLifecycle:
     async def test_remember_list_recall_correct_forget(self, start: Start, repo: Path) -> None:
@@ -92,9 +106,54 @@ class TestFactLifecycle:
         )
         assert corrected == {"factId": 1, "revision": 2}
 
-        assert await call(client, "lecode/facts/forget", {"factId": 1}) == {"forgotten": True}
-        assert await call(client, "lecode/facts/forget", {"factId": 1}) == {"forgotten": False}
+        assert await call(client, "lecode/facts/forget", {"factId": 1}) == {
+            "forgotten": True,
+            "hides": [],
+        }
+        assert await call(client, "lecode/facts/forget", {"factId": 1}) == {
+            "forgotten": False,
+            "hides": [],
+        }
         exc = await error_of(call(client, "lecode/facts/recall", {"factId": 1}))
+        assert exc.data["code"] == "fact_not_found"
+
+    async def test_forget_names_the_other_facts_it_hides_and_a_dry_run_changes_nothing(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers F7 (the confirmation names every fact the forget hides)
+        client = await start(repo)
+        session = await imported(client)
+        await remember(client, session, 3, "We use tabs.")  # fact 1
+        await remember(client, session, 3, "Indent with tabs.")  # fact 2: the same evidence
+        await remember(client, session, 5, "We use 4 spaces.")  # fact 3: other evidence
+        # Fact 4 cited seq 3 only in an earlier revision; a forget of fact 1 leaves it alone.
+        await remember(client, session, 3, "Tabs, said once.")
+        moved = await call(
+            client, "lecode/session/snapshot", {"sessionId": session, "startSeq": 5, "endSeq": 5}
+        )
+        await call(
+            client,
+            "lecode/facts/correct",
+            {"factId": 4, "expectedRevision": 1, "text": "Spaces now.", "source": moved},
+        )
+
+        dry = await call(client, "lecode/facts/forget", {"factId": 1, "dryRun": True})
+        assert dry == {"forgotten": False, "hides": [2]}
+        statuses = await call(client, "lecode/facts/list")
+        assert [(f["factId"], f["status"]) for f in statuses["facts"]] == [
+            (1, "valid"),
+            (2, "valid"),
+            (3, "valid"),
+            (4, "valid"),
+        ]
+
+        assert await call(client, "lecode/facts/forget", {"factId": 1}) == {
+            "forgotten": True,
+            "hides": [2],
+        }
+        hidden = await call(client, "lecode/facts/recall", {"factId": 2})
+        assert hidden["status"] == "hidden"
+        exc = await error_of(call(client, "lecode/facts/forget", {"factId": 1, "dryRun": True}))
         assert exc.data["code"] == "fact_not_found"
 
     async def test_forgotten_evidence_is_refused_forever(self, start: Start, repo: Path) -> None:

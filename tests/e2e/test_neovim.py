@@ -113,7 +113,7 @@ class TestNeovimClient:
         recalled = facts["recall"]["result"]
         recalled["sourceText"] = json.loads(recalled["sourceText"])
         command_recall = json.loads(facts["command_recall"]["result"])
-        command_recall["source_text"] = json.loads(command_recall["source_text"])
+        command_recall["sourceText"] = json.loads(command_recall["sourceText"])
         facts["command_recall"]["result"] = command_recall
         project = {"workspaceUri": uri(repo.resolve()), "projectRoot": str(repo.resolve())}
 
@@ -181,22 +181,10 @@ class TestNeovimClient:
                     }
                 },
                 "command_facts": {"result": f"#1 r1 valid [{session} 1-2] {PREFERENCE}"},
-                "command_recall": {
-                    "result": {
-                        "fact_id": 1,
-                        "revision": 1,
-                        "status": "valid",
-                        "label": LABEL,
-                        "text": PREFERENCE,
-                        "fact_text_truncated": False,
-                        "source": {"session_id": session, "seqs": [1, 2], "digest": digest},
-                        "source_text": EVIDENCE,
-                        "offset": 0,
-                        "next_offset": None,
-                    }
-                },
-                "forget": {"result": {"forgotten": True}},
-                "forget_again": {"result": {"forgotten": False}},
+                # /memory recall answers exactly as lecode/facts/recall, camelCase keys included.
+                "command_recall": {"result": recalled},
+                "forget": {"result": {"forgotten": True, "hides": []}},
+                "forget_again": {"result": {"forgotten": False, "hides": []}},
                 "command_forget": {"result": "Fact #1 was already forgotten."},
                 "command_facts_after": {"result": "No facts."},
                 # F7: the positions a forget excluded can never be evidence again.

@@ -442,7 +442,7 @@ class TestKillTheServer:
                     assert result["revision"] == params["expectedRevision"] + 1
                     known[params["factId"]] = {"revision": result["revision"], **params}
                 else:
-                    assert result == {"forgotten": True}
+                    assert result == {"forgotten": True, "hides": []}
                     forgotten[params["factId"]] = known.pop(params["factId"])
             assert len(in_flight) <= len(batch) - kill_after
 

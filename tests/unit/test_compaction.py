@@ -32,6 +32,7 @@ from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.recall import recall_session
 from lecode_ls.memory.sessions import SessionStore
+from lecode_ls.memory.transcript import Transcript
 from lecode_ls.memory.working import MIN_RAW_MESSAGES, working_view
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import remember
@@ -399,6 +400,40 @@ class TestInvalidation:
         path.write_bytes(data.replace(b'"question 0"', b'"question X"', 1))
         runtime.sessions = SessionStore(runtime.store_path)
         assert working_view(runtime.sessions, runtime.facts, session).summary is None
+
+    async def test_an_edit_of_a_covered_byte_is_caught_while_the_view_is_remembered(
+        self, runtime: Runtime
+    ) -> None:
+        # covers C7 (issue 16): the remembered digest is not trusted past a change of the file
+        # that this process did not make (same length, no cache dropped in between)
+        session = await self.summarised(runtime)
+        assert working_view(runtime.sessions, runtime.facts, session).summary is not None
+        path = runtime.store_path / "sessions" / f"{session}.jsonl"
+        with path.open("r+b") as handle:
+            data = handle.read()
+            handle.seek(data.index(b'"question 0"'))
+            handle.write(b'"question X"')
+        assert working_view(runtime.sessions, runtime.facts, session).summary is None
+
+    async def test_turns_after_a_summary_do_not_hash_what_it_covers_again(
+        self, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # covers C7 (issue 16): a turn start costs what follows the summary
+        session = await self.summarised(runtime)
+        assert working_view(runtime.sessions, runtime.facts, session).summary is not None
+        hashed: list[int] = []
+        original = Transcript._hash_prefix
+
+        def counting(self: Transcript, end: int) -> str:
+            hashed.append(end)
+            return original(self, end)
+
+        monkeypatch.setattr(Transcript, "_hash_prefix", counting)
+        for turn in range(3):
+            exchange(runtime, session, 100 + turn)
+            view = working_view(runtime.sessions, runtime.facts, session)
+            assert view.summary is not None
+        assert hashed == []
 
     async def test_a_forget_makes_every_summary_and_older_generated_message_inert(
         self, runtime: Runtime

@@ -118,7 +118,7 @@ class TestTheApi:
         assert public == {
             "remember", "correct", "forget", "generation", "add", "get", "revise", "provenance",
             "list", "search", "attach_source", "source", "is_excluded", "excluded_seqs",
-            "suppressed", "verify", "close",
+            "suppressed", "verify", "close", "sharing_evidence",
             "citing",  # a read: how many facts a session's deletion leaves missing (S6)
         }  # fmt: skip
 

@@ -211,6 +211,25 @@ class TestDamagedGitFile:
         (checkout / ".git").write_text("gitdir: ../missing/.git/worktrees/x\n", encoding="utf-8")
         assert find_project_root(checkout) == checkout.resolve()
 
+    def test_a_fifo_among_the_git_files_does_not_block(self, tmp_path: Path) -> None:
+        # covers P2 (issue 10, beyond its list): a cloned repository may carry any file; a FIFO
+        # named like Git's config blocked the worker thread that resolves the project for ever
+        checkout = tmp_path / "hostile"
+        gitdir = checkout / "gd"
+        common = checkout / "common"
+        gitdir.mkdir(parents=True)
+        common.mkdir()
+        (checkout / ".git").write_text("gitdir: gd\n", encoding="utf-8")
+        (gitdir / "commondir").write_text("../common\n", encoding="utf-8")
+        os.mkfifo(common / "config")
+        assert find_project_root(checkout) == common.resolve()  # a bare-like repository
+
+    def test_a_huge_git_file_is_not_read(self, tmp_path: Path) -> None:
+        checkout = tmp_path / "huge"
+        checkout.mkdir()
+        (checkout / ".git").write_bytes(b"gitdir: x\n" + b"#" * (1 << 20))
+        assert find_project_root(checkout) == checkout.resolve()
+
 
 class TestSlug:
     # covers L3

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from lecode_ls.errors import (
+    FileTooLarge,
     InvalidName,
     InvalidParams,
     InvalidPattern,
@@ -27,7 +28,7 @@ from lecode_ls.errors import (
     StoreError,
     SymlinkRefused,
 )
-from lecode_ls.memory.markdown import MarkdownStore, SearchHit, daily_name
+from lecode_ls.memory.markdown import MAX_FILE_BYTES, MarkdownStore, SearchHit, daily_name
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -57,6 +58,9 @@ class TestNames:
             "notes/café.md",
             "notes/" + "x" * 128 + ".md",
             "notes/" + "é" * 64 + ".md",
+            "notes/console.md",
+            "notes/v1.2 plan.md",
+            "notes/a\uff0eb.md",  # one fullwidth dot is a dot, and "a.b" is a fine name
         ],
     )
     def test_every_allowed_name_validates_to_itself(self, store: MarkdownStore, name: str) -> None:
@@ -101,6 +105,26 @@ class TestNames:
             ("notes/a\u2028b.md", "control or invisible"),
             ("notes/" + "x" * 129 + ".md", "over 128 UTF-8 bytes"),
             ("notes/" + "é" * 65 + ".md", "over 128 UTF-8 bytes"),
+            # covers L4: names that are not portable or not what they look like (issue 10.9)
+            ("notes/CON.md", "Windows device name"),
+            ("notes/aux.md", "Windows device name"),
+            ("notes/nul.txt.md", "Windows device name"),
+            ("notes/com1.md", "Windows device name"),
+            ("notes/LPT\u00b9.md", "Windows device name"),
+            ("notes/a:b.md", "may not contain any of"),
+            ("notes/a*b?.md", "contains * ?"),
+            ('notes/a"b.md', "may not contain any of"),
+            ("notes/a<b>.md", "may not contain any of"),
+            ("notes/a|b.md", "may not contain any of"),
+            ("notes/trailing .md", "ends in a space or '.'"),
+            ("notes/trailing..md", "ends in a space or '.'"),
+            ("notes/\uff0e\uff0e\uff0fx.md", "looks like / or \\"),
+            ("notes/a\u2215b.md", "looks like / or \\"),
+            ("notes/a\u2044b.md", "looks like / or \\"),
+            ("notes/a\uff3cb.md", "looks like / or \\"),
+            ("notes/a\uff0e\uff0eb.md", "look-alike of '.'"),
+            ("notes/\uff0ehidden.md", "look-alike of '.'"),
+            ("notes/a\uff1ab.md", "may not contain any of"),
         ],
     )
     def test_refused_names_say_which_rule_they_break(
@@ -385,8 +409,53 @@ class TestSearch:
             store.search("(unclosed")
         assert caught.value.field == "pattern"
         assert caught.value.message == (
-            "pattern: not a valid regular expression: missing ) at position 9"
+            "pattern: not a valid regular expression: missing ): (unclosed"
         )
+
+    def test_a_nested_repeat_compile_bomb_is_refused_naming_why(self, store: MarkdownStore) -> None:
+        # covers T6: 33 characters that Python's engines expand to 10^8 copies when compiling
+        store.write("MEMORY.md", "aaaa\n", "replace")
+        with pytest.raises(InvalidPattern) as caught:
+            store.search("(?:(?:(?:a{100}){100}){100}){100}")
+        assert caught.value.message.startswith("pattern: refused: invalid repetition size")
+        assert "at most 1000 copies" in caught.value.message
+
+    def test_a_pattern_too_large_to_compile_is_refused(self, store: MarkdownStore) -> None:
+        with pytest.raises(InvalidPattern, match="would need more than 8 MiB"):
+            store.search(r"\pL{1000}")  # any letter of Unicode, a thousand times
+
+    @pytest.mark.parametrize("pattern", ["(?=x)a", "(?<!x)a", r"(a)\1"])
+    def test_lookaround_and_backreferences_are_refused_naming_why(
+        self, store: MarkdownStore, pattern: str
+    ) -> None:
+        with pytest.raises(InvalidPattern, match="lookaround and backreferences"):
+            store.search(pattern)
+
+    def test_a_lone_surrogate_pattern_is_invalid_pattern(self, store: MarkdownStore) -> None:
+        with pytest.raises(InvalidPattern, match="not valid Unicode"):
+            store.search("\ud800")
+
+    def test_catastrophic_backtracking_patterns_answer_in_linear_time(
+        self, store: MarkdownStore
+    ) -> None:
+        store.write("MEMORY.md", "a" * 100_000 + "!\n", "replace")
+        assert store.search("^(a|a)*$") == ([], False)
+        assert store.search("^(a|aa)+!$")[0][0].line == 1
+
+    def test_the_search_stops_at_its_time_budget(
+        self, store: MarkdownStore, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        store.write("MEMORY.md", "a\n", "replace")
+        monkeypatch.setattr("lecode_ls.memory.markdown.SEARCH_SECONDS", -1.0)
+        with pytest.raises(InvalidPattern, match="was stopped"):
+            store.search("a")
+
+    def test_a_file_over_the_cap_is_skipped_by_search(self, store: MarkdownStore) -> None:
+        store.write("MEMORY.md", "needle\n", "replace")
+        big = store.root / "notes" / "big.md"
+        big.parent.mkdir()
+        big.write_text("needle\n" * (MAX_FILE_BYTES // 7 + 1))
+        assert store.search("needle") == ([SearchHit("MEMORY.md", 1, "needle")], False)
 
     def test_a_pattern_over_1000_characters_is_invalid_pattern(self, store: MarkdownStore) -> None:
         store.search("a" * 1000)
@@ -396,6 +465,46 @@ class TestSearch:
     def test_a_limit_below_one_is_invalid_params(self, store: MarkdownStore) -> None:
         with pytest.raises(InvalidParams):
             store.search("a", limit=0)
+
+
+class TestSizeCap:
+    """Every write is refused before anything is written when its result would pass the cap."""
+
+    # covers L5 (issue 10.7): one append or edit must not grow a note without bound
+
+    def test_a_replace_over_the_cap_writes_nothing(self, store: MarkdownStore) -> None:
+        store.write("MEMORY.md", "keep\n", "replace")
+        with pytest.raises(FileTooLarge) as caught:
+            store.write("MEMORY.md", "x" * (MAX_FILE_BYTES + 1), "replace")
+        assert caught.value.field == "content"
+        assert store.read("MEMORY.md") == ("keep\n", True)
+        assert not (store.root / "MEMORY.md.bak").exists()
+
+    def test_a_write_of_exactly_the_cap_is_accepted(self, store: MarkdownStore) -> None:
+        assert store.write("MEMORY.md", "x" * MAX_FILE_BYTES, "replace") == MAX_FILE_BYTES
+
+    def test_an_append_that_would_pass_the_cap_writes_nothing(self, store: MarkdownStore) -> None:
+        store.write("notes/log.md", "x" * (MAX_FILE_BYTES - 10), "replace")
+        with pytest.raises(FileTooLarge, match="would be 1,048,577 bytes"):
+            store.write("notes/log.md", "y" * 10, "append")  # 10 + the joining newline
+        assert store.read("notes/log.md")[0] == "x" * (MAX_FILE_BYTES - 10)
+
+    def test_an_edit_that_would_pass_the_cap_writes_nothing(self, store: MarkdownStore) -> None:
+        store.write("notes/n.md", "ab" * 1000, "replace")
+        with pytest.raises(FileTooLarge) as caught:
+            store.edit("notes/n.md", "a", "z" * 2000)  # would be 2,000,000+ bytes
+        assert caught.value.field == "replace"
+        assert "nothing was written" in caught.value.message
+        assert store.read("notes/n.md")[0] == "ab" * 1000
+
+    def test_a_file_over_the_cap_written_by_another_program_is_refused_by_read(
+        self, store: MarkdownStore
+    ) -> None:
+        store.write("MEMORY.md", "", "replace")
+        (store.root / "MEMORY.md").write_bytes(b"x" * (MAX_FILE_BYTES + 1))
+        with pytest.raises(FileTooLarge) as caught:
+            store.read("MEMORY.md")
+        assert caught.value.message.startswith("file: MEMORY.md is larger than the 1 MiB")
 
 
 class TestConcurrentAppends:

@@ -271,18 +271,52 @@ class TestRetries:
 
 
 class TestErrors:
-    async def test_a_rejected_key_names_api_key_env_and_never_the_key(
-        self, server: FakeOpenAI, provider: OpenAICompatible, caplog: pytest.LogCaptureFixture
+    async def test_a_rejected_key_names_its_variable_and_never_the_key(
+        self, server: FakeOpenAI, caplog: pytest.LogCaptureFixture
     ) -> None:
         caplog.set_level(logging.DEBUG)
         server.push(Reply(401, {"error": {"message": f"Incorrect API key provided: {KEY}"}}))
-        with pytest.raises(ProviderAuth) as raised:
-            await collect(provider)
+        provider = OpenAICompatible(server.base_url, "gpt-4o", KEY, key_variable="MY_KEY")
+        try:
+            with pytest.raises(ProviderAuth) as raised:
+                await collect(provider)
+        finally:
+            await provider.aclose()
         assert raised.value.code == "provider_auth"
-        assert "api_key_env" in raised.value.message
+        assert raised.value.message == "the provider rejected the API key from MY_KEY (HTTP 401)"
         assert len(server.requests) == 1  # a bad key is not retried
         seen = [str(raised.value), repr(raised.value), repr(provider), caplog.text]
         assert not [text for text in seen if KEY in text]
+
+    @pytest.mark.parametrize(
+        ("variable", "message"),
+        [
+            (
+                "OPENAI_API_KEY",
+                "the provider refused the request (HTTP 401): no API key was sent, because the "
+                "environment variable OPENAI_API_KEY is not set",
+            ),
+            (
+                "",
+                "the provider refused the request (HTTP 401): no API key was sent, because "
+                "[provider] api_key_env is empty",
+            ),
+        ],
+    )
+    async def test_a_401_without_a_key_says_that_the_variable_is_unset_and_sends_no_header(
+        self, server: FakeOpenAI, variable: str, message: str
+    ) -> None:
+        # covers K2
+        server.push(Reply(401, {"error": {"message": "You didn't provide an API key."}}))
+        provider = OpenAICompatible(server.base_url, "gpt-4o", None, key_variable=variable)
+        try:
+            with pytest.raises(ProviderAuth) as raised:
+                await collect(provider)
+        finally:
+            await provider.aclose()
+        assert raised.value.message == message
+        [received] = server.requests
+        assert "authorization" not in received.headers
 
     async def test_the_key_is_cut_out_of_any_quoted_provider_message(
         self, server: FakeOpenAI, provider: OpenAICompatible, caplog: pytest.LogCaptureFixture
@@ -354,6 +388,23 @@ class TestErrors:
         server.push(Stream([chunk(content="a")], content_type="application/json"))
         with pytest.raises(ProviderError, match="did not answer with an event stream"):
             await collect(provider)
+
+    async def test_an_endless_event_line_is_refused_past_16_mib(
+        self, server: FakeOpenAI, provider: OpenAICompatible
+    ) -> None:
+        # covers C9 (issue 10: a network peer): one line that never ends must not grow memory
+        server.push(Stream([chunk(content="a"), "x" * (17 << 20)]))
+        with pytest.raises(ProviderError, match="sent more than lecode-ls reads for one answer"):
+            await collect(provider)
+
+    async def test_a_huge_error_body_is_read_only_in_part(
+        self, server: FakeOpenAI, provider: OpenAICompatible
+    ) -> None:
+        server.push(Reply(400, "<html>" + "x" * (8 << 20)))
+        with pytest.raises(ProviderError) as caught:
+            await collect(provider)
+        assert caught.value.message.startswith("the provider answered HTTP 400: <html>xxx")
+        assert len(caught.value.message) < 400
 
     async def test_a_silent_gap_longer_than_the_read_timeout_times_out(
         self, server: FakeOpenAI

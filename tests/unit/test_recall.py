@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from lecode_ls.memory.recall import (
     FACT_TEXT_CHARS,
     MAX_OUTPUT_BYTES,
@@ -13,7 +17,7 @@ from lecode_ls.memory.recall import (
     recall_session,
 )
 from lecode_ls.runtime import Runtime
-from tests.unit.stores import chat, remember
+from tests.unit.stores import chat, make_runtime, remember
 
 
 def all_pages(fetch: Any) -> tuple[str, list[dict[str, Any]]]:
@@ -25,6 +29,7 @@ def all_pages(fetch: Any) -> tuple[str, list[dict[str, Any]]]:
         pages.append(page)
         text += page["source_text"]
         offset = page["next_offset"]
+        assert offset is None or offset > page["offset"], "a page that does not advance"
     return text, pages
 
 
@@ -50,6 +55,42 @@ class TestPaging:
         big = recall_session(runtime.sessions, runtime.facts, session, 1, 1, limit=100_000)
         assert len(big["source_text"]) == 8192
         assert big["next_offset"] == 8192
+
+    def test_a_large_limit_over_cjk_and_emoji_still_advances(self, runtime: Runtime) -> None:
+        # covers R2, R3 (issue 10.11): limit 8192 over 3- and 4-byte characters used to give an
+        # empty page whose next_offset equalled offset, and a client following it looped
+        for content in ("\u4e2d" * 30_000, "\U0001f600" * 30_000, "\x00" * 30_000):
+            session = chat(runtime, {"role": "user", "content": content})
+            text, pages = all_pages(
+                lambda o, s=session: recall_session(
+                    runtime.sessions, runtime.facts, s, 1, 1, offset=o, limit=8192
+                )
+            )
+            assert [r["content"] for r in json.loads(text)] == [content]
+            assert all(p["source_text"] for p in pages)
+
+    @given(
+        st.text(max_size=3000),
+        st.integers(min_value=1, max_value=100_000),
+        st.text(max_size=600),
+    )
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    def test_every_page_advances_whatever_the_text_and_limit(
+        self, tmp_path_factory: pytest.TempPathFactory, content: str, limit: int, fact: str
+    ) -> None:
+        # covers R2, R3: a property over arbitrary Unicode text, limits and fact text
+        runtime = make_runtime(tmp_path_factory.mktemp("paging"))
+        try:
+            session = chat(runtime, {"role": "user", "content": content * 5})
+            fact_id = remember(runtime, session, 1, 1, fact.strip() or "f")
+            text, pages = all_pages(
+                lambda o: recall_fact(runtime.facts, runtime.sessions, fact_id, o, limit)
+            )
+            assert [r["content"] for r in json.loads(text)] == [content * 5]
+            offsets = [p["offset"] for p in pages]
+            assert offsets == sorted(set(offsets))  # strictly increasing: never a repeat
+        finally:
+            runtime.close()
 
 
 class TestStatuses:

@@ -263,6 +263,58 @@ class TestTools:
         output = next(fields for kind, fields in deltas if kind == "toolResult")["output"]
         assert output.splitlines()[:2] == ["     1\t[tool]", "     2\tline = 2"]
 
+    async def test_reading_a_secret_file_asks_the_person_first(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        # covers T4 (issue 10.8): .env would otherwise go to the provider silently
+        (folder / ".env").write_text("API_TOKEN=hunter2\n")
+        (folder / "sub").mkdir()
+        (folder / "sub" / "link.txt").symlink_to(folder / ".env")
+        asked: list[tuple[str, str]] = []
+
+        async def ask(name: str, summary: str) -> bool:
+            asked.append((name, summary))
+            return False
+
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(
+            tool_turn(
+                [call("read", {"path": ".env"}), call("read", {"path": "sub/link.txt"}, "c2")]
+            ),
+            text_turn("ok"),
+        )
+        deltas = Deltas()
+        options = TurnOptions(
+            model="gpt-4o",
+            policy=PermissionPolicy({"memory_write": "allow"}, default="ask"),
+            secret_files=(".env",),
+        )
+        await make_turn(runtime, session, provider, folder, deltas, options=options, ask=ask).run(
+            "read .env"
+        )
+        assert [name for name, _ in asked] == ["read_secret", "read_secret"]
+        results = [fields for kind, fields in deltas if kind == "toolResult"]
+        assert all(r["is_error"] and "permission_denied" in r["output"] for r in results)
+        assert "hunter2" not in json.dumps([r.messages for r in provider.requests])
+
+    async def test_a_secret_file_is_read_where_the_person_allows_it(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        (folder / ".env").write_text("API_TOKEN=ok\n")
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(
+            tool_turn([call("read", {"path": ".env"})]), text_turn("ok")
+        )
+        deltas = Deltas()
+        options = TurnOptions(
+            model="gpt-4o",
+            policy=PermissionPolicy({"read_secret": "allow"}),
+            secret_files=(".env",),
+        )
+        await make_turn(runtime, session, provider, folder, deltas, options=options).run("r")
+        output = next(fields for kind, fields in deltas if kind == "toolResult")["output"]
+        assert output == "     1\tAPI_TOKEN=ok"
+
     async def test_a_model_that_never_stops_calling_tools_is_stopped(
         self, runtime: Runtime, folder: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:

@@ -4,6 +4,7 @@ the workspace folder (symlinks and `..` included), binary refusal and lossy deco
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from lecode_ls.agent.workspace_read import (
     READ_TOOL,
     read_workspace_file,
     run_read_tool,
+    secret_match,
 )
+from lecode_ls.config import SECRET_FILES
 from lecode_ls.errors import BinaryFile, InvalidParams, NotFound, OutsideWorkspace
 
 
@@ -159,3 +162,76 @@ class TestTool:
         result = run_read_tool(folder, json.dumps(args))
         assert result.is_error
         assert json.loads(result.content)["message"].startswith(f"{argument}:")
+
+
+class TestBoundedMemory:
+    # covers the read tool's cost (issue 10.6): the same memory whatever the line lengths
+
+    def test_a_huge_single_line_costs_what_a_short_one_does(self, folder: Path) -> None:
+        with (folder / "one-line.txt").open("wb") as out:
+            for _ in range(64):
+                out.write(b"x" * (1 << 20))  # 64 MiB, no newline
+            out.write(b"\nsecond\n")
+        tracemalloc.start()
+        try:
+            text = read_workspace_file(folder, "one-line.txt")
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert text.splitlines() == [
+            "     1\t" + "x" * MAX_LINE_CHARS,
+            "     2\tsecond",
+            f"[line 1 was cut at {MAX_LINE_CHARS} characters]",
+        ]
+        assert peak < 1 << 20
+
+    def test_skipping_to_a_start_line_past_a_huge_line_is_bounded(self, folder: Path) -> None:
+        (folder / "f.txt").write_bytes(b"y" * (8 << 20) + b"\nlast\n")
+        tracemalloc.start()
+        try:
+            text = read_workspace_file(folder, "f.txt", start_line=2)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert text == "     2\tlast"
+        assert peak < 1 << 20
+
+    def test_a_line_of_four_byte_characters_is_cut_at_whole_characters(self, folder: Path) -> None:
+        (folder / "emoji.txt").write_text("\U0001f600" * 5000)
+        first = read_workspace_file(folder, "emoji.txt").splitlines()[0]
+        assert first == "     1\t" + "\U0001f600" * MAX_LINE_CHARS
+
+
+class TestSecretFiles:
+    # covers T4 (issue 10.8)
+
+    @pytest.mark.parametrize(
+        ("path", "secret"),
+        [
+            (".env", ".env"),
+            ("src/.env.local", "src/.env.local"),
+            (".ENV", ".ENV"),
+            ("deploy/server.pem", "deploy/server.pem"),
+            (".git/config", ".git/config"),
+            ("sub/.git/config", "sub/.git/config"),
+            ("home/.ssh/id_ed25519", "home/.ssh/id_ed25519"),
+            ("src/a.py", None),
+            ("src/environment.py", None),
+            ("config", None),
+        ],
+    )
+    def test_default_patterns_match_files_that_usually_hold_credentials(
+        self, folder: Path, path: str, secret: str | None
+    ) -> None:
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            target.write_text("x\n")
+        assert secret_match(folder, path, SECRET_FILES) == secret
+
+    def test_without_a_policy_a_secret_file_is_refused(self, folder: Path) -> None:
+        (folder / ".npmrc").write_text("//registry/:_authToken=abc\n")
+        result = run_read_tool(folder, json.dumps({"path": ".npmrc"}), secret_files=SECRET_FILES)
+        assert result.is_error
+        assert json.loads(result.content)["error"] == "permission_denied"
+        assert "abc" not in result.content

@@ -10,6 +10,7 @@ import { createLogger } from "./common/logger";
 import { ProjectIndex } from "./common/projects";
 import { SECTION, apiKeyVariable, needsRestart } from "./common/settings";
 import * as api from "./common/vscodeapi";
+import { bundledServerCommand } from "./install/bundled";
 import { type FactDeps, factCommands } from "./facts/commands";
 import { sessionCommands } from "./facts/deleteSession";
 import { proposalCommands } from "./facts/proposals";
@@ -27,7 +28,15 @@ export function activate(context: vscode.ExtensionContext): void {
   const output = api.createLogOutputChannel("lecode");
   const logger = createLogger(output);
   const configuration = () => api.getConfiguration(SECTION);
-  server = new ServerClient(output, logger, configuration, api.showErrorMessage, () => context.secrets.get(API_KEY_SECRET));
+  server = new ServerClient(
+    output,
+    logger,
+    configuration,
+    api.showErrorMessage,
+    () => context.secrets.get(API_KEY_SECRET),
+    undefined,
+    bundledServerCommand(context, logger),
+  );
   const client = server;
   const projects = new ProjectIndex(client, () =>
     api.workspaceFolders().map((folder) => ({ uri: folder.uri.toString(), name: folder.name })),

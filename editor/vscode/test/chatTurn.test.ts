@@ -76,6 +76,19 @@ describe("applyItem over deltas", () => {
     expect(turn.parts).toEqual([{ kind: "error", message: "provider: 429 Too Many Requests", code: "provider_error" }]);
   });
 
+  it("points a refused key to the command that stores one", () => {
+    // covers K2
+    const message = "the provider refused the request (HTTP 401): no API key was sent, because the environment variable OPENAI_API_KEY is not set";
+    const turn = applyDeltas(newTurn("q"), [{ kind: "error", message, code: "provider_auth" }]);
+    expect(turn.parts).toEqual([
+      {
+        kind: "error",
+        message: `${message}. Run "lecode: Set API Key" from the Command Palette to store the key in VS Code.`,
+        code: "provider_auth",
+      },
+    ]);
+  });
+
   it("does not change the turn it is given", () => {
     const before = newTurn("q");
     applyDeltas(before, [{ kind: "text", text: "x" }]);
@@ -194,6 +207,15 @@ describe("turnsFromHistory", () => {
       ["t1", undefined, [{ kind: "text", text: "end of one" }]],
       ["t2", undefined, [{ kind: "text", text: "other" }]],
     ]);
+  });
+
+  it("keeps a failed turn's \"The provider failed.\" line when read back after a reload", () => {
+    const [turn] = turnsFromHistory([
+      item(1, "t1", { kind: "user", text: "hi" }),
+      item(2, "t1", { kind: "error", message: "the provider answered HTTP 500: down", code: "provider_error" }),
+    ]);
+    expect(turn.parts).toEqual([{ kind: "error", message: "the provider answered HTTP 500: down", code: "provider_error" }]);
+    expect(stopNote(turn)).toBe("The provider failed.");
   });
 
   it("keeps imported records (no turnId) with the message before them", () => {

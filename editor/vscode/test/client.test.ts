@@ -72,7 +72,12 @@ class FakeLanguageClient implements ClientLike {
   }
 }
 
-function harness(user: Record<string, unknown> = {}, startError?: Error, apiKey: () => Promise<string | undefined> = async () => undefined) {
+function harness(
+  user: Record<string, unknown> = {},
+  startError?: Error,
+  apiKey: () => Promise<string | undefined> = async () => undefined,
+  bundled?: () => Promise<string[]>,
+) {
   const clients: FakeLanguageClient[] = [];
   const errors: string[] = [];
   const server = new ServerClient(
@@ -88,6 +93,7 @@ function harness(user: Record<string, unknown> = {}, startError?: Error, apiKey:
       clients.push(client);
       return client;
     },
+    bundled,
   );
   const states: ServerState[] = [];
   server.onDidChangeState((state) => states.push(state));
@@ -143,10 +149,10 @@ describe("serverOptions", () => {
 
 describe("ServerClient", () => {
   it("starts the configured command and then passes requests to the client", async () => {
-    const { server, clients, states } = harness({ "server.command": ["uvx", "lecode-ls"] });
+    const { server, clients, states } = harness({ "server.command": ["uv", "run", "lecode-ls"] });
     await server.start();
     expect(clients.map((c) => c.serverOptions)).toEqual([
-      { command: "uvx", args: ["lecode-ls"], options: { env: expect.objectContaining({ PATH: process.env.PATH }) } },
+      { command: "uv", args: ["run", "lecode-ls"], options: { env: expect.objectContaining({ PATH: process.env.PATH }) } },
     ]);
     expect(states).toEqual([{ state: "starting" }, { state: "running" }]);
     expect(await server.sendRequest("lecode/ping", {})).toEqual({ answered: "lecode/ping", params: {} });
@@ -207,10 +213,10 @@ describe("ServerClient", () => {
   });
 
   it("does not start an invalid command", async () => {
-    const { server, clients, errors } = harness({ "server.command": [] });
+    const { server, clients, errors } = harness({ "server.command": [""] });
     await server.start();
     expect(clients).toEqual([]);
-    expect(errors[0]).toContain("lecode.server.command must be a non-empty list of strings");
+    expect(errors[0]).toContain("lecode.server.command must be a list of strings");
   });
 
   it("reports a server that crashed too often and was not restarted", async () => {
@@ -221,6 +227,94 @@ describe("ServerClient", () => {
     expect(result).toEqual({ action: 1, handled: true });
     expect(server.state.state).toBe("failed");
     expect(errors[0]).toContain("lecode-ls stopped and was not restarted");
+  });
+});
+
+describe("the server the extension brings", () => {
+  // covers P6, P7 (install and go)
+  it("starts it when lecode.server.command is left empty", async () => {
+    const { server, clients, states } = harness({}, undefined, undefined, async () => ["/store/server/0.1.0/bin/python", "-m", "lecode_ls"]);
+    await server.start();
+    expect(clients.map((c) => c.serverOptions)).toEqual([
+      { command: "/store/server/0.1.0/bin/python", args: ["-m", "lecode_ls"], options: { env: expect.anything() } },
+    ]);
+    expect(states).toEqual([{ state: "starting" }, { state: "running" }]);
+  });
+
+  it("lets lecode.server.command override it", async () => {
+    const bundled = vi.fn(async () => ["never"]);
+    const { server, clients } = harness({ "server.command": ["lecode-ls"] }, undefined, undefined, bundled);
+    await server.start();
+    expect(bundled).not.toHaveBeenCalled();
+    expect(clients.map((c) => (c.serverOptions as { command: string }).command)).toEqual(["lecode-ls"]);
+  });
+
+  it("shows the setup's one sentence when it cannot be set up", async () => {
+    const sentence = "lecode needs Python 3.11 or newer, or uv, to set up its language server, and found neither on PATH. Install uv";
+    const { server, clients, errors, states } = harness({}, undefined, undefined, async () => {
+      throw new Error(sentence);
+    });
+    await server.start();
+    expect(clients).toEqual([]);
+    expect(errors).toEqual([sentence]);
+    expect(states.at(-1)).toEqual({ state: "failed", message: sentence });
+  });
+});
+
+describe("requests made before the server runs", () => {
+  // covers P7 (a memory editor restored on reload, a command run at start-up)
+  function gatedHarness(startError?: Error) {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const { server, clients, errors } = harness({}, startError, undefined, async () => {
+      await gate;
+      return ["python", "-m", "lecode_ls"];
+    });
+    return { server, clients, errors, open };
+  }
+
+  it("wait for the server and are then sent", async () => {
+    const { server, open } = gatedHarness();
+    const early = server.sendRequest("lecode/memory/read", { file: "MEMORY.md" });
+    const starting = new Promise<void>((resolve) => server.onDidChangeState((s) => s.state === "starting" && resolve()));
+    const started = server.start();
+    await starting;
+    open();
+    await started;
+    expect(await early).toEqual({ answered: "lecode/memory/read", params: { file: "MEMORY.md" } });
+  });
+
+  it("fail with the reason when the server does not start", async () => {
+    const { server, errors, open } = gatedHarness(new Error("spawn python ENOENT"));
+    const early = server.sendRequest("lecode/memory/read", {});
+    const started = server.start();
+    open();
+    await started;
+    await expect(early).rejects.toThrow(errors[0]);
+    expect(errors[0]).toMatch(/^lecode-ls did not start \(spawn python ENOENT\)/);
+  });
+
+  it("fail after the bounded wait with a sentence when the server never comes up", async () => {
+    vi.useFakeTimers();
+    try {
+      const { server } = gatedHarness();
+      server.startTimeoutMs = 120_000;
+      void server.start();
+      const early = server.sendRequest("lecode/memory/read", {});
+      const failed = expect(early).rejects.toThrow(
+        /^lecode-ls is still not running after 120 s \(its first start sets up its environment, which can take a few minutes\); the "lecode" output shows what it is doing\.$/,
+      );
+      await vi.advanceTimersByTimeAsync(120_000);
+      await failed;
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("fail at once after the window closed", async () => {
+    const { server } = harness({ "server.command": ["lecode-ls"] });
+    await server.dispose();
+    await expect(server.sendRequest("lecode/ping", {})).rejects.toThrow("lecode-ls is not running");
   });
 });
 

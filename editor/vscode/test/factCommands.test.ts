@@ -13,6 +13,7 @@ import type { FactEntry, SessionInfoModel } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
 import {
   FORGET,
+  KEEP,
   type FactDeps,
   factCommands,
   forgetConfirmation,
@@ -97,6 +98,13 @@ describe("forgetConfirmation", () => {
     );
   });
 
+  it("names every other fact the forget hides", () => {
+    expect(forgetConfirmation(fact(), [2])).toBe(
+      `Forget fact #3? Its 1 revision is deleted and transcript positions ${SESSION} seqs 4–5 can never be used as evidence again. This also hides fact #2 from recall and chat: it cites the same evidence.`,
+    );
+    expect(forgetConfirmation(fact(), [2, 5, 9])).toMatch(/ This also hides facts #2, #5 and #9 from recall and chat: they cite the same evidence\.$/);
+  });
+
   it("speaks of every cited position when the source is not known", () => {
     expect(forgetConfirmation({ factId: 8, revision: 2, status: "hidden" })).toBe(
       "Forget fact #8? Its 2 revisions are deleted and every transcript position they cite can never be used as evidence again.",
@@ -107,22 +115,39 @@ describe("forgetConfirmation", () => {
 describe("Forget…", () => {
   const recalled = (answer: object) => () => ({ factId: 3, ...answer });
 
-  it("asks in a modal dialog and does nothing when it is dismissed", async () => {
+  it("asks in a modal dialog whose default button keeps the fact, and does nothing when it is dismissed", async () => {
     const h = harness();
-    h.server.on(Requests.factsRecall, recalled({ revision: 1, status: "valid", source: fact().source }));
+    h.server
+      .on(Requests.factsRecall, recalled({ revision: 1, status: "valid", source: fact().source }))
+      .on(Requests.factsForget, () => ({ forgotten: false, hides: [] }));
     vi.mocked(api.showWarningMessage).mockResolvedValue(undefined);
     await factCommands(h.deps)["lecode.forgetFact"](node());
     const [message, options, ...items] = vi.mocked(api.showWarningMessage).mock.calls[0];
     expect(message).toBe(forgetConfirmation(fact()));
     expect(options).toMatchObject({ modal: true });
-    expect(items).toEqual([FORGET]);
-    expect(methods(h.server)).toEqual(["lecode/facts/recall"]);
+    // VS Code makes the first item the primary button, which Enter presses.
+    expect(items).toEqual([KEEP, FORGET]);
+    expect(h.server.calls.map((call) => call.params)).toEqual([
+      { workspaceUri: APP, factId: 3, limit: 1 },
+      { workspaceUri: APP, factId: 3, dryRun: true },
+    ]);
+  });
+
+  it("names the facts the forget will hide, asked of the server first, and keeps the fact on Keep", async () => {
+    const h = harness();
+    h.server
+      .on(Requests.factsRecall, recalled({ revision: 1, status: "valid", source: fact().source }))
+      .on(Requests.factsForget, () => ({ forgotten: false, hides: [2, 7] }));
+    vi.mocked(api.showWarningMessage).mockResolvedValue(KEEP);
+    await factCommands(h.deps)["lecode.forgetFact"](node());
+    expect(vi.mocked(api.showWarningMessage).mock.calls[0][0]).toBe(forgetConfirmation(fact(), [2, 7]));
+    expect(methods(h.server)).toEqual(["lecode/facts/recall", "lecode/facts/forget"]);
   });
 
   it("asks about the fact as it is now, not as the tree last showed it", async () => {
     const h = harness();
     const newer = { sessionId: SESSION, seqs: [8], digest: DIGEST };
-    h.server.on(Requests.factsRecall, recalled({ revision: 2, status: "valid", source: newer }));
+    h.server.on(Requests.factsRecall, recalled({ revision: 2, status: "valid", source: newer })).on(Requests.factsForget, () => ({ forgotten: false }));
     await factCommands(h.deps)["lecode.forgetFact"](node());
     expect(vi.mocked(api.showWarningMessage).mock.calls[0][0]).toBe(
       `Forget fact #3? Its 2 revisions are deleted and transcript positions ${SESSION} seq 8, with every position its earlier revision cites, can never be used as evidence again.`,
@@ -131,7 +156,7 @@ describe("Forget…", () => {
 
   it("still names the positions of a fact whose evidence stopped validating", async () => {
     const h = harness();
-    h.server.on(Requests.factsRecall, recalled({ revision: 1, status: "stale" }));
+    h.server.on(Requests.factsRecall, recalled({ revision: 1, status: "stale" })).on(Requests.factsForget, () => ({ forgotten: false }));
     await factCommands(h.deps)["lecode.forgetFact"](node());
     expect(vi.mocked(api.showWarningMessage).mock.calls[0][0]).toBe(forgetConfirmation(fact()));
   });
@@ -140,12 +165,12 @@ describe("Forget…", () => {
     const h = harness();
     h.server
       .on(Requests.factsRecall, recalled({ revision: 1, status: "valid", source: fact().source }))
-      .on(Requests.factsForget, () => ({ forgotten: true }));
+      .on(Requests.factsForget, (params) => ((params as { dryRun?: boolean }).dryRun ? { forgotten: false, hides: [2] } : { forgotten: true, hides: [2] }));
     vi.mocked(api.showWarningMessage).mockResolvedValue(FORGET);
     await factCommands(h.deps)["lecode.forgetFact"](node());
-    expect(h.server.calls.slice(1)).toEqual([{ method: "lecode/facts/forget", params: { workspaceUri: APP, factId: 3 } }]);
+    expect(h.server.calls.slice(2)).toEqual([{ method: "lecode/facts/forget", params: { workspaceUri: APP, factId: 3 } }]);
     expect(h.refreshed).toBe(1);
-    expect(infos()).toEqual(["Fact #3 was forgotten."]);
+    expect(infos()).toEqual(["Fact #3 was forgotten. Fact #2 is now hidden."]);
   });
 
   it("shows a fact forgotten elsewhere as the server's sentence, and redraws the tree", async () => {

@@ -75,6 +75,7 @@ describe("package.json and settings.ts", () => {
         "lecode.provider.api_key_env",
         "lecode.agent.readonly",
         "lecode.agent.permissions",
+        "lecode.agent.secret_files",
       ],
     });
   });
@@ -134,7 +135,12 @@ describe("serverCommand", () => {
     expect(serverCommand(configuration({ "server.command": value }))).toEqual(expected);
   });
 
-  it.each([[[]], [[""]], ["lecode-ls"], [["lecode-ls", 3]]])("refuses %j with a sentence naming the setting", (value) => {
+  it("takes an empty list, the default, as the server the extension brings", () => {
+    expect(serverCommand(configuration({ "server.command": [] }))).toEqual({ bundled: true });
+    expect(serverCommand(configuration({}))).toEqual({ bundled: true });
+  });
+
+  it.each([[[""]], ["lecode-ls"], [["lecode-ls", 3]]])("refuses %j with a sentence naming the setting", (value) => {
     const result = serverCommand(configuration({ "server.command": value }));
     expect(result).toEqual({ error: expect.stringContaining("lecode.server.command") });
   });

@@ -1,10 +1,20 @@
 -- lecode-ls in Neovim 0.11+: the configuration the README shows, verbatim.
 -- tests/e2e/test_neovim.py loads this file, so a change that breaks it fails the test suite.
 
+if vim.fn.executable('lecode-ls') == 0 then
+  vim.notify('lecode-ls is not on PATH: run `uv tool install .` in a clone of lecode-ls (see its README)',
+    vim.log.levels.ERROR)
+end
+
 vim.lsp.config('lecode', {
   cmd = { 'lecode-ls' },
-  -- No `filetypes`: attach to every file. One client serves each Git checkout.
-  root_markers = { '.git' },
+  -- No `filetypes`: attach to every file. One client serves each Git checkout; a file outside
+  -- Git belongs to the folder Neovim was started in. Unnamed (scratch) buffers get none.
+  root_dir = function(bufnr, on_dir)
+    if vim.api.nvim_buf_get_name(bufnr) ~= '' then
+      on_dir(vim.fs.root(bufnr, '.git') or vim.fn.getcwd())
+    end
+  end,
 })
 vim.lsp.enable('lecode')
 

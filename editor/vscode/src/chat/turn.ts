@@ -180,8 +180,12 @@ export function applyItem(turn: Turn, item: ChatItem, whole = false): Turn {
       };
     case "usage":
       return item.usage ? { ...turn, usage: addKnownUsage(turn.usage, item.usage) } : turn;
-    case "error":
-      return { ...turn, parts: [...parts, { kind: "error", message: item.message ?? "the turn failed", code: item.code ?? undefined }] };
+    case "error": {
+      const code = item.code ?? undefined;
+      const message = errorMessage(item.message ?? "the turn failed", code);
+      // A turn read back from history has no stopReason of its own: its error item is the reason.
+      return { ...turn, stopReason: turn.stopReason ?? "error", parts: [...parts, { kind: "error", message, code }] };
+    }
     case "cancelled":
       return { ...turn, state: "cancelled" };
     case "compaction": {
@@ -199,6 +203,14 @@ export function applyItem(turn: Turn, item: ChatItem, whole = false): Turn {
     case "paused":
       return { ...turn, parts: [...parts, { kind: "notice", topic: "paused", message: item.message ?? "The turn paused." }] };
   }
+}
+
+/** What VS Code adds to a provider's refusal of the key: the command that stores one. */
+export const SET_API_KEY_HINT = 'Run "lecode: Set API Key" from the Command Palette to store the key in VS Code.';
+
+/** The server's sentence, with what the person can do in VS Code where there is something. */
+export function errorMessage(message: string, code: string | undefined): string {
+  return code === "provider_auth" ? `${message}. ${SET_API_KEY_HINT}` : message;
 }
 
 /** The turn with deltas applied in the order given (they are already in seq order). */

@@ -202,7 +202,16 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     /** The stored API key, read at each start. */
     private readonly apiKey: () => PromiseLike<string | undefined>,
     private readonly factory: ClientFactory = createLanguageClient,
+    /** The command of the server the extension brings (made on first use); see install/. */
+    private readonly bundled?: () => Promise<string[]>,
   ) {}
+
+  /**
+   * How long a request waits for a starting server before it fails. The first start of a version
+   * may set up the server's environment first, which can take a minute or two.
+   */
+  startTimeoutMs = 120_000;
+  private disposed = false;
 
   get state(): ServerState {
     return this.current;
@@ -237,12 +246,28 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     });
   }
 
-  async sendRequest(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
-    if (this.client === undefined || this.current.state !== "running") {
-      throw new Error(this.notRunning ?? "lecode-ls is not running");
+  /**
+   * Send a request once the server runs: a request made while it starts (a memory editor
+   * restored on reload, a command run at start-up) waits for it, up to `startTimeoutMs`, instead
+   * of failing. A server that failed to start answers at once with the reason.
+   */
+  sendRequest(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+    // A running server is sent the request at once, in this turn of the event loop.
+    const now = this.runningClient();
+    if (now !== undefined) {
+      return this.send(now, method, params, signal);
     }
+    return this.ready().then((client) => {
+      if (signal?.aborted === true) {
+        throw new Error("cancelled before lecode-ls was running");
+      }
+      return this.send(client, method, params, signal);
+    });
+  }
+
+  private async send(client: ClientLike, method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
     if (signal === undefined) {
-      return this.client.sendRequest(method, params);
+      return client.sendRequest(method, params);
     }
     // Cancelling the token sends `$/cancelRequest`; the promise still waits for the answer.
     const source = new vscode.CancellationTokenSource();
@@ -252,14 +277,52 @@ export class ServerClient implements RequestSender, vscode.Disposable {
       cancel();
     }
     try {
-      return await this.client.sendRequest(method, params, source.token);
+      return await client.sendRequest(method, params, source.token);
     } finally {
       signal.removeEventListener("abort", cancel);
       source.dispose();
     }
   }
 
+  /** The running client, once there is one (see sendRequest). */
+  private ready(): Promise<ClientLike> {
+    const now = this.runningClient();
+    if (now !== undefined) {
+      return Promise.resolve(now);
+    }
+    if (this.current.state === "failed" || this.disposed) {
+      return Promise.reject(new Error(this.notRunning ?? "lecode-ls is not running"));
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        subscription.dispose();
+        reject(
+          new Error(
+            `lecode-ls is still not running after ${Math.round(this.startTimeoutMs / 1000)} s (its first start sets up its environment, which can take a few minutes); the "lecode" output shows what it is doing.`,
+          ),
+        );
+      }, this.startTimeoutMs);
+      const subscription = this.stateChanged.event((state) => {
+        const client = this.runningClient();
+        if (client !== undefined || state.state === "failed" || this.disposed) {
+          clearTimeout(timer);
+          subscription.dispose();
+          if (client !== undefined) {
+            resolve(client);
+          } else {
+            reject(new Error(this.notRunning ?? "lecode-ls is not running"));
+          }
+        }
+      });
+    });
+  }
+
+  private runningClient(): ClientLike | undefined {
+    return this.current.state === "running" ? this.client : undefined;
+  }
+
   async dispose(): Promise<void> {
+    this.disposed = true;
     await this.stop();
     this.stateChanged.dispose();
     this.memoryChanged.dispose();
@@ -284,9 +347,9 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     if (this.client !== undefined) {
       return;
     }
-    const command = serverCommand(this.configuration());
-    if ("error" in command) {
-      this.fail(command.error);
+    this.setState({ state: "starting" });
+    const command = await this.command();
+    if (command === undefined) {
       return;
     }
     const hooks: ClientHooks = {
@@ -304,11 +367,10 @@ export class ServerClient implements RequestSender, vscode.Disposable {
       },
     };
     let client: ClientLike | undefined;
-    this.setState({ state: "starting" });
-    this.logger.info(`starting lecode-ls: ${JSON.stringify(command.command)}`);
+    this.logger.info(`starting lecode-ls: ${JSON.stringify(command)}`);
     const env = serverEnvironment(process.env, apiKeyVariable(this.configuration()), await this.storedKey());
     try {
-      client = this.factory(serverOptions(command.command, env), clientOptions(this.output, this.logger, hooks));
+      client = this.factory(serverOptions(command, env), clientOptions(this.output, this.logger, hooks));
       this.client = client;
       client.onNotification(Notifications.memoryDidChange, (params: MemoryDidChangeParams) =>
         this.memoryChanged.fire(params),
@@ -328,6 +390,28 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     }
     if (this.client === client) {
       this.setState({ state: "running" });
+    }
+  }
+
+  /** The command to start: the setting's, or the bundled server's; undefined after a failure. */
+  private async command(): Promise<string[] | undefined> {
+    const setting = serverCommand(this.configuration());
+    if ("command" in setting) {
+      return setting.command;
+    }
+    if ("error" in setting) {
+      this.fail(setting.error);
+      return undefined;
+    }
+    if (this.bundled === undefined) {
+      this.fail("lecode.server.command is empty and this build brings no server: set it to a lecode-ls command.");
+      return undefined;
+    }
+    try {
+      return await this.bundled();
+    } catch (error) {
+      this.fail(errorMessage(error));
+      return undefined;
     }
   }
 

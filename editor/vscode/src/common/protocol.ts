@@ -139,7 +139,7 @@ export interface MemoryEditResult {
 export interface MemorySearchParams {
   /** Any folder or file URI inside a project; default: the first workspace folder. */
   workspaceUri?: string | null;
-  /** A Python regular expression, matched line by line over the Markdown files only. */
+  /** A regular expression in RE2 syntax (Python's `re` syntax without lookaround or backreferences), matched line by line over the Markdown files only. Matching takes linear time; a pattern that would compile past 8 MiB, or whose nested repeats expand past 1000 copies, is refused with `invalid_pattern` naming why. */
   pattern: string;
 }
 
@@ -622,11 +622,15 @@ export interface FactsForgetParams {
   workspaceUri?: string | null;
   /** The fact to forget, with all its revisions and the evidence they cite. */
   factId: number;
+  /** true: change nothing, only answer which other facts the forget would hide (`hides`), for the confirmation an editor shows first. */
+  dryRun?: boolean;
 }
 
 export interface FactsForgetResult {
-  /** true the first time; false when the fact was already forgotten. */
+  /** true the first time; false when the fact was already forgotten, and with `dryRun`. */
   forgotten: boolean;
+  /** The other facts whose current evidence cites a position this forget excludes: they are hidden from recall and injection from now on (with `dryRun`: would be). */
+  hides?: number[];
 }
 
 export interface FactsDidChangeParams {

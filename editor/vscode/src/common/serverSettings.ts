@@ -31,8 +31,10 @@ export interface AgentSettings {
   context_window: number | null;
   /** true offers the model only the read-class memory tools (memory_read, memory_search, memory_list, memory_recall) and refuses `/memory correct` and `/memory forget`: chat cannot change memory (the Facts view's Forget, the person's own act, still can). */
   readonly: boolean;
-  /** Per write-class memory tool (memory_write, memory_edit, memory_correct, memory_forget): allow, deny, or ask (the default: the editor asks the person each time); `/memory correct` and `/memory forget` obey it too. */
-  permissions: Partial<Record<"memory_write" | "memory_edit" | "memory_correct" | "memory_forget", "allow" | "deny" | "ask">>;
+  /** Per write-class memory tool (memory_write, memory_edit, memory_correct, memory_forget), and read_secret (the `read` tool on a file of secret_files): allow, deny, or ask (the default: the editor asks the person each time); `/memory correct` and `/memory forget` obey it too. */
+  permissions: Partial<Record<"memory_write" | "memory_edit" | "memory_correct" | "memory_forget" | "read_secret", "allow" | "deny" | "ask">>;
+  /** Workspace files that usually hold credentials: the model's `read` of one asks the person first (permissions.read_secret). Glob patterns, case-insensitive: one without "/" matches a file name in any folder, one with "/" the end of the path (".git/config"). */
+  secret_files: string[];
 }
 
 /** `[compaction]`: the working summary of long chats. */
@@ -71,7 +73,29 @@ export const SERVER_DEFAULTS: ServerSections = {
   "agent": {
     "context_window": null,
     "readonly": false,
-    "permissions": {}
+    "permissions": {},
+    "secret_files": [
+      ".env",
+      ".env.*",
+      ".envrc",
+      "*.pem",
+      "*.key",
+      "*.p12",
+      "*.pfx",
+      "*.jks",
+      "*.keystore",
+      "id_rsa",
+      "id_dsa",
+      "id_ecdsa",
+      "id_ed25519",
+      ".npmrc",
+      ".pypirc",
+      ".netrc",
+      ".git-credentials",
+      ".git/config",
+      ".aws/credentials",
+      ".docker/config.json"
+    ]
   },
   "compaction": {
     "buffer_tokens": 4096,

@@ -16,7 +16,10 @@ export { BOUNDS, SERVER_SECTIONS } from "./serverSettings";
 export const SECTION = "lecode";
 
 export interface ServerSettings {
-  /** The command and its arguments that start lecode-ls; it must speak LSP over stdio. */
+  /**
+   * The command and its arguments that start lecode-ls; it must speak LSP over stdio. Empty (the
+   * default): the server the extension brings (see install/environment.ts).
+   */
   command: string[];
 }
 
@@ -25,7 +28,7 @@ export interface LecodeSettings extends ServerSections {
 }
 
 export const DEFAULTS: LecodeSettings = {
-  server: { command: ["lecode-ls"] },
+  server: { command: [] },
   ...SERVER_DEFAULTS,
 };
 
@@ -45,24 +48,30 @@ export interface ConfigurationLike {
     | undefined;
 }
 
+/** A command that works, for messages: lecode-ls installed as a tool from a clone. */
+export const COMMAND_EXAMPLE = '["lecode-ls"] after `uv tool install .` in a clone of lecode-ls';
+
 /**
- * The server command from `lecode.server.command`, or a sentence saying what is wrong with it.
+ * The server command from `lecode.server.command`: the configured command, the bundled server
+ * (the setting is empty, its default), or a sentence saying what is wrong with it.
  *
  * In an untrusted workspace VS Code hides the workspace's value of this restricted setting, so a
  * cloned repository cannot choose the binary that runs.
  */
-export function serverCommand(config: ConfigurationLike): { command: string[] } | { error: string } {
+export function serverCommand(config: ConfigurationLike): { command: string[] } | { bundled: true } | { error: string } {
   const value = config.get<unknown>("server.command") ?? DEFAULTS.server.command;
+  if (Array.isArray(value) && value.length === 0) {
+    return { bundled: true };
+  }
   if (
     !Array.isArray(value) ||
-    value.length === 0 ||
     !value.every((part): part is string => typeof part === "string") ||
     value[0].trim() === ""
   ) {
     return {
       error:
-        'lecode.server.command must be a non-empty list of strings, such as ["lecode-ls"] or ' +
-        '["uvx", "lecode-ls"]',
+        "lecode.server.command must be a list of strings: empty for the server the extension brings, " +
+        `or a command such as ${COMMAND_EXAMPLE}`,
     };
   }
   return { command: value };

@@ -137,3 +137,13 @@ export function openExternal(url: string): Thenable<boolean> {
 export function registerWebviewViewProvider(id: string, provider: vscode.WebviewViewProvider): vscode.Disposable {
   return vscode.window.registerWebviewViewProvider(id, provider);
 }
+
+/** A progress notification with a title, shown while `task` runs. */
+export function withNotificationProgress<T>(
+  title: string,
+  task: (report: (message: string) => void) => Promise<T>,
+): Thenable<T> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, (progress) =>
+    task((message) => progress.report({ message })),
+  );
+}

@@ -302,8 +302,27 @@ export async function correctFact(deps: FactDeps, node: FactRef): Promise<void> 
 
 // -- forget ----------------------------------------------------------------------------------
 
-/** The modal question before a forget: exactly what is deleted and what is excluded for good. */
-export function forgetConfirmation(fact: FactEntry): string {
+/** "fact #2", "facts #2 and #5", "facts #2, #5 and #9". */
+function factList(ids: readonly number[]): string {
+  const names = ids.map((id) => `#${id}`);
+  const joined = names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  return `${ids.length === 1 ? "fact" : "facts"} ${joined}`;
+}
+
+/**
+ * The modal question before a forget: exactly what is deleted, what is excluded for good, and
+ * every other fact the forget hides (`hides`, from the server's dry run).
+ */
+export function forgetConfirmation(fact: FactEntry, hides: readonly number[] = []): string {
+  const question = forgetQuestion(fact);
+  if (hides.length === 0) {
+    return question;
+  }
+  const cite = hides.length === 1 ? "it cites" : "they cite";
+  return `${question} This also hides ${factList(hides)} from recall and chat: ${cite} the same evidence.`;
+}
+
+function forgetQuestion(fact: FactEntry): string {
   const count = fact.revision;
   const question = `Forget fact #${fact.factId}? Its ${count} revision${count === 1 ? " is" : "s are"} deleted and`;
   const never = "can never be used as evidence again.";
@@ -319,6 +338,8 @@ export function forgetConfirmation(fact: FactEntry): string {
 }
 
 export const FORGET = "Forget";
+/** The dialog's first button, so Enter keeps the fact; Escape and Cancel do too. */
+export const KEEP = "Keep";
 
 export async function forgetFact(deps: FactDeps, node: FactRef): Promise<void> {
   const { folderUri } = node;
@@ -332,12 +353,11 @@ export async function forgetFact(deps: FactDeps, node: FactRef): Promise<void> {
     // revision cites when the revision is the same.
     source: now.source ?? (now.revision === node.fact.revision ? node.fact.source : undefined),
   };
+  const dry = await request(deps.sender, Requests.factsForget, { workspaceUri: folderUri, factId: fact.factId, dryRun: true });
   const answer = await api.showWarningMessage(
-    forgetConfirmation(fact),
-    {
-      modal: true,
-      detail: "This cannot be undone. Other facts that cite the same positions stay, but are hidden from recall.",
-    },
+    forgetConfirmation(fact, dry.hides ?? []),
+    { modal: true, detail: "This cannot be undone." },
+    KEEP,
     FORGET,
   );
   if (answer !== FORGET) {
@@ -345,8 +365,11 @@ export async function forgetFact(deps: FactDeps, node: FactRef): Promise<void> {
   }
   const result = await request(deps.sender, Requests.factsForget, { workspaceUri: folderUri, factId: fact.factId });
   deps.refresh();
+  const hidden = result.hides ?? [];
+  const list = factList(hidden);
+  const also = hidden.length > 0 ? ` ${list[0].toUpperCase()}${list.slice(1)} ${hidden.length === 1 ? "is" : "are"} now hidden.` : "";
   await api.showInformationMessage(
-    result.forgotten ? `Fact #${fact.factId} was forgotten.` : `Fact #${fact.factId} had already been forgotten.`,
+    result.forgotten ? `Fact #${fact.factId} was forgotten.${also}` : `Fact #${fact.factId} had already been forgotten.`,
   );
 }
 

@@ -110,6 +110,8 @@ export class FakeHost {
   readonly messages: string[] = [];
   /** Fired with every message shown (see `messages`). */
   readonly messageShown = new stub.EventEmitter<string>();
+  /** Titles and messages of progress notifications, in order. */
+  readonly progress: string[] = [];
   readonly log: string[] = [];
   readonly opened: Opened[] = [];
   /** What the user types into the next input boxes, in order. A quick pick takes its first item. */
@@ -263,8 +265,17 @@ export class FakeHost {
         onDidChangeVisibleTextEditors: event(),
         // The server's work-done progress (a compaction, for one) reaches the LanguageClient's
         // ProgressPart, which listens on the token.
-        withProgress: async (_options: unknown, task: (progress: unknown, token: unknown) => unknown) =>
-          task({ report() {} }, new CancellationTokenSource().token),
+        // The extension's own (setting up the bundled server) is recorded in `progress`.
+        withProgress: async (
+          options: { title?: string },
+          task: (progress: { report(value: { message?: string }): void }, token: unknown) => unknown,
+        ) => {
+          host.progress.push(options.title ?? "");
+          return task(
+            { report: (value) => void host.progress.push(value.message ?? "") },
+            new CancellationTokenSource().token,
+          );
+        },
       },
       workspace: {
         workspaceFolders: host.folders,
@@ -293,12 +304,18 @@ export class FakeHost {
     };
   }
 
-  /** The ExtensionContext activate() gets: SecretStorage backed by `secrets`. */
-  context(extensionRoot: URL): unknown {
+  /**
+   * The ExtensionContext activate() gets: SecretStorage backed by `secrets`, the extension's
+   * version from package.json, and its global storage in `storage` (where the bundled server's
+   * environment is made).
+   */
+  context(extensionRoot: URL, storage = "/nonexistent/lecode-global-storage"): unknown {
     const host = this;
     return {
       subscriptions: [],
       extensionUri: URI.file(extensionRoot.pathname),
+      globalStorageUri: URI.file(storage),
+      extension: { packageJSON: manifest },
       secrets: {
         get: async (key: string) => host.secrets.get(key),
         store: async (key: string, value: string) => void host.secrets.set(key, value),

@@ -154,6 +154,12 @@ export enum TextEditorRevealType {
   AtTop = 3,
 }
 
+export enum ProgressLocation {
+  SourceControl = 1,
+  Window = 10,
+  Notification = 15,
+}
+
 const inert = (): undefined => undefined;
 
 export const window = {

@@ -121,6 +121,35 @@ describe("the chat page", () => {
     expect(await usage.textContent()).toBe("Session usage: 14 tokens (10 prompt, 4 completion) in 3 calls; usage unknown for 1 of them");
   });
 
+  it("shows a code block as one block even under VS Code's default webview styles", async () => {
+    const h = await chatPage();
+    // What VS Code puts into every webview (its _defaultStyles): inline code gets a background,
+    // which inside <pre> painted a grey band behind each line.
+    // It comes first in <head>; the page's CSP admits it here by the page's nonce.
+    await h.page.evaluate(`(() => {
+      const style = document.createElement("style");
+      style.nonce = document.querySelector("script[nonce]").nonce;
+      style.textContent = "code { color: rgb(200, 0, 0); background-color: rgb(90, 90, 90); padding: 1px 3px; border-radius: 4px; }";
+      document.head.prepend(style);
+    })()`);
+    await ask(h.page, "How?");
+    const send = await h.nextSend();
+    h.stream({ text: "```sh\nmake build\nmake test\n```\n\nThen `make`." });
+    send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").waitFor();
+    const style = (selector: string) =>
+      lastTurn(h.page)
+        .locator(selector)
+        .evaluate((element) => {
+          const view = globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> };
+          const computed = view.getComputedStyle(element);
+          return { background: computed.backgroundColor, padding: computed.padding, radius: computed.borderRadius };
+        });
+    expect(await style("pre code")).toEqual({ background: "rgba(0, 0, 0, 0)", padding: "0px", radius: "0px" });
+    // Inline code keeps VS Code's look.
+    expect((await style("p code")).background).toBe("rgb(90, 90, 90)");
+  });
+
   it("keeps a long stream in order (2,000 deltas)", async () => {
     const h = await chatPage();
     await ask(h.page, "count");

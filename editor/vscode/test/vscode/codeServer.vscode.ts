@@ -1,0 +1,292 @@
+/**
+ * The packaged extension in a real VS Code: code-server (installed by install-code-server.sh) in
+ * headless Chromium through playwright-core. The .vsix is installed with code-server's own
+ * `--install-extension`, and nothing sets `lecode.server.command`, so the server is the one the
+ * extension brings (set up with uv on first start). Checked: activation with no error in the
+ * extension host log, the server started from the extension's own environment, a memory write
+ * through the Memory tree, a streamed chat answer from a loopback model with its "Memory used"
+ * line, a fact's recall-to-source, and a window reload with a memory editor open while the server
+ * starts slowly. Everything waits on conditions in the page or on disk; screenshots go to
+ * $LECODE_SCREENSHOTS (default test-results/vscode).
+ *
+ * Needs: $LECODE_CODE_SERVER (the code-server executable), lecode.vsix (`npm run package`),
+ * Chromium (/usr/bin/chromium or $CHROMIUM_PATH), uv, and the repository's .venv (to seed a fact).
+ */
+// covers P6, P7 (install and go in a real VS Code)
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type BrowserContext, type FrameLocator, type Page, chromium } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
+import { CHROMIUM_ARGS } from "../webview/page";
+import { FakeOpenAI } from "../e2e/fakeOpenAI";
+
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+const EXTENSION = join(HERE, "..", "..");
+const REPO = join(EXTENSION, "..", "..");
+const VSIX = join(EXTENSION, "lecode.vsix");
+const CODE_SERVER = process.env.LECODE_CODE_SERVER ?? "";
+const SHOTS = process.env.LECODE_SCREENSHOTS ?? join(EXTENSION, "test-results", "vscode");
+const VERSION = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).version as string;
+const WAIT = 120_000;
+
+let tmp: string;
+let project: string;
+let configDir: string;
+let userData: string;
+let extensionsDir: string;
+let model: FakeOpenAI;
+let codeServer: ChildProcess | undefined;
+let port: number;
+let context: BrowserContext;
+let page: Page;
+
+/** Wait until `check` returns a value other than undefined (a condition on disk or in a log). */
+async function until<T>(what: string, check: () => T | undefined, timeout = WAIT): Promise<T> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port: free } = server.address() as { port: number };
+      server.close(() => resolve(free));
+    });
+  });
+}
+
+function files(root: string): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { recursive: true, encoding: "utf8" }).map((name) => join(root, name));
+}
+
+/** The text of every log file code-server wrote whose path matches `pattern`. */
+function logs(pattern: RegExp): string {
+  return files(join(userData, "logs"))
+    .filter((file) => pattern.test(file) && statSync(file).isFile())
+    .map((file) => readFileSync(file, "utf8"))
+    .join("\n");
+}
+
+async function shot(name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+/** A fact about the project, remembered through a real lecode-ls before VS Code starts. */
+async function seedFact(): Promise<void> {
+  const python = join(REPO, ".venv", "bin", "python");
+  const child = spawn(python, ["-m", "lecode_ls"], { env: { ...process.env, LECODE_CONFIG_DIR: configDir }, stdio: "pipe" });
+  const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  connection.listen();
+  const folder = pathToFileURL(project).toString();
+  await connection.sendRequest("initialize", { processId: null, capabilities: {}, workspaceFolders: [{ uri: folder, name: "project" }] });
+  await connection.sendNotification("initialized", {});
+  const imported = (await connection.sendRequest("lecode/session/import", {
+    title: "indentation",
+    records: [
+      { role: "user", content: "Which indentation do we use?" },
+      { role: "assistant", content: "We indent with tabs in this repository." },
+    ],
+  })) as { sessionId: string };
+  const source = await connection.sendRequest("lecode/session/snapshot", { sessionId: imported.sessionId, startSeq: 2, endSeq: 2 });
+  await connection.sendRequest("lecode/facts/remember", { text: "We indent with tabs.", source });
+  await connection.sendRequest("shutdown");
+  await connection.sendNotification("exit");
+  connection.dispose();
+  await new Promise((resolve) => child.once("exit", resolve));
+}
+
+function writeUserSettings(extra: Record<string, unknown> = {}): void {
+  const settings = {
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "security.workspace.trust.enabled": false,
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "update.mode": "none",
+    "window.restoreWindows": "all",
+    "lecode.provider.base_url": model.baseUrl,
+    "lecode.provider.model": "gpt-4o",
+    "lecode.provider.api_key_env": "",
+    ...extra,
+  };
+  mkdirSync(join(userData, "User"), { recursive: true });
+  writeFileSync(join(userData, "User", "settings.json"), JSON.stringify(settings, null, 2));
+}
+
+async function startCodeServer(): Promise<void> {
+  port = await freePort();
+  codeServer = spawn(
+    CODE_SERVER,
+    [
+      "--auth", "none",
+      "--bind-addr", `127.0.0.1:${port}`,
+      "--user-data-dir", userData,
+      "--extensions-dir", extensionsDir,
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      project,
+    ],
+    { env: { ...process.env, LECODE_CONFIG_DIR: configDir }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let output = "";
+    const seen = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("HTTP server listening on")) resolve();
+    };
+    codeServer?.stdout?.on("data", seen);
+    codeServer?.stderr?.on("data", seen);
+    codeServer?.once("exit", (code) => reject(new Error(`code-server exited (${code}): ${output}`)));
+  });
+}
+
+/** The chat view's page, inside VS Code's webview iframes. */
+function chat(): FrameLocator {
+  return page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+}
+
+const row = (text: string | RegExp) => page.locator(".monaco-list-row", { hasText: text });
+
+/** The text of the active editor as shown (VS Code draws spaces as no-break spaces). */
+async function editorText(): Promise<string> {
+  const lines = page.locator(".editor-instance .view-lines").first();
+  return ((await lines.textContent()) ?? "").replace(/\u00a0/g, " ");
+}
+
+describe("the packaged extension in code-server", () => {
+  beforeAll(async () => {
+    if (!existsSync(CODE_SERVER)) {
+      throw new Error(`no code-server at $LECODE_CODE_SERVER (${JSON.stringify(CODE_SERVER)}): run test/vscode/install-code-server.sh DIR and set it to DIR/node_modules/.bin/code-server`);
+    }
+    if (!existsSync(VSIX)) throw new Error(`no ${VSIX}: run npm run package first`);
+    tmp = realpathSync(mkdtempSync(join(tmpdir(), "lecode-code-server-")));
+    project = join(tmp, "project");
+    configDir = join(tmp, "config");
+    userData = join(tmp, "user-data");
+    extensionsDir = join(tmp, "extensions");
+    for (const dir of [project, configDir, userData, extensionsDir]) mkdirSync(dir);
+    spawnSync("git", ["init", "-q", "-b", "main"], { cwd: project });
+    writeFileSync(join(project, "README.md"), "# project\n");
+    model = new FakeOpenAI();
+    await model.start();
+    await seedFact();
+    writeUserSettings();
+    const installed = spawnSync(CODE_SERVER, ["--user-data-dir", userData, "--extensions-dir", extensionsDir, "--install-extension", VSIX], {
+      encoding: "utf8",
+    });
+    expect(installed.status, installed.stderr).toBe(0);
+    await startCodeServer();
+    const browserDir = mkdtempSync(join(tmp, "chromium-"));
+    context = await chromium.launchPersistentContext(browserDir, {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1400, height: 900 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(project)}`);
+  }, 300_000);
+
+  afterEach(async (test) => {
+    if (test.task.result?.state === "fail" && page !== undefined) {
+      await shot(`failed-${test.task.name.replace(/\W+/g, "-")}`);
+    }
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    codeServer?.kill();
+    await model?.stop();
+    if (tmp && process.env.LECODE_KEEP !== "1") rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("activates and starts the server it brings, set up with uv, with no error in the extension host log", async () => {
+    await page.getByRole("tab", { name: /^lecode/ }).click();
+    await row("MEMORY.md").first().waitFor({ timeout: WAIT });
+    const lecodeLog = await until("the lecode output log", () => {
+      const text = logs(/lecode\.log$/);
+      return text.includes("starting lecode-ls") ? text : undefined;
+    });
+    const python = join(userData, "User", "globalStorage", "lecode.lecode", "server", VERSION, "bin", "python");
+    expect(lecodeLog).toContain(`starting lecode-ls: ${JSON.stringify([python, "-m", "lecode_ls"])}`);
+    expect(lecodeLog).toContain("[setup] $ ");
+    const hostLog = logs(/exthost\.log$/);
+    expect(hostLog).toMatch(/ExtensionService#_doActivateExtension lecode\.lecode/);
+    expect(hostLog.split("\n").filter((line) => /\[error\]/.test(line) && /lecode/i.test(line))).toEqual([]);
+    await shot("1-activated");
+  });
+
+  it("writes memory through the Memory tree", async () => {
+    await row("MEMORY.md").first().click();
+    const editor = page.locator(".editor-instance .monaco-editor").first();
+    await editor.waitFor();
+    await editor.click();
+    await page.keyboard.type("# Memory\n- We build with make.\n");
+    await page.keyboard.press("Control+S");
+    const stored = await until("MEMORY.md on disk", () =>
+      files(join(configDir, "memory")).find((file) => file.endsWith("MEMORY.md") && readFileSync(file, "utf8").includes("We build with make.")),
+    );
+    expect(readFileSync(stored, "utf8")).toContain("- We build with make.");
+    await shot("2-memory-written");
+  });
+
+  it("streams a chat answer from the loopback model with its Memory used line", async () => {
+    model.replies.push({ text: ["Build with ", "`make`", ", as your memory says."] });
+    const header = page.locator(".pane-header", { hasText: /^Chat/ }).first();
+    if ((await header.getAttribute("aria-expanded")) !== "true") await header.click();
+    const input = chat().locator("#input");
+    await input.waitFor({ timeout: WAIT });
+    await chat().locator("#new").click();
+    await input.fill("How do I build?");
+    await input.press("Enter");
+    const turn = chat().locator("#log article.turn.done", { hasText: "How do I build?" });
+    await turn.waitFor({ timeout: WAIT });
+    expect(await turn.locator(".markdown").textContent()).toContain("Build with make, as your memory says.");
+    const memory = turn.locator(".memory");
+    expect(await memory.textContent()).toMatch(/^Memory used: .*MEMORY\.md/);
+    expect(model.requests.at(-1)?.body.messages.some((m) => String(m.content).includes("We build with make."))).toBe(true);
+    await row("We indent with tabs.").first().waitFor();
+    await shot("3-chat");
+  });
+
+  it("opens a fact's source from the Facts tree", async () => {
+    await row("We indent with tabs.").first().click();
+    await page.locator(".tab", { hasText: ".transcript" }).first().waitFor({ timeout: WAIT });
+    await expect.poll(editorText, { timeout: WAIT }).toContain("── seq 2 · assistant · cited ──We indent with tabs in this repository.");
+    await shot("4-recall-to-source");
+  });
+
+  it("restores an open memory editor after a reload while the server starts slowly", async () => {
+    // Opened for good (not a preview), so the window restores it.
+    await row("MEMORY.md").first().dblclick();
+    await page.locator(".tab:not(.preview)", { hasText: "MEMORY.md" }).first().waitFor();
+    // A server command that takes 8 s before it serves: the editor asks for MEMORY.md meanwhile.
+    const python = join(userData, "User", "globalStorage", "lecode.lecode", "server", VERSION, "bin", "python");
+    writeUserSettings({ "lecode.server.command": ["bash", "-c", `sleep 8; exec "${python}" -m lecode_ls`] });
+    // Reload as a person does (Developer: Reload Window), so VS Code saves which editors are open.
+    await page.keyboard.press("F1");
+    await page.keyboard.type("Developer: Reload Window");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Developer: Reload Window" }).first().waitFor();
+    await Promise.all([page.waitForEvent("load", { timeout: WAIT }), page.keyboard.press("Enter")]);
+    await page.locator(".tab", { hasText: "MEMORY.md" }).first().waitFor({ timeout: WAIT });
+    await expect.poll(editorText, { timeout: WAIT }).toContain("- We build with make.");
+    expect(await page.getByText("could not be opened").count()).toBe(0);
+    await shot("5-reloaded");
+  });
+});
