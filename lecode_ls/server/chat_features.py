@@ -150,6 +150,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         policy=_policy(settings),
         calibration=ls.chat.calibration,
         secret_files=tuple(settings.agent.secret_files),
+        max_output_tokens=settings.agent.max_output_tokens,
     )
     folder = ls.folder_for(params.workspace_uri)
     turn = ChatTurn(
