@@ -27,6 +27,7 @@ import httpx
 
 from lecode_ls.agent import sse
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
+from lecode_ls.agent.server_window import probe_window
 from lecode_ls.errors import (
     ContextOverflow,
     ProviderAuth,
@@ -88,6 +89,8 @@ class OpenAICompatible:
         self.backoff_base = backoff_base
         self.thinking = thinking
         self._sleep = sleep
+        self._window_lock = asyncio.Lock()
+        self._window: tuple[int | None] | None = None  # (answer,) once the server was asked
 
     def __repr__(self) -> str:
         # Written out so that no future field can carry the key into a log line.
@@ -98,6 +101,18 @@ class OpenAICompatible:
         """Close the HTTP client if this provider created it."""
         if self._owns_client:
             await self._client.aclose()
+
+    async def server_window(self) -> int | None:
+        """The window the server says it serves the configured model with, or None when it does
+        not say (server_window.py). Asked once per provider (a provider is rebuilt when its
+        settings change); turns that ask at once wait for the one probe."""
+        async with self._window_lock:
+            if self._window is None:  # a probe cut off by cancellation is made again next time
+                window = await probe_window(
+                    self._client, self.base_url, self.model, self._headers()
+                )
+                self._window = (window,)
+        return self._window[0]
 
     @property
     def url(self) -> str:

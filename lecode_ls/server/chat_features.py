@@ -143,7 +143,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
 
     options = TurnOptions(
         model=settings.provider.model,
-        context_window=settings.agent.context_window,
+        context_window=await _window(ls, settings),
         buffer_tokens=settings.compaction.buffer_tokens,
         mid_turn_threshold=settings.compaction.mid_turn_threshold,
         readonly=settings.agent.readonly,
@@ -202,7 +202,7 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
                 session_id,
                 ls.chat.provider(settings.provider),
                 model=model,
-                window=catalog.context_window(model, settings.agent.context_window),
+                window=catalog.context_window(model, await _window(ls, settings)),
                 policy=_policy(settings),
                 readonly=settings.agent.readonly,
             )
@@ -221,6 +221,15 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
     if outcome.reason is not None:
         result = result.model_copy(update={"message": outcome.reason})
     return result
+
+
+async def _window(ls: LecodeServer, settings: Settings) -> int | None:
+    """`[agent] context_window`; unset, for a model the catalog does not know, the window the
+    server says it serves (asked once per provider, bounded; None when it does not say)."""
+    configured = settings.agent.context_window
+    if configured is not None or catalog.lookup(settings.provider.model) is not None:
+        return configured
+    return await ls.chat.provider(settings.provider).server_window()
 
 
 def _policy(settings: Settings) -> PermissionPolicy:
