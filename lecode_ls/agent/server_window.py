@@ -118,8 +118,10 @@ async def _ollama(
     if not isinstance(info, dict):
         return None
     native = [
-        value
+        length
         for key, value in info.items()
-        if isinstance(key, str) and key.endswith(".context_length") and _positive(value)
+        if isinstance(key, str)
+        and key.endswith(".context_length")
+        and (length := _positive(value)) is not None
     ]
     return min([OLLAMA_DEFAULT_CTX, *native])
