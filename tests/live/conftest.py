@@ -46,6 +46,7 @@ class Llama:
     process: subprocess.Popen[bytes]
     port: int
     log: list[str] = field(default_factory=list)
+    reader: threading.Thread | None = None
 
     @property
     def url(self) -> str:
@@ -55,6 +56,10 @@ class Llama:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(30)
+        if self.reader is not None:
+            self.reader.join(30)  # it ends at the pipe's end, now that the server is gone
+        if self.process.stderr is not None:
+            self.process.stderr.close()
 
 
 def _free_port() -> int:
@@ -102,7 +107,8 @@ def serve(*extra: str) -> Llama:
                 ready.set()
         ready.set()  # the server exited: stop waiting
 
-    threading.Thread(target=read, name=f"llama-server-{port}", daemon=True).start()
+    llama.reader = threading.Thread(target=read, name=f"llama-server-{port}", daemon=True)
+    llama.reader.start()
     if not ready.wait(READY_TIMEOUT) or process.poll() is not None:
         llama.stop()
         tail = "\n".join(llama.log[-20:])

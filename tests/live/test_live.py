@@ -172,13 +172,23 @@ class TestCompactionAndLearning:
         # learning run that ends in a documented status with reason codes
         options = provider_options(tap.base_url, memory={"auto_learn": True}, agent=ALLOW_ALL)
         client = await start(workspace, options=options)
-        sid = await session(client)
-        for text in (
-            "We use tabs for indentation in this repo.",
-            "What is a Python virtual environment? One sentence.",
-            "Name one Python test runner.",
-        ):
-            await send(client, sid, text)
+        # The exchanges are imported, not chatted: a small model given tools may call them for
+        # many rounds, and what is under test here is the summary and the extraction.
+        messages = [
+            {"role": "user", "content": "We use tabs for indentation in this repo."},
+            {"role": "assistant", "content": "Noted: tabs for indentation."},
+            {
+                "role": "user",
+                "content": "Read pyproject.toml and tell me its requires-python line.",
+            },
+            {"role": "assistant", "content": 'It says requires-python = ">=3.11".'},
+            {"role": "user", "content": "Name one Python test runner."},
+            {"role": "assistant", "content": "pytest."},
+            {"role": "user", "content": "Thanks."},
+            {"role": "assistant", "content": "You are welcome."},
+        ]
+        imported = await call(client, "lecode/session/import", {"records": messages})
+        sid = imported["sessionId"]
         result = await call(client, "lecode/session/compact", {"sessionId": sid})
         assert result["status"] in ("compacted", "rejected")
         listed = await call(client, "lecode/facts/list", {"sessionId": sid})
@@ -195,7 +205,7 @@ class TestCompactionAndLearning:
             assert learning["status"] in STATUSES
             assert all(isinstance(code, str) for code in learning["reasonCounts"])
         # C10: every call the tap saw has one usage record, accepted or rejected
-        made = [c for c in tap.calls if c.purpose != "other"]
+        made = chat_calls(tap)
         assert len(usage_records(isolated_config_dir, workspace, sid)) == len(made)
 
 
@@ -254,7 +264,7 @@ class TestEndings:
         client = await start(workspace, options=options)
         deltas = Deltas(client)
         sid = await session(client)
-        text = " ".join(f"word{n}" for n in range(3 * WINDOW))
+        text = " ".join(f"w{n}" for n in range(2 * WINDOW))  # ~40,000 tokens, 100,000 bytes
         result = await send(client, sid, text)
         assert result["stopReason"] == "paused"
         [made] = chat_calls(tap)
