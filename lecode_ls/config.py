@@ -99,6 +99,11 @@ class AgentSettings(_Section):
     """Context window in tokens of a model the built-in catalog does not know; unset means
     such a model's window is unknown."""
 
+    max_output_tokens: int | None = Field(None, ge=16, le=1_000_000)
+    """Cap on the tokens of one chat answer (`max_tokens`), within the catalog's output limit;
+    unset takes the catalog's limit, or [compaction] buffer_tokens for a model it does not
+    know."""
+
     readonly: bool = False
     """true offers the model only the read-class memory tools (memory_read, memory_search,
     memory_list, memory_recall) and refuses `/memory correct` and `/memory forget`: chat cannot

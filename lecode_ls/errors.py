@@ -252,6 +252,14 @@ class ProviderIncomplete(ProviderError):
     code = "provider_incomplete"
 
 
+class ContextOverflow(ProviderError):
+    """The provider refused the request as longer than the model's context window (llama.cpp's
+    "exceeds the available context size", OpenAI's `context_length_exceeded`, vLLM's and
+    Ollama's "maximum context length"). The runner compacts, or pauses with the reason."""
+
+    code = "context_overflow"
+
+
 # Agent tools (lecode_ls/agent/tools.py, workspace_read.py).
 
 

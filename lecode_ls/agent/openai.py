@@ -27,7 +27,9 @@ import httpx
 
 from lecode_ls.agent import sse
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
+from lecode_ls.agent.server_window import probe_window
 from lecode_ls.errors import (
+    ContextOverflow,
     ProviderAuth,
     ProviderError,
     ProviderIncomplete,
@@ -87,6 +89,8 @@ class OpenAICompatible:
         self.backoff_base = backoff_base
         self.thinking = thinking
         self._sleep = sleep
+        self._window_lock = asyncio.Lock()
+        self._window: tuple[int | None] | None = None  # (answer,) once the server was asked
 
     def __repr__(self) -> str:
         # Written out so that no future field can carry the key into a log line.
@@ -97,6 +101,18 @@ class OpenAICompatible:
         """Close the HTTP client if this provider created it."""
         if self._owns_client:
             await self._client.aclose()
+
+    async def server_window(self) -> int | None:
+        """The window the server says it serves the configured model with, or None when it does
+        not say (server_window.py). Asked once per provider (a provider is rebuilt when its
+        settings change); turns that ask at once wait for the one probe."""
+        async with self._window_lock:
+            if self._window is None:  # a probe cut off by cancellation is made again next time
+                window = await probe_window(
+                    self._client, self.base_url, self.model, self._headers()
+                )
+                self._window = (window,)
+        return self._window[0]
 
     @property
     def url(self) -> str:
@@ -112,6 +128,9 @@ class OpenAICompatible:
         }
         if request.tools:
             body["tools"] = [dict(tool) for tool in request.tools]
+            # "auto" is every API's default, but llama-cpp-python's server drops the tools when
+            # tool_choice is absent: saying it costs nothing and makes the tools count there.
+            body["tool_choice"] = "auto"
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
         if self.thinking:
@@ -216,9 +235,10 @@ class OpenAICompatible:
                 if not isinstance(chunk, dict):
                     continue
                 if "error" in chunk:
-                    raise ProviderError(
-                        f"the provider failed mid-answer: {self._error_text(chunk)}"
-                    )
+                    said = self._error_text(chunk)
+                    if _overflow(chunk, said):
+                        raise ContextOverflow(self._overflow_message(said))
+                    raise ProviderError(f"the provider failed mid-answer: {said}")
                 usage = _usage(chunk.get("usage")) or usage
                 for choice in chunk.get("choices") or ():
                     if not isinstance(choice, dict):
@@ -256,6 +276,8 @@ class OpenAICompatible:
             text = self._trim(body.decode("utf-8", "replace")) or response.reason_phrase
         if status in (401, 403):
             return ProviderAuth(self._auth_message(status))
+        if _overflow(_json_or_none(body), text) and status in (400, 413, 422, 500):
+            return ContextOverflow(self._overflow_message(text))
         if _unknown_model(status, text):
             return ProviderModel(f"the provider does not know the model {model}: {text}")
         if status == 429:
@@ -277,6 +299,9 @@ class OpenAICompatible:
             f"the provider refused the request (HTTP {status}): no API key was sent, because "
             "[provider] api_key_env is empty"
         )
+
+    def _overflow_message(self, text: str) -> str:
+        return f"the request is longer than the model's context window (the provider said: {text})"
 
     def _error_text(self, payload: Any) -> str:
         """The provider's own error message from `{"error": {"message": ...}}` or similar."""
@@ -321,6 +346,33 @@ def _accumulate(pending: dict[int, _PendingCall], piece: Any) -> None:
         call.name += str(function["name"])
     if function.get("arguments"):
         call.arguments += str(function["arguments"])
+
+
+_OVERFLOW_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error"})
+_OVERFLOW_HINTS = (
+    "exceeds the available context size",  # llama.cpp's llama-server
+    "larger than the max context size",  # llama.cpp's llama-server, without context shift
+    "maximum context length",  # OpenAI, vLLM ("This model's maximum context length is ...")
+    "context_length_exceeded",
+    "longer than the model's context length",  # vLLM 0.6+
+    "exceeds the model's context length",
+    "exceeds maximum context length",  # Ollama
+    "input length exceeds the context length",  # Ollama
+    "context window exceeds limit",
+    "prompt is too long",
+)
+
+
+def _overflow(payload: Any, text: str) -> bool:
+    """Whether an error says the request does not fit the model's window: by the error's code or
+    type where the server sets one (OpenAI, llama.cpp), else by the wording of its message."""
+    error = payload.get("error", payload) if isinstance(payload, dict) else None
+    if isinstance(error, dict):
+        for key in ("code", "type"):
+            if str(error.get(key, "")).lower() in _OVERFLOW_CODES:
+                return True
+    lowered = text.lower()
+    return any(hint in lowered for hint in _OVERFLOW_HINTS)
 
 
 def _unknown_model(status: int, text: str) -> bool:

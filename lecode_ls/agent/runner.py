@@ -44,7 +44,7 @@ from lecode_ls.agent.preflight import Calibration, Preflight, preflight
 from lecode_ls.agent.provider import ChatRequest, Finish, Provider, TextDelta, ToolCall, Usage
 from lecode_ls.agent.tools import BY_NAME, ToolResult, run_tool, tool_definitions
 from lecode_ls.agent.workspace_read import READ_TOOL, run_read_tool
-from lecode_ls.errors import ProviderError
+from lecode_ls.errors import ContextOverflow, ProviderError
 from lecode_ls.memory.agents import read_agents
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
 from lecode_ls.memory.usage import UsageTotal
@@ -116,6 +116,20 @@ class TurnOptions:
     calibration: Calibration = field(default_factory=Calibration)
     secret_files: tuple[str, ...] = ()
     """`[agent] secret_files`: workspace files whose `read` the policy must permit first."""
+    max_output_tokens: int | None = None
+    """`[agent] max_output_tokens`: the cap on one answer's tokens; None takes the catalog's
+    output limit, else `buffer_tokens` (see `answer_cap`)."""
+
+    def answer_cap(self) -> int:
+        """`max_tokens` of every chat request. A model with no cap writes until the server's
+        window ends: a degenerate answer from a small local model ran 390 s and 6,484 tokens.
+        The setting wins (within the catalog's limit); else the catalog's limit; else the
+        headroom the preflight keeps free for the answer, which is what the window allows."""
+        catalog_cap = catalog.max_output_tokens(self.model)
+        cap = self.max_output_tokens
+        if cap is None:
+            return catalog_cap if catalog_cap is not None else self.buffer_tokens
+        return min(cap, catalog_cap) if catalog_cap is not None else cap
 
 
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "contentFilter"}
@@ -201,6 +215,7 @@ class ChatTurn:
         self.history: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
         self._history_generation = -1
+        self._overflows = 0
 
     # -- the turn --------------------------------------------------------------------------
 
@@ -288,17 +303,27 @@ class ChatTurn:
                         )
                     else:
                         finish = event
+        except ContextOverflow as error:
+            # The server counted more tokens than the estimate did: compact and ask again, or
+            # pause when compaction cannot make room (C9), as the preflight would have.
+            await self._failed_call(text, generation, error)
+            if self._overflows < MAX_COMPACTIONS and await self._compact():
+                self._overflows += 1
+                return [], generation
+            reason = (
+                f"{error.message}. Compaction could not make room; start a new session, or "
+                "clear this one."
+            )
+            await self._event("paused", reason=reason, estimated_tokens=check.estimated)
+            self.emit("paused", {"message": reason})
+            return "paused"
         except ProviderError as error:
-            await self._save_answer(text, [], generation, "error")
-            self.usage.add(None)  # the call was made; what it cost is unknown
-            await self._event("usage", purpose="chat", model=self.options.model, usage=None)
+            await self._failed_call(text, generation, error)
             await self._event("error", code=error.code, message=error.message)
             self.emit("error", {"code": error.code, "message": error.message})
             return "error"
         except asyncio.CancelledError:
-            # The call was made and its answer cut off: what it cost is unknown (C10).
-            self.usage.add(None)
-            await asyncio.shield(self._cancelled_call(text, generation))
+            await asyncio.shield(self._failed_call(text, generation, None))
             raise
 
         self.usage.add(finish.usage)
@@ -332,6 +357,17 @@ class ChatTurn:
         if calls:
             return calls, generation
         return _FINISH.get(finish.reason, "stop")
+
+    async def _failed_call(
+        self, text: list[str], generation: int, error: ProviderError | None
+    ) -> None:
+        """Record a call that failed (`error`) or was cancelled (None): the text that arrived,
+        and the call's usage record, null because the provider reported none (C10): one
+        usage record per call, failed calls included."""
+        await self._save_answer(text, [], generation, "error" if error else "cancelled")
+        self.usage.add(None)  # the call was made; what it cost is unknown
+        fields: dict[str, Any] = {"error": error.code if error else "cancelled"}
+        await self._event("usage", purpose="chat", model=self.options.model, usage=None, **fields)
 
     def _crowded(self, check: Preflight) -> bool:
         """Whether the request fills more of the window than `mid_turn_threshold` allows."""
@@ -407,7 +443,10 @@ class ChatTurn:
         if self.summary is not None:
             messages.append(self.summary)
         messages.extend(self.history)
-        return ChatRequest(messages, tools, model=self.options.model), memory
+        request = ChatRequest(
+            messages, tools, max_tokens=self.options.answer_cap(), model=self.options.model
+        )
+        return request, memory
 
     # -- tools -----------------------------------------------------------------------------
 
@@ -482,10 +521,6 @@ class ChatTurn:
 
     async def _event(self, kind: str, **fields: Any) -> None:
         await self._append(self._record_event(kind, **fields))
-
-    async def _cancelled_call(self, text: list[str], generation: int) -> None:
-        await self._save_answer(text, [], generation, "cancelled")
-        await self._event("usage", purpose="chat", model=self.options.model, usage=None)
 
     async def _save_answer(
         self, text: list[str], calls: list[ToolCall], generation: int, finish: str

@@ -19,6 +19,7 @@ from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import Outcome, compact_session
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
 from lecode_ls.agent.tools import ToolResult
+from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams
 from lecode_ls.memory.records import check_session_id
 from lecode_ls.memory.usage import UsageTotal, session_usage
@@ -86,13 +87,14 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
 
     options = TurnOptions(
         model=settings.provider.model,
-        context_window=settings.agent.context_window,
+        context_window=await _window(ls, settings),
         buffer_tokens=settings.compaction.buffer_tokens,
         mid_turn_threshold=settings.compaction.mid_turn_threshold,
         readonly=settings.agent.readonly,
         policy=settings_policy(settings),
         calibration=ls.chat.calibration,
         secret_files=tuple(settings.agent.secret_files),
+        max_output_tokens=settings.agent.max_output_tokens,
     )
     folder = ls.folder_for(params.workspace_uri)
     turn = ChatTurn(
@@ -142,7 +144,7 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
                     session_id,
                     ls.chat.provider(settings.provider),
                     model=model,
-                    window=catalog.context_window(model, settings.agent.context_window),
+                    window=catalog.context_window(model, await _window(ls, settings)),
                     policy=settings_policy(settings),
                     readonly=settings.agent.readonly,
                     on_usage=usage.add,
@@ -157,6 +159,15 @@ async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.Sessi
     if outcome.reason is not None:
         result = result.model_copy(update={"message": outcome.reason})
     return result
+
+
+async def _window(ls: LecodeServer, settings: Settings) -> int | None:
+    """`[agent] context_window`; unset, for a model the catalog does not know, the window the
+    server says it serves (asked once per provider, bounded; None when it does not say)."""
+    configured = settings.agent.context_window
+    if configured is not None or catalog.lookup(settings.provider.model) is not None:
+        return configured
+    return await ls.chat.provider(settings.provider).server_window()
 
 
 def _usage_model(usage: UsageTotal) -> p.UsageModel:

@@ -91,6 +91,27 @@ class TestAChatTurn:
             assert (await first)["stopReason"] == "stop"
 
 
+class TestTheServersWindow:
+    async def test_an_unknown_models_window_is_asked_of_the_server_and_checked(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers C8: no catalog entry, no [agent] context_window: llama-server's /props says
+        # 8192 tokens, and a request of about 10,000 is paused before it is sent.
+        async with FakeOpenAI() as server:
+            server.routes["GET", "/props"] = Reply(
+                200, {"default_generation_settings": {"n_ctx": 8192}}
+            )
+            options = {
+                "provider": {"base_url": server.base_url, "model": "local", "api_key_env": ""}
+            }
+            client = await start(repo, options=options)
+            session = await new_session(client)
+            text = "word " * 6000
+            result = await call(client, "lecode/chat/send", {"sessionId": session, "text": text})
+            assert result["stopReason"] == "paused"
+            assert [(r.method, r.path) for r in server.requests] == [("GET", "/props")]
+
+
 class TestToolsOverLsp:
     async def test_a_memory_write_asks_the_person_through_the_editor(
         self, start: Start, repo: Path

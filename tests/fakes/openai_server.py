@@ -125,6 +125,8 @@ class FakeOpenAI:
         """`respond(body)`, if given, answers every request the queue has no response for (a
         model that decides from what it is asked, for long scripted sessions)."""
         self.respond = respond
+        self.routes: dict[tuple[str, str], Reply] = {}
+        """Fixed answers to other requests than chat, by (method, path): `/props`, `/v1/models`."""
         self.responses: list[Response] = []
         self.requests: list[Received] = []
         self.stream_ends: list[float] = []  # perf_counter() when each complete stream was sent
@@ -144,7 +146,8 @@ class FakeOpenAI:
 
     @property
     def bodies(self) -> list[Any]:
-        return [request.body for request in self.requests]
+        """The bodies of the chat requests (window probes and other routes left out)."""
+        return [r.body for r in self.requests if r.path == "/v1/chat/completions"]
 
     async def __aenter__(self) -> FakeOpenAI:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
@@ -183,7 +186,9 @@ class FakeOpenAI:
             body = raw.decode("utf-8", "replace")
         self.requests.append(Received(method, path, headers, body, time.perf_counter()))
 
-        if method != "POST" or path != "/v1/chat/completions":
+        if (method, path) in self.routes:
+            await self._reply(writer, self.routes[method, path])
+        elif method != "POST" or path != "/v1/chat/completions":
             await self._reply(writer, Reply(404, {"error": {"message": f"no route {path}"}}))
         elif not self.responses and self.respond is None:
             await self._reply(writer, Reply(500, {"error": {"message": "no scripted response"}}))

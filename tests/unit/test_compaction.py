@@ -28,7 +28,7 @@ from lecode_ls.agent.provider import (
 )
 from lecode_ls.agent.runner import ChatTurn, TurnOptions
 from lecode_ls.agent.tools import run_tool
-from lecode_ls.errors import ProviderError
+from lecode_ls.errors import ContextOverflow, ProviderError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.recall import recall_session
 from lecode_ls.memory.sessions import SessionStore
@@ -517,6 +517,58 @@ class TestAutomaticCompaction:
         )
         assert "question 0" not in json.dumps(answer_request)
         assert result.usage.calls == 2 and result.usage.total_tokens == 960
+
+
+OVERFLOW = ContextOverflow(
+    "the request is longer than the model's context window (the provider said: request (5000 "
+    "tokens) exceeds the available context size (4096 tokens), try increasing it)"
+)
+
+
+class TestServerSaysOverflow:
+    """The server counts tokens; the preflight only estimates them. When the server refuses a
+    request as too long, the runner compacts and asks again, or pauses with the reason (C9)."""
+
+    def turn(self, runtime: Runtime, session: str, provider: Any, tmp_path: Path) -> Any:
+        deltas: list[tuple[str, dict[str, Any]]] = []
+        options = TurnOptions(model="local-model", policy=PermissionPolicy(default="allow"))
+        turn = ChatTurn(
+            runtime, session, provider, options, folder=tmp_path,
+            emit=lambda k, f: deltas.append((k, f)),
+        )  # fmt: skip
+        return turn, deltas
+
+    async def test_an_overflow_compacts_and_the_request_is_made_again(
+        self, runtime: Runtime, tmp_path: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        for n in range(6):
+            exchange(runtime, session, n)
+        provider = ScriptedProvider().add(
+            OVERFLOW, text_turn("the summary", usage=USAGE), text_turn("done", usage=USAGE)
+        )
+        turn, deltas = self.turn(runtime, session, provider, tmp_path)
+        result = await turn.run("next question")
+        assert result.stop_reason == "stop"
+        assert [f["status"] for k, f in deltas if k == "compaction"] == ["started", "compacted"]
+        assert "question 0" not in json.dumps(provider.requests[2].messages)
+        # three calls, each counted once; the refused one has a null usage record (C10)
+        assert (result.usage.calls, result.usage.unknown_usage_calls) == (3, 1)
+        usages = events(runtime, session, "usage")
+        assert usages[0]["usage"] is None and usages[0]["error"] == "context_overflow"
+
+    async def test_an_overflow_with_nothing_to_compact_pauses_with_the_reason(
+        self, runtime: Runtime, tmp_path: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(OVERFLOW)
+        turn, deltas = self.turn(runtime, session, provider, tmp_path)
+        result = await turn.run("a long question")
+        assert result.stop_reason == "paused" and len(provider.requests) == 1
+        [paused] = events(runtime, session, "paused")
+        assert paused["reason"].startswith("the request is longer than the model's context window")
+        assert dict(deltas)["paused"]["message"] == paused["reason"]
+        assert "error" not in dict(deltas)
 
 
 class TestLegacyMessages:

@@ -31,6 +31,7 @@ from lecode_ls.agent.provider import (
     tool_turn,
 )
 from lecode_ls.errors import (
+    ContextOverflow,
     ProviderAuth,
     ProviderError,
     ProviderIncomplete,
@@ -200,6 +201,7 @@ class TestRequestBody:
             "stream": True,
             "stream_options": {"include_usage": True},
             "tools": [READ_TOOL],
+            "tool_choice": "auto",
             "max_tokens": 256,
         }
         assert received.headers["authorization"] == f"Bearer {KEY}"
@@ -217,6 +219,7 @@ class TestRequestBody:
         assert received.body["model"] == "o3-mini"
         assert received.body["reasoning_effort"] == "low"
         assert "tools" not in received.body and "max_tokens" not in received.body
+        assert "tool_choice" not in received.body  # no tools offered: no choice to make
         assert "authorization" not in received.headers
 
 
@@ -486,3 +489,76 @@ class TestScriptedProvider:
     async def test_running_out_of_turns_fails_loudly(self) -> None:
         with pytest.raises(ProviderError, match="no turn left"):
             await collect(ScriptedProvider())
+
+
+# What each server answers to a request longer than the model's window, as they send it.
+OVERFLOWS = {
+    "llama.cpp": {
+        "error": {
+            "code": 400,
+            "message": "request (5000 tokens) exceeds the available context size (4096 tokens), "
+            "try increasing it",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": 5000,
+            "n_ctx": 4096,
+        }
+    },
+    "openai": {
+        "error": {
+            "message": "This model's maximum context length is 128000 tokens. However, your "
+            "messages resulted in 130017 tokens. Please reduce the length of the messages.",
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+    },
+    "vllm": {
+        "object": "error",
+        "message": "This model's maximum context length is 4096 tokens. However, you requested "
+        "5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length "
+        "of the messages or completion.",
+        "type": "BadRequestError",
+        "param": None,
+        "code": 400,
+    },
+    "ollama": {
+        "error": {
+            "message": "the input length exceeds the context length",
+            "type": "api_error",
+            "param": None,
+            "code": None,
+        }
+    },
+}
+
+
+class TestContextOverflow:
+    """A request longer than the window is told apart from other failures (C8, C9)."""
+
+    @pytest.mark.parametrize("server_kind", sorted(OVERFLOWS))
+    async def test_each_servers_overflow_answer_is_a_context_overflow(
+        self, server: FakeOpenAI, provider: OpenAICompatible, server_kind: str
+    ) -> None:
+        server.push(Reply(400, OVERFLOWS[server_kind]))
+        with pytest.raises(ContextOverflow) as raised:
+            await collect(provider)
+        assert raised.value.code == "context_overflow"
+        assert raised.value.message.startswith(
+            "the request is longer than the model's context window"
+        )
+        assert len(server.requests) == 1  # not retried: the same request would fail again
+
+    async def test_an_overflow_reported_mid_stream_is_a_context_overflow(
+        self, server: FakeOpenAI, provider: OpenAICompatible
+    ) -> None:
+        server.push(Stream([chunk(content=""), OVERFLOWS["llama.cpp"]]))
+        with pytest.raises(ContextOverflow):
+            await collect(provider)
+
+    async def test_another_bad_request_stays_a_provider_error(
+        self, server: FakeOpenAI, provider: OpenAICompatible
+    ) -> None:
+        server.push(Reply(400, {"error": {"message": "tools[0].function.name is invalid"}}))
+        with pytest.raises(ProviderError) as raised:
+            await collect(provider)
+        assert type(raised.value) is ProviderError

@@ -367,9 +367,10 @@ class TestUsageAndFailures:
             "code": "provider_auth",
             "message": "the API key was rejected (401)",
         }
-        # C10: the call is recorded with its usage unknown, as the turn counts it.
-        shapes_now = shapes(runtime, session)
-        assert shapes_now == ["user", "event:memory", "event:usage", "event:error"]
+        # C10: the failed call has its usage record (null: the provider reported none).
+        assert shapes(runtime, session) == ["user", "event:memory", "event:usage", "event:error"]
+        usage = records(runtime, session)[2]
+        assert (usage["purpose"], usage["usage"], usage["error"]) == ("chat", None, "provider_auth")
         assert result.usage.unknown_usage_calls == 1
 
     async def test_a_request_that_cannot_fit_pauses_the_turn_before_any_call(
@@ -387,6 +388,35 @@ class TestUsageAndFailures:
         assert dict(deltas)["compaction"]["status"] == "nothing"
         assert "window" in dict(deltas)["paused"]["message"]
         assert shapes(runtime, session)[-1] == "event:paused"
+
+
+class TestAnswerCap:
+    """Every chat request caps the answer's tokens (a small local model once wrote 6,484 tokens
+    of one degenerate answer, to the end of the server's window)."""
+
+    async def cap(self, runtime: Runtime, folder: Path, options: TurnOptions) -> int | None:
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(text_turn("ok"))
+        await make_turn(runtime, session, provider, folder, Deltas(), options=options).run("hi")
+        return provider.requests[0].max_tokens
+
+    async def test_a_catalog_model_gets_its_output_limit(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        assert await self.cap(runtime, folder, TurnOptions(model="gpt-4o")) == 16_384
+
+    async def test_an_unknown_model_gets_the_headroom_the_preflight_keeps_free(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        options = TurnOptions(model="qwen-local", buffer_tokens=2048)
+        assert await self.cap(runtime, folder, options) == 2048
+
+    async def test_the_setting_wins_within_the_catalogs_limit(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        assert TurnOptions(model="qwen-local", max_output_tokens=700).answer_cap() == 700
+        assert TurnOptions(model="gpt-4o", max_output_tokens=900).answer_cap() == 900
+        assert TurnOptions(model="gpt-4o", max_output_tokens=99_999).answer_cap() == 16_384
 
 
 class GatedProvider:
@@ -423,10 +453,11 @@ class TestCancellation:
             "user",
             "event:memory",
             "assistant",
-            "event:usage",  # C10: the cut-off call counts, its usage unknown
+            "event:usage",
             "event:cancelled",
         ]
-        assert (result.usage.calls, result.usage.unknown_usage_calls) == (1, 1)
+        assert records(runtime, session)[3]["error"] == "cancelled"
+        assert result.usage.unknown_usage_calls == 1  # the cancelled call was made
         assert records(runtime, session)[2]["content"] == "partial "
         assert records(runtime, session)[2]["meta"]["finish_reason"] == "cancelled"
 

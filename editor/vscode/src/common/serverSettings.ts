@@ -29,6 +29,8 @@ export interface ProviderSettings {
 export interface AgentSettings {
   /** Context window in tokens of a model the built-in catalog does not know; unset means such a model's window is unknown. */
   context_window: number | null;
+  /** Cap on the tokens of one chat answer (`max_tokens`), within the catalog's output limit; unset takes the catalog's limit, or [compaction] buffer_tokens for a model it does not know. */
+  max_output_tokens: number | null;
   /** true offers the model only the read-class memory tools (memory_read, memory_search, memory_list, memory_recall) and refuses `/memory correct` and `/memory forget`: chat cannot change memory (the Facts view's Forget, the person's own act, still can). */
   readonly: boolean;
   /** Per write-class memory tool (memory_write, memory_edit, memory_correct, memory_forget), and read_secret (the `read` tool on a file of secret_files): allow, deny, or ask (the default: the editor asks the person each time); `/memory correct` and `/memory forget` obey it too. */
@@ -72,6 +74,7 @@ export const SERVER_DEFAULTS: ServerSections = {
   },
   "agent": {
     "context_window": null,
+    "max_output_tokens": null,
     "readonly": false,
     "permissions": {},
     "secret_files": [
@@ -116,6 +119,10 @@ export const BOUNDS: Record<string, { minimum: number; maximum: number }> = {
   "agent.context_window": {
     "minimum": 1024,
     "maximum": 10000000
+  },
+  "agent.max_output_tokens": {
+    "minimum": 16,
+    "maximum": 1000000
   },
   "compaction.buffer_tokens": {
     "minimum": 256,
