@@ -142,12 +142,19 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def reply_error(protocol: JsonRPCProtocol, msg_id: int | str | None, code: int, text: str) -> None:
+def reply_error(
+    protocol: JsonRPCProtocol,
+    msg_id: int | str | None,
+    code: int,
+    text: str,
+    data: dict[str, Any] | None = None,
+) -> None:
     """Send an error response. `msg_id` None is JSON-RPC's `id: null` (the id was unreadable)."""
+    error: dict[str, Any] = {"code": code, "message": text}
+    if data is not None:
+        error["data"] = data
     # pygls' _send_response drops an id of None; the envelope is written here instead.
-    protocol._send_data(  # pygls' one writer: headers, encoding
-        {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": text}}
-    )
+    protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "error": error})  # pygls' one writer
 
 
 def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
@@ -188,9 +195,19 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
     if "method" not in data and "id" not in data:
         reply_error(protocol, None, INVALID_REQUEST, "a message needs a method or an id")
         return
-    shut_down = getattr(protocol, "_shutdown", False)
-    if shut_down and "id" in data and method is not None and method != types.EXIT:
-        reply_error(protocol, answer_to, INVALID_REQUEST, "the server is shut down; send exit")
+    # The one place that refuses requests after `shutdown` (LSP: InvalidRequest), standard and
+    # custom alike: from the moment the server starts stopping (`closing`, set by the shutdown
+    # handler before it awaits anything) or pygls has marked the protocol shut down.
+    server = getattr(protocol, "_server", None)
+    stopping = getattr(protocol, "_shutdown", False) or getattr(server, "closing", False)
+    if stopping and "id" in data and method is not None and method != types.EXIT:
+        reply_error(
+            protocol,
+            answer_to,
+            INVALID_REQUEST,
+            "the server is shutting down; it takes no more requests",
+            {"code": "shut_down"},
+        )
         return
     try:
         message = protocol.structure_message(data)

@@ -34,7 +34,6 @@ from lecode_ls.server.server import LecodeServer
 
 log = logging.getLogger(__name__)
 
-INVALID_REQUEST = -32600
 
 Handler = Callable[[LecodeServer, Any], Awaitable[Message | str]]
 
@@ -127,12 +126,6 @@ async def dispatch(ls: LecodeServer, name: str, args: tuple[Any, ...]) -> Any:
     """Answer one request or command `name` that arrived with `args` (see routes.register)."""
     if not ls.ready:
         raise JsonRpcServerNotInitialized("the server is not initialized; send initialize first")
-    if ls.closing:  # the LSP spec: every request after shutdown is an InvalidRequest
-        raise JsonRpcException(
-            message="the server is shutting down; it takes no more requests",
-            code=INVALID_REQUEST,
-            data={"code": "shut_down"},
-        )
     method = METHODS_BY_NAME[name]
     raw: Any = list(args) if method.kind == "command" else (args[0] if args else None)
     started = time.perf_counter()

@@ -134,7 +134,11 @@ class TestEnvelopes:
         # covers K3: LSP says a request after shutdown is InvalidRequest
         assert (await served.wire.call(2, "shutdown"))["result"] is None
         answer = await served.wire.call(3, "lecode/memory/read", {"file": "MEMORY.md"})
-        assert answer["error"]["code"] == -32600
+        assert answer["error"] == {
+            "code": -32600,
+            "message": "the server is shutting down; it takes no more requests",
+            "data": {"code": "shut_down"},
+        }
         served.wire.send(notification("exit"))
         assert await asyncio.wait_for(served.process.wait(), 10) == 0
 
