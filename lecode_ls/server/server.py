@@ -62,6 +62,9 @@ class LecodeProtocol(LanguageServerProtocol):
     LSP type, or `params` is absent, which JSON-RPC allows): the client would wait forever.
     """
 
+    shutdown_requested = False
+    """Set by the transport when `shutdown` arrives: every later request is refused there."""
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         request = "jsonrpc" in data and "method" in data and "id" in data
         if request and "params" not in data:

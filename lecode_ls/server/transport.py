@@ -196,11 +196,10 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
         reply_error(protocol, None, INVALID_REQUEST, "a message needs a method or an id")
         return
     # The one place that refuses requests after `shutdown` (LSP: InvalidRequest), standard and
-    # custom alike: from the moment the server starts stopping (`closing`, set by the shutdown
-    # handler before it awaits anything) or pygls has marked the protocol shut down.
-    server = getattr(protocol, "_server", None)
-    stopping = getattr(protocol, "_shutdown", False) or getattr(server, "closing", False)
-    if stopping and "id" in data and method is not None and method != types.EXIT:
+    # custom alike. "After" is in the order they arrive: the shutdown request is marked here,
+    # before its handler (a task) has run, so a request right behind it is refused too.
+    is_request = "id" in data and method is not None
+    if is_request and getattr(protocol, "shutdown_requested", False) and method != types.EXIT:
         reply_error(
             protocol,
             answer_to,
@@ -209,6 +208,8 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
             {"code": "shut_down"},
         )
         return
+    if is_request and method == types.SHUTDOWN:
+        protocol.shutdown_requested = True  # type: ignore[attr-defined]
     try:
         message = protocol.structure_message(data)
     except JsonRpcException as exc:  # a request was answered by structure_message itself
