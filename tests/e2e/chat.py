@@ -11,7 +11,7 @@ from typing import Any
 from pytest_lsp import LanguageClient
 
 from tests.e2e.conftest import Start, call
-from tests.fakes.openai_server import FakeOpenAI, chunk
+from tests.fakes.openai_server import FakeOpenAI, Stream, Wait, chunk
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -61,6 +61,22 @@ class Deltas:
 
     def text(self) -> str:
         return "".join(item["text"] for item in self.items if item["kind"] == "text")
+
+
+def hanging() -> Stream:
+    """A model that starts to answer and then never goes on."""
+    return Stream([chunk(content="Thinking"), Wait(asyncio.Event())])
+
+
+async def running_turn(client: LanguageClient, deltas: Deltas, session: str) -> asyncio.Future[Any]:
+    """A chat turn sent under the ID "turn" (so a test can cancel it by that ID), returned once
+    its first text has streamed: with `hanging`, a turn in flight."""
+    sent = client.protocol.send_request_async(
+        "lecode/chat/send", {"sessionId": session, "text": "Go."}, msg_id="turn"
+    )
+    turn = asyncio.ensure_future(sent)
+    await asyncio.wait_for(deltas.wait_for("text"), 10)
+    return turn
 
 
 async def chat_client(start: Start, repo: Path, server: FakeOpenAI, **agent: Any) -> LanguageClient:

@@ -17,9 +17,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from tests.e2e.chat import Deltas, chat_client, new_session
+from tests.e2e.chat import Deltas, chat_client, hanging, new_session, running_turn
 from tests.e2e.conftest import Start, call, uri
-from tests.fakes.openai_server import FakeOpenAI, Stream, Wait, chunk, text_chunks
+from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 
 def transcript(client_store: Path, session: str) -> list[dict[str, Any]]:
@@ -29,11 +29,6 @@ def transcript(client_store: Path, session: str) -> list[dict[str, Any]]:
 
 async def store_of(client: LanguageClient) -> Path:
     return Path((await call(client, "lecode/project/info"))["storePath"])
-
-
-def hanging() -> Stream:
-    """A model that starts to answer and then never goes on."""
-    return Stream([chunk(content="Thinking"), Wait(asyncio.Event())])
 
 
 async def stopped(client: LanguageClient) -> None:
@@ -50,10 +45,7 @@ class TestShutdown:
             deltas = Deltas(client)
             store = await store_of(client)
             session = await new_session(client)
-            turn = asyncio.ensure_future(
-                call(client, "lecode/chat/send", {"sessionId": session, "text": "Go."})
-            )
-            await asyncio.wait_for(deltas.wait_for("text"), 10)
+            turn = await running_turn(client, deltas, session)
 
             shutdown = asyncio.ensure_future(client.shutdown_async(None))
             # Sent after shutdown: refused (the LSP spec's InvalidRequest), not served.
@@ -109,10 +101,7 @@ class TestFolderRemoval:
             deltas = Deltas(client)
             store = await store_of(client)
             session = await new_session(client)
-            turn = asyncio.ensure_future(
-                call(client, "lecode/chat/send", {"sessionId": session, "text": "Go."})
-            )
-            await asyncio.wait_for(deltas.wait_for("text"), 10)
+            turn = await running_turn(client, deltas, session)
             client.workspace_did_change_workspace_folders(
                 types.DidChangeWorkspaceFoldersParams(
                     event=types.WorkspaceFoldersChangeEvent(

@@ -13,22 +13,10 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.e2e.chat import Deltas, chat_client
+from tests.e2e.chat import Deltas, chat_client, hanging, running_turn
 from tests.e2e.conftest import Start, call
 from tests.e2e.facts import error_of, imported, remember
-from tests.fakes.openai_server import FakeOpenAI, Stream, Wait, chunk
-
-
-def hanging() -> Stream:
-    return Stream([chunk(content="Thinking"), Wait(asyncio.Event())])
-
-
-def start_turn(client: LanguageClient, session: str) -> asyncio.Future[Any]:
-    """A chat turn sent under the ID "turn", so that `stop_turn` can cancel it."""
-    sent = client.protocol.send_request_async(
-        "lecode/chat/send", {"sessionId": session, "text": "Go."}, msg_id="turn"
-    )
-    return asyncio.ensure_future(sent)
+from tests.fakes.openai_server import FakeOpenAI
 
 
 async def stop_turn(client: LanguageClient, turn: asyncio.Future[Any]) -> None:
@@ -69,8 +57,7 @@ class TestDelete:
             client = await chat_client(start, repo, server)
             deltas = Deltas(client)
             session = await imported(client)
-            turn = start_turn(client, session)
-            await asyncio.wait_for(deltas.wait_for("text"), 10)
+            turn = await running_turn(client, deltas, session)
             error = await error_of(call(client, "lecode/session/delete", {"sessionId": session}))
             assert error.data["code"] == "session_busy"
             await stop_turn(client, turn)
@@ -84,8 +71,7 @@ class TestDelete:
             window = await chat_client(start, repo, server)
             deltas = Deltas(window)
             session = await imported(window)
-            turn = start_turn(window, session)
-            await asyncio.wait_for(deltas.wait_for("text"), 10)
+            turn = await running_turn(window, deltas, session)
             other = await start(repo)  # a second editor window: its own server process
             error = await error_of(call(other, "lecode/session/delete", {"sessionId": session}))
             assert error.data["code"] == "session_attached"
