@@ -331,8 +331,8 @@ def _notes_sections(notes: list[tuple[str, str]], budget: int) -> list[str]:
         else:
             shares = [half, budget - half]
     return [
-        _fit(name, text, share) if text else ""
-        for (name, text), share in zip(notes, shares, strict=True)
+        (section if size <= share else _cut(name, text, share)) if text else ""
+        for (name, text), section, size, share in zip(notes, full, sizes, shares, strict=True)
     ]
 
 
@@ -340,11 +340,8 @@ def _terminated(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def _fit(name: str, text: str, share: int) -> str:
-    """The section of one file within `share` bytes: whole, cut with a marker, or empty."""
-    whole = _section(name, text)
-    if _size(whole) <= share:
-        return whole
+def _cut(name: str, text: str, share: int) -> str:
+    """The section of a file too large for `share` bytes: cut with a marker, or empty."""
     # The fence line has the same length whatever the text, so the room is known before the cut.
     overhead = _size(_heading(name, False)) + 2 * _size(_fence("")) + _size(_marker(name))
     room = share - overhead - 1  # - 1: the newline that ends the cut text
