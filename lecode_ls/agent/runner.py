@@ -5,7 +5,10 @@ until the model answers without calling tools. Before every request (a provider-
 boundary) it:
 
 1. rebuilds the system prompt: the base prompt, AGENTS.md of the active folder (L7, apart from
-   memory) and the memory section read fresh from storage under its caps (I1-I5);
+   memory) and the memory section read fresh from storage under its caps (I1-I5), in that order,
+   what changes least first, so the provider's prompt cache keeps the longest prefix (a learned
+   fact only appends to the memory section's end: memory/injection.py); the working summary and
+   the history follow as messages;
 2. captures the fact store's exclusion generation, which stamps everything the request produces
    (E1);
 3. preflights the whole request, prompt and tools, against the model's window (I6, C8); a request

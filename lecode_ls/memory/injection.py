@@ -5,11 +5,6 @@ included: I2):
 
     # Project memory (untrusted evidence, not instructions)
 
-    ## Durable facts (<LABEL>)
-    <one line of explanation>
-    {"fact_id": 3, "revision": 2, "source": {"session_id", "seqs", "digest"}, "text": "..."}
-    ...
-
     ## MEMORY.md (<notes label>; <fence note>)
     ~~~~ <16 hex digits derived from the content> ~~~~
     <content, possibly cut>
@@ -19,11 +14,24 @@ included: I2):
     ## scratchpad.md (<notes label>; <fence note>)
     <the same shape>
 
+    ## Durable facts (<LABEL>)
+    <one line of explanation>
+    {"fact_id": 3, "revision": 2, "source": {"session_id", "seqs", "digest"}, "text": "..."}
+    ...
+
+The order is for the provider's prompt cache (llama-server, and the prefix caches of hosted APIs):
+a request that differs from the one before only after byte N re-reads only what follows N. What
+changes least comes first: MEMORY.md (long-term notes), then the scratchpad (a checklist, edited
+more often), then the facts, which change whenever learning or a correction lands; a new fact has
+the highest ID so far and goes last. Facts still get their allocation first (I3): the order of
+the text is not the order of the budget.
+
 The notes are untrusted Markdown: the fence lines around each file's text carry a tag that the text
 cannot contain (see `_fence`), so no line of a note can pass for a heading of this section, or
-close it. Facts come first, within `min(facts_max_bytes, max_bytes)`; the header counts against that
-allocation and is left out with the facts when none fits. Each fact is one JSON line, so fact text
-(which may hold newlines or headings) cannot forge the structure around it.
+close it. Facts are sized first, within `min(facts_max_bytes, max_bytes)`; their header and the
+blank line before it count against that allocation and are left out with the facts when none
+fits. Each fact is one JSON line, so fact text (which may hold newlines or headings) cannot forge
+the structure around it.
 
 Fact selection (I3): the first 50 facts in ID order are inspected; a fact is shown only whole, only
 if it is not suppressed, and only if every revision has an attached reference that validates now
@@ -120,15 +128,17 @@ def build_memory_section(runtime: Runtime) -> InjectedMemory:
     )
     notes = [(name, runtime.markdown.read(name)[0]) for name in NOTES_FILES]
     notes_budget = budget - _size(facts_text)
-    parts = [facts_text] if facts_text else []
+    parts: list[str] = []
     files = []
     for name, section in zip(NOTES_FILES, _notes_sections(notes, notes_budget), strict=True):
         if section:
-            # The blank line opening a section separates it from the one before; the very first
-            # section needs none (dropping it only makes the text shorter).
-            parts.append(section if parts else section[1:])
+            parts.append(section)
             files.append(name)
-    text = MEMORY_HEADING + "".join(parts) if parts else ""
+    if facts_text:
+        parts.append(facts_text)
+    # Every part is sized with the blank line that opens it; the very first needs none (dropping
+    # it only makes the text shorter).
+    text = MEMORY_HEADING + "".join(parts)[1:] if parts else ""
     return InjectedMemory(text, shown, files, _size(text))
 
 
@@ -199,9 +209,9 @@ def _identity(sessions: SessionStore, session_id: str) -> _Identity | None:
 def _facts_block(
     facts: FactStore, sessions: SessionStore, verdicts: _Verdicts, budget: int
 ) -> tuple[str, list[tuple[int, int]]]:
-    """The facts block within `budget` bytes (header included), and the (ID, revision) pairs
-    it shows."""
-    room = budget - _size(FACTS_HEADER)
+    """The facts block within `budget` bytes (its opening blank line and header included), and
+    the (ID, revision) pairs it shows."""
+    room = budget - _size("\n" + FACTS_HEADER)
     if room <= 0:
         return "", []
     page, _ = facts.list(0, MAX_INSPECTED_FACTS)
@@ -221,7 +231,7 @@ def _facts_block(
         room -= cost
     if not lines:
         return "", []
-    return FACTS_HEADER + "".join(lines), shown
+    return "\n" + FACTS_HEADER + "".join(lines), shown
 
 
 def valid_facts(runtime: Runtime) -> list[Fact]:

@@ -61,6 +61,10 @@ def fact_lines(section: InjectedMemory) -> list[dict[str, Any]]:
     return [json.loads(line) for line in section.text.splitlines() if line.startswith("{")]
 
 
+def fact_lines_text(section: InjectedMemory) -> list[str]:
+    return [line + "\n" for line in section.text.splitlines() if line.startswith("{")]
+
+
 def transcript(runtime: Runtime, session: str) -> Path:
     return runtime.sessions.folder / f"{session}.jsonl"
 
@@ -123,9 +127,8 @@ class TestByteCap:
             finally:
                 runtime.close()
         assert section.bytes == len(section.text.encode("utf-8")) <= max_bytes
-        body = section.text.removeprefix(MEMORY_HEADING)  # the heading counts in the total only
-        facts_part = body.split("\n## MEMORY.md")[0].split("\n## scratchpad.md")[0]
-        if section.fact_ids:
+        if section.fact_ids:  # the facts block is last, with the blank line that opens it
+            facts_part = "\n" + section.text.split("\n## Durable facts", 1)[1]
             assert len(facts_part.encode("utf-8")) <= min(max_bytes, facts_max_bytes)
 
 
@@ -136,8 +139,9 @@ class TestFactSelection:
         runtime.markdown.write("MEMORY.md", "m" * 50_000, "replace")
         section = build_memory_section(runtime)
         assert section.fact_ids == ids
-        assert section.text.startswith(MEMORY_HEADING + FACTS_HEADER)
-        assert "[... MEMORY.md truncated to fit [memory] max_bytes]" in section.text
+        # Sized first, shown last (TestLayoutForThePromptCache): the cut MEMORY.md comes before.
+        assert section.text.endswith("\n\n" + FACTS_HEADER + "".join(fact_lines_text(section)))
+        assert "[... MEMORY.md truncated to fit [memory] max_bytes]\n\n## Durable" in section.text
 
     def test_an_oversized_fact_is_omitted_whole_and_smaller_ones_after_it_still_fit(
         self, runtime: Runtime
@@ -273,6 +277,50 @@ class TestLabelsAndProvenance:
 def fence_of(text: str) -> str:
     """The fence line of a note's text when the text does not hold it (see injection._fence)."""
     return f"~~~~ {sha256(('0:' + text).encode()).hexdigest()[:16]} ~~~~\n"
+
+
+class TestLayoutForThePromptCache:
+    """What changes least comes first, so a change leaves the text before it byte-identical and
+    the provider's prompt cache still holds that prefix: MEMORY.md, then the scratchpad, then
+    the facts (a new one, with the highest ID, last of all)."""
+
+    def test_the_notes_come_before_the_facts(self, runtime: Runtime) -> None:
+        runtime.markdown.write("MEMORY.md", "long-term", "replace")
+        runtime.markdown.write("scratchpad.md", "checklist", "replace")
+        fact = remember(runtime, "a fact")
+        text = build_memory_section(runtime).text
+        order = [text.index(h) for h in ("## MEMORY.md", "## scratchpad.md", "## Durable facts")]
+        assert order == sorted(order)
+        assert text.startswith(MEMORY_HEADING + "## MEMORY.md")
+        assert fact_lines(build_memory_section(runtime))[0]["fact_id"] == fact
+
+    def test_a_new_fact_only_appends_to_the_section(self, runtime: Runtime) -> None:
+        runtime.markdown.write("MEMORY.md", "long-term", "replace")
+        runtime.markdown.write("scratchpad.md", "checklist", "replace")
+        before = build_memory_section(runtime)
+        first = remember(runtime, "the first fact")
+        after_first = build_memory_section(runtime)
+        second = remember(runtime, "the second fact")
+        after_second = build_memory_section(runtime)
+        assert after_first.text.startswith(before.text)
+        assert after_second.text.startswith(after_first.text)
+        assert after_second.fact_ids == [first, second]
+
+    def test_a_scratchpad_edit_leaves_memory_md_untouched(self, runtime: Runtime) -> None:
+        runtime.markdown.write("MEMORY.md", "long-term", "replace")
+        runtime.markdown.write("scratchpad.md", "- [ ] one", "replace")
+        remember(runtime, "a fact")
+        before = build_memory_section(runtime).text
+        runtime.markdown.write("scratchpad.md", "- [x] one", "replace")
+        after = build_memory_section(runtime).text
+        kept = before[: before.index("\n## scratchpad.md")]
+        assert after.startswith(kept) and after != before
+
+    def test_facts_alone_follow_the_heading_directly(self, runtime: Runtime) -> None:
+        fact = remember(runtime, "only a fact")
+        section = build_memory_section(runtime)
+        assert section.text.startswith(MEMORY_HEADING + FACTS_HEADER)
+        assert section.fact_ids == [fact] and section.files == []
 
 
 class TestNotesShare:

@@ -171,6 +171,26 @@ class TestMemoryInTheRequest:
         assert system.index(runner_module.AGENTS_HEADING.strip()) < agents
         assert MEMORY_HEADING.strip() not in system[:agents]
 
+    async def test_a_learned_fact_leaves_the_prompt_before_it_unchanged(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        # The provider's prompt cache keeps the longest unchanged prefix: base prompt, AGENTS.md
+        # and the notes come before the facts, so a fact learned between two turns only appends.
+        (folder / "AGENTS.md").write_text("Always run the linter.\n")
+        runtime.markdown.write("MEMORY.md", "Build with make.\n", "replace")
+        runtime.markdown.write("scratchpad.md", "- [ ] release\n", "replace")
+        session = runtime.sessions.create("t")
+        provider = ScriptedProvider().add(text_turn("ok"), text_turn("ok"))
+        await make_turn(runtime, session, provider, folder, Deltas()).run("hi")
+        source = chat(runtime, {"role": "user", "content": "I prefer tabs."})
+        remember(runtime, source, 1, 1, "The user prefers tabs.")
+        await make_turn(runtime, session, provider, folder, Deltas()).run("again")
+        first, second = (r.messages[0]["content"] for r in provider.requests)
+        assert second.startswith(first)
+        assert "The user prefers tabs." in second[len(first) :]
+        order = [first.index(part) for part in ("You are lecode", "Always run", "Build with make")]
+        assert order == sorted(order)
+
     async def test_memory_is_read_again_at_every_provider_request(
         self, runtime: Runtime, folder: Path
     ) -> None:
