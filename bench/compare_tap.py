@@ -6,7 +6,8 @@ real endpoint (or to the in-process FakeOpenAI in scripted runs), relays the ans
 and notes for each request: its purpose (a chat answer, a working summary, a learning extraction),
 the harness step that was running, the HTTP status, when it started, its first byte and its end,
 the usage the provider reported in the stream (None: unknown), the finish reason, the streamed
-text and the names of any tool calls. Headers are forwarded, never recorded; if the bearer token
+text, the names of any tool calls and, from llama-server, its `timings` (tokens evaluated and
+reused from its prompt cache, and their milliseconds). Headers are forwarded, never recorded; if the bearer token
 appears in recorded text it is cut out.
 
 One request per connection, answered with `Connection: close`, as the tests' FakeOpenAI does.
@@ -32,6 +33,9 @@ TEXT_CAP = 4000
 """Characters of streamed text (or of an error body) kept per request."""
 FORWARDED = ("authorization", "content-type", "accept", "cache-control")
 PREFIX = "/v1"
+TIMINGS = ("prompt_n", "prompt_ms", "cache_n", "predicted_n", "predicted_ms")
+"""llama-server's `timings` of a completion: prompt tokens evaluated (`prompt_n`), prompt tokens
+taken from its cache (`cache_n`), and the tokens generated, with their milliseconds."""
 
 
 def system_text(body: Any) -> str:
@@ -95,6 +99,8 @@ class Call:
     text: str = ""
     tool_calls: list[str] = field(default_factory=list)
     error: str | None = None
+    timings: dict[str, float] | None = None
+    """llama-server's `timings` (TIMINGS), None from servers that send none."""
 
     @property
     def ok(self) -> bool:
@@ -154,6 +160,13 @@ def absorb(call: Call, chunk: dict[str, Any]) -> None:
         call.usage = {
             name: int(usage.get(name) or 0)
             for name in ("prompt_tokens", "completion_tokens", "total_tokens")
+        }
+    timings = chunk.get("timings")
+    if isinstance(timings, dict):
+        call.timings = {
+            name: float(value)
+            for name in TIMINGS
+            if isinstance(value := timings.get(name), int | float) and not isinstance(value, bool)
         }
     for choice in chunk.get("choices") or []:
         if not isinstance(choice, dict):
