@@ -28,6 +28,10 @@ learning events of the transcripts, are recorded beside it as a cross-check. Sco
 promotions; the recall answer's correctness, and separately whether the arm holds a currently valid
 fact with an exact source for the preference. A failed step or trial is recorded, never dropped.
 
+Then step 4 of the protocol (bench/compare_step4.py): extraction faults, cancellation, a forget
+during a call, undo/redo, clear, a correction, deleted and corrupted sources, each checked for
+exclusion and continuity; its requests are tallied apart from the scored phases'.
+
 A scripted run makes no savings or quality claim: its answers are fixed by the harness.
 """
 
@@ -65,6 +69,8 @@ from bench.compare_fixture import (
     install,
     make_fixture,
 )
+from bench.compare_step4 import STEPS, Step4, failures
+from bench.compare_step4 import summary as step4_summary
 from bench.compare_tap import Call, Tap
 from tests.fakes.openai_server import FakeOpenAI
 
@@ -106,6 +112,8 @@ class Plan:
     price_out: float | None = None
     step_timeout: float = 300.0
     scripted: bool = False
+    max_output_tokens: int | None = None
+    """`[agent] max_output_tokens` (None: lecode-ls's default cap)."""
 
 
 SCRIPTED = Plan(
@@ -138,6 +146,10 @@ class Client(Server):
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.compactions: list[dict[str, Any]] = []
         self._compacting: float | None = None
+        self.text_seen = asyncio.Event()
+        """Set by every `text` delta (step 4 clears it, then waits for an answer to start)."""
+        self.injected: list[list[tuple[int, int]]] = []
+        """The facts (ID, revision) of every `memory` delta: what each model request carried."""
         super().__init__(proc)
 
     def _delta(self, params: Any) -> None:
@@ -158,6 +170,20 @@ class Client(Server):
     def notified(self, method: str, params: Any) -> None:
         if method == "lecode/chat/delta":
             self._delta(params)
+            kind = params.get("kind") if isinstance(params, dict) else None
+            if kind == "text":
+                self.text_seen.set()
+            elif kind == "memory":
+                facts = params.get("facts") or []
+                self.injected.append([(int(f["factId"]), int(f["revision"])) for f in facts])
+
+    def begin(self, method: str, params: Any) -> tuple[int, asyncio.Future[Any]]:
+        """Send a request without waiting: its ID (for `$/cancelRequest`) and its answer."""
+        request_id = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self._send({"id": request_id, "method": method, "params": params})
+        return request_id, future
 
     async def call(self, method: str, params: Any, seconds: float) -> Any:
         if self.proc.returncode is not None or self._reader.done():
@@ -289,6 +315,8 @@ def config_toml(plan: Plan, base_url: str, auto_learn: bool) -> str:
     ]
     if plan.context_window is not None:
         agent.append(f"context_window = {plan.context_window}")
+    if plan.max_output_tokens is not None:
+        agent.append(f"max_output_tokens = {plan.max_output_tokens}")
     sections = {
         "provider": provider,
         "agent": agent,
@@ -335,6 +363,9 @@ class Trial:
         self.script: ScriptedModel | None = None
         self.store: Path | None = None
         self.lsp = Tally()
+        self.scored: tuple[int, Tally] | None = None
+        """Before step 4: the tap's call count and the results' usage so far. Phases 1 and 2
+        are tallied up to there; step 4's requests are tallied apart."""
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -401,7 +432,7 @@ class Trial:
     def step_done(self, entry: dict[str, Any]) -> None:
         """A step's record; a failed step is also one of the trial's errors."""
         self.record["steps"].append(entry)
-        if entry.get("error"):
+        if entry.get("error") and entry["session"] != "step 4":  # step 4's are its checks
             self.record["errors"].append(f"{entry['session']}: {entry['step']}: {entry['error']}")
 
     async def turn_items(self, session: str, turn: str, entry: dict[str, Any]) -> None:
@@ -550,6 +581,11 @@ class Trial:
             ).items()
         }
 
+        # Step 4 (exclusion and continuity), once everything above is scored.
+        assert self.tap is not None
+        self.scored = (len(self.tap.calls), replace(self.lsp))
+        await Step4(self).run()
+
     async def facts(self) -> None:
         entries: list[dict[str, Any]] = []
         offset: int | None = 0
@@ -648,10 +684,14 @@ class Trial:
 
     def summarise(self) -> None:
         record = self.record
-        calls = self.tap.calls if self.tap is not None else []
+        every = self.tap.calls if self.tap is not None else []
+        cut, lsp = self.scored if self.scored is not None else (len(every), self.lsp)
+        calls = every[:cut]
         tallies = tap_tallies(calls)
         record["providerUsage"] = {name: asdict(t) for name, t in tallies.items()}
-        record["lspUsage"] = asdict(self.lsp)
+        record["lspUsage"] = asdict(lsp)
+        record["step4Usage"] = asdict(tap_tallies(every[cut:])["all"])
+        record.setdefault("step4", [])
         record["cost"] = cost(self.plan, tallies["all"])
         record["costKnownUsage"] = cost_value(self.plan, tallies["all"])
         facts = record.get("facts", [])
@@ -679,7 +719,7 @@ class Trial:
                     statuses[str(event.get("status"))] += 1
                     reasons.update(event.get("reason_counts") or {})
         record["learningOutcomes"] = {"statuses": dict(statuses), "reasons": dict(reasons)}
-        steps = record["steps"]
+        steps = [s for s in record["steps"] if s["session"] != "step 4"]
         record["stepCounts"] = {
             "run": len(steps),
             "failed": sum(1 for s in steps if s.get("error")),
@@ -851,6 +891,8 @@ def compare(trials: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "session1Seconds": _mean([t.get("session1Seconds") for t in mine]),
             "session2Seconds": _mean([t.get("session2Seconds") for t in mine]),
             "skippedSteps": _mean([t["stepCounts"]["skipped"] for t in mine]),
+            "step4Passed": sum(sum(c["ok"] for c in t["step4"]) for t in mine),
+            "step4Checks": sum(len(t["step4"]) for t in mine),
         }
     return result
 
@@ -897,6 +939,7 @@ def report(result: dict[str, Any]) -> str:
                 ["sampling", plan["sampling"]],
                 ["thinking", plan["thinking"] or "unset"],
                 ["context_window", window],
+                ["max_output_tokens", plan["max_output_tokens"] or "lecode-ls's default cap"],
                 [
                     "buffer_tokens / mid_turn_threshold",
                     f"{plan['buffer_tokens']} / {plan['threshold']}",
@@ -1038,6 +1081,7 @@ def report(result: dict[str, Any]) -> str:
             fact_rows or [["(none)", "", "", "", "", "", "", ""]],
         )
     )
+    out.append(step4_table(trials))
     comparison = result["comparison"]
     base, hybrid = comparison["baseline"], comparison["hybrid"]
     metric_rows = []
@@ -1061,6 +1105,8 @@ def report(result: dict[str, Any]) -> str:
         ("skippedSteps", "phase-1 steps skipped by the budget (mean)"),
         ("session1Seconds", "session 1 wall time, s (mean)"),
         ("session2Seconds", "session 2 wall time, s (mean)"),
+        ("step4Passed", "step 4 checks passed (sum; of the next row)"),
+        ("step4Checks", "step 4 checks run (sum)"),
     ):
         b, h = base[key], hybrid[key]
         diff = h - b if isinstance(b, int | float) and isinstance(h, int | float) else None
@@ -1100,6 +1146,32 @@ def report(result: dict[str, Any]) -> str:
     if result["scripted"]:
         out.append(NO_CLAIMS)
     return "\n\n".join(out)
+
+
+def step4_table(trials: Sequence[dict[str, Any]]) -> str:
+    rows = []
+    for t in trials:
+        per_step = step4_summary(t["step4"])
+        failed = failures(t["step4"])
+        usage = t.get("step4Usage") or {}
+        rows.append(
+            [
+                t["arm"],
+                t["repeat"],
+                *(per_step[step] for step in ("setup", *STEPS)),
+                f"{usage.get('calls', 0)} (+{usage.get('failed', 0)} failed/faulted)",
+                cell("; ".join(failed), 300) if failed else "none",
+            ]
+        )
+    return markdown_table(
+        "Step 4: exclusion and continuity (checks passed / run)",
+        ["arm", "rep", "setup", *STEPS, "requests", "failed checks"],
+        rows,
+        "Run after the scored phases, in sessions of their own, with facts a person remembered "
+        "(both arms); its requests are tallied here, not in the tables above. The extraction "
+        "faults are the tap's (the model never sees those requests); n/a: no automatic "
+        "learning in the baseline arm.",
+    )
 
 
 def _explicit(steps: Sequence[dict[str, Any]]) -> str:
@@ -1172,6 +1244,9 @@ def parse(argv: Sequence[str] | None = None) -> tuple[Plan, Path | None]:
     parser.add_argument("--price-in", type=float, help="price per 1M prompt tokens")
     parser.add_argument("--price-out", type=float, help="price per 1M completion tokens")
     parser.add_argument("--step-timeout", type=float, help="seconds before a request is cancelled")
+    parser.add_argument(
+        "--max-output-tokens", type=int, help="[agent] max_output_tokens (a cap on each answer)"
+    )
     parser.add_argument("--out", type=Path, help="write the full JSON record here")
     parser.add_argument("--scripted", action="store_true", help="smoke run against FakeOpenAI")
     parser.add_argument("--quick", action="store_true", help="with --scripted: 4 fillers")
@@ -1198,6 +1273,7 @@ def parse(argv: Sequence[str] | None = None) -> tuple[Plan, Path | None]:
         "price_in": args.price_in,
         "price_out": args.price_out,
         "step_timeout": args.step_timeout,
+        "max_output_tokens": args.max_output_tokens,
     }
     plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
     if plan.repeats < 1 or plan.fillers < 0 or plan.compact_every < 0 or plan.budget_tokens < 1:

@@ -11,13 +11,16 @@ seqs it covers; a learning extraction request (no tools; its system message asks
 gets `{"candidates": [<the preference, quoted exactly>]}` the first time the preference message is
 in its input, and `{"candidates": []}` otherwise; a chat request gets a canned answer for the last
 user prompt, a `read` tool call for the two file-reading prompts, and, for the recall question,
-"tabs" only if the preference is somewhere in the request (the injected memory). It makes no
-memory tool calls. Its answers are fixed: a scripted run checks that the harness and the server
+"tabs" only if the preference is somewhere in the request (the injected memory). For step 4's
+two long stories it streams a first piece and then holds the stream: the one to be cancelled until
+the client goes away, the one a forget interrupts until the harness sets `release` (then, and to
+the request made again, it answers in full). It makes no memory tool calls. Its answers are fixed: a scripted run checks that the harness and the server
 work end to end; it measures nothing about any model.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -32,6 +35,7 @@ from tests.fakes.openai_server import (
     Reply,
     Response,
     Stream,
+    Wait,
     chunk,
     text_chunks,
     usage_chunk,
@@ -117,6 +121,19 @@ RECALL_QUESTION = (
     "What indentation does this project use? Answer in one sentence and say how you know."
 )
 
+# Step 4 (exclusion and continuity): statements the harness remembers as facts (each quoted
+# exactly from its message), a correction, and two long answers to interrupt.
+QUOTE_BUILD = "We build the project with make."
+QUOTE_RELEASE = "Releases are tagged from the main branch."
+QUOTE_CI = "Our CI runs on GitHub Actions."
+QUOTE_TESTS = "The tests live in the tests folder."
+CORRECTED_RELEASE = "Releases are tagged from the release branch, not main."
+REPLY_OK = " Reply with OK only."
+PROMPT_OK = "Reply with OK only."
+CORRECTION = f"Correction: {CORRECTED_RELEASE}"
+STORY_CANCELLED = "Write a long story about a lighthouse keeper."
+STORY_FORGET = "Write a long story about a lost dog who finds her way home."
+
 # The scripted model's answers (never claimed to be any real model's).
 _ANSWERS = {
     PROMPT_PREFERENCE: "The widget library",
@@ -149,6 +166,12 @@ class ScriptedModel:
     """Chat answers to this prompt report no usage: the unknown-usage path is exercised."""
     retry_prompt: str = FILLERS[1]
     """The first request answering this prompt gets a 429 (Retry-After: 0): a retry is recorded."""
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set by the harness once it has forgotten a fact while STORY_FORGET is being answered."""
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    """Holds STORY_CANCELLED's stream; set by the harness once the turn was cancelled, so the
+    held stream ends (to a client that has gone) and nothing is left waiting."""
+    held: bool = False
 
     def respond(self, body: Any) -> Response:
         self.calls += 1
@@ -218,6 +241,15 @@ class ScriptedModel:
                     "indentation the project uses."
                 )
             return self._stream(body, answer)
+        if prompt == STORY_CANCELLED:  # held until the turn is cancelled
+            return Stream(
+                [chunk(content=""), chunk(content="Once upon a time"), Wait(self.cancelled)]
+            )
+        if prompt == STORY_FORGET and not self.held:  # held until the harness has forgotten
+            self.held = True
+            story = "A dog was lost. She found her way home."
+            steps = [chunk(content="Once"), Wait(self.release), *text_chunks(story)[1:]]
+            return Stream([*steps, *_usage(body, story)])
         if prompt in FILLERS:
             answer = _FILLER_ANSWER.format(n=FILLERS.index(prompt) + 1)
             if prompt == self.no_usage_prompt:

@@ -11,6 +11,12 @@ reused from its prompt cache, and their milliseconds). Headers are forwarded, ne
 appears in recorded text it is cut out.
 
 One request per connection, answered with `Connection: close`, as the tests' FakeOpenAI does.
+
+Faults (the V2 protocol's step 4): `tap.faults[purpose] = "malformed" | "http500"` makes the tap
+answer every request of that purpose itself, without asking the model: a complete stream whose
+text is cut-off JSON (a malformed extraction), or an HTTP 500 (a failed one). Such a call is
+marked with its `fault`. `tap.keep_bodies = True` keeps each request's body (`tap.bodies`, by
+call index) so a harness can check what was, or was not, sent.
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ import httpx
 from tests.fakes.openai_server import read_request
 
 Purpose = Literal["chat", "summary", "learning", "other"]
+Fault = Literal["malformed", "http500"]
+MALFORMED = '{"candidates": [{"text": "'
+"""The text of a malformed answer: JSON cut off inside its first string."""
 
 SUMMARY_PREFIX = "You maintain the working summary"
 TEXT_CAP = 4000
@@ -101,6 +110,8 @@ class Call:
     error: str | None = None
     timings: dict[str, float] | None = None
     """llama-server's `timings` (TIMINGS), None from servers that send none."""
+    fault: Fault | None = None
+    """The tap answered this request itself, with this fault; the model never saw it."""
 
     @property
     def ok(self) -> bool:
@@ -193,6 +204,9 @@ class Tap:
         self.upstream = upstream.rstrip("/")
         self.step = ""
         self.calls: list[Call] = []
+        self.faults: dict[Purpose, Fault] = {}
+        self.keep_bodies = False
+        self.bodies: dict[int, bytes] = {}
         self.origin = time.perf_counter()
         self._read_timeout = read_timeout
         self._server: asyncio.Server | None = None
@@ -260,6 +274,16 @@ class Tap:
             max_tokens=body.get("max_tokens") if isinstance(body, dict) else None,
         )
         self.calls.append(call)
+        if self.keep_bodies:
+            self.bodies[call.index] = raw
+        fault = self.faults.get(call.purpose)
+        if fault is not None:
+            call.fault = fault
+            try:
+                await _answer_fault(call, fault, writer)
+            finally:
+                call.ended = time.perf_counter()
+            return
         forward = asyncio.ensure_future(self._forward(call, method, path, headers, raw, writer))
         gone = asyncio.ensure_future(reader.read(1))  # EOF: the server closed the connection
         try:
@@ -365,6 +389,28 @@ class Tap:
             absorb(call, parsed)
         elif status != 200:
             call.error = f"HTTP {status}: " + whole.decode("utf-8", "replace")[:300]
+
+
+async def _answer_fault(call: Call, fault: Fault, writer: asyncio.StreamWriter) -> None:
+    """The tap's own answer to a faulted request (see the module's docstring)."""
+    if fault == "http500":
+        payload = json.dumps({"error": {"message": "tap: injected server error"}}).encode()
+        call.status, call.error = 500, "HTTP 500: injected by the tap"
+        head = {"Content-Type": "application/json", "Content-Length": str(len(payload))}
+        writer.write(_head(500, {**head, "Retry-After": "0", "Connection": "close"}) + payload)
+    else:
+        chunks = [
+            {"choices": [{"index": 0, "delta": {"content": MALFORMED}, "finish_reason": None}]},
+            {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        ]
+        body = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+        body += b"data: [DONE]\n\n"
+        head = {"Content-Type": "text/event-stream", "Content-Length": str(len(body))}
+        writer.write(_head(200, {**head, "Connection": "close"}) + body)
+        call.status, call.complete, call.text, call.finish_reason = 200, True, MALFORMED, "stop"
+    call.first_byte = time.perf_counter()
+    with contextlib.suppress(ConnectionError):
+        await writer.drain()
 
 
 def _head(status: int, headers: dict[str, str]) -> bytes:
