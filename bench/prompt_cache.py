@@ -3,7 +3,7 @@
     scripts/test-live --collect-only -q   # once: fetches the model and builds llama-server
     LECODE_LLAMA_SERVER=~/.cache/lecode-live/build/bin/llama-server \\
     LECODE_LIVE_MODEL=~/.cache/lecode-live/models/qwen2.5-coder-0.5b-instruct-q4.gguf \\
-        uv run python -m bench.prompt_cache [--repeats 3] [--before DIR]
+        uv run python -m bench.prompt_cache [--repeats 3] [--tree NAME=DIR ...]
     uv run python -m bench.prompt_cache --base-url URL --model NAME ...   # a server already up
 
 One trial: a fresh config dir and Git project with an AGENTS.md, a MEMORY.md and a scratchpad of a
@@ -19,10 +19,10 @@ turns of one session:
 
 For each turn's first request, llama-server's `timings` (`prompt_n`: tokens evaluated, `cache_n`:
 tokens taken from its cache, `prompt_ms`) and the tap's time to first byte (the stream's first
-chunk comes after the prompt is evaluated). With `--before DIR` a second arm runs the lecode-ls
-package found in DIR (a source tree, for example `git archive` of an older commit) with the same
-Python environment, the arms interleaved in each repeat, against the same server: the layouts are
-compared on one model, one machine and one run. The server is started with the live suite's
+chunk comes after the prompt is evaluated). Each `--tree NAME=DIR` adds an arm running the
+lecode-ls package found in DIR (a source tree, for example `git archive` of an older commit) with
+the same Python environment, the arms interleaved in each repeat, against the same server: the
+layouts are compared on one model, one machine and one run. The server is started with the live suite's
 settings (tests/live/conftest.py: seed 42, temperature 0, one slot, an 8,192-token window, its
 chat template with fenced tool calls). Nothing here asserts: the table is read by people.
 """
@@ -205,21 +205,19 @@ def report(results: dict[str, list[dict[str, dict[str, Any]]]], repeats: int, mo
 
 
 @contextlib.contextmanager
-def llama_server() -> Iterator[str]:
+def llama_server(extra: Sequence[str]) -> Iterator[str]:
     """The live suite's llama-server (tests/live/conftest.py), started here."""
     from tests.live.conftest import serve  # needs LECODE_LLAMA_SERVER and LECODE_LIVE_MODEL
 
-    server = serve()
+    server = serve(*extra)
     try:
         yield server.url
     finally:
         server.stop()
 
 
-async def run(upstream: str, model: str, repeats: int, before: Path | None) -> str:
-    arms = {"memory, then facts (this tree)": ROOT}
-    if before is not None:
-        arms["facts, then notes (--before)"] = before
+async def run(upstream: str, model: str, repeats: int, trees: dict[str, Path]) -> str:
+    arms = {"this tree": ROOT, **trees}
     results: dict[str, list[dict[str, dict[str, Any]]]] = {arm: [] for arm in arms}
     order = list(arms.items())
     for repeat in range(repeats):
@@ -235,15 +233,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--model", default="qwen2.5-coder-0.5b-instruct", help="the model name")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(
-        "--before", type=Path, help="a lecode-ls source tree to compare (its lecode_ls package)"
+        "--tree",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="another lecode-ls source tree to compare (its lecode_ls package); repeatable",
+    )
+    parser.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        help="an extra llama-server argument (e.g. --server-arg=--cache-reuse --server-arg=256)",
     )
     parser.add_argument("--out", type=Path, help="write the table here too")
     args = parser.parse_args(argv)
-    if args.before is not None and not (args.before / "lecode_ls" / "__init__.py").is_file():
-        parser.error(f"{args.before} holds no lecode_ls package")
+    trees: dict[str, Path] = {}
+    for spec in args.tree:
+        name, _, folder = spec.partition("=")
+        if not folder or not (Path(folder) / "lecode_ls" / "__init__.py").is_file():
+            parser.error(f"--tree {spec}: expected NAME=DIR, DIR holding a lecode_ls package")
+        trees[name] = Path(folder)
     with contextlib.ExitStack() as stack:
-        upstream = args.base_url or stack.enter_context(llama_server())
-        table = asyncio.run(run(upstream.rstrip("/"), args.model, args.repeats, args.before))
+        upstream = args.base_url or stack.enter_context(llama_server(args.server_arg))
+        table = asyncio.run(run(upstream.rstrip("/"), args.model, args.repeats, trees))
     print(table)
     if args.out is not None:
         args.out.write_text(table + "\n")
