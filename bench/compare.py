@@ -832,13 +832,25 @@ def cost(plan: Plan, tally: Tally) -> str:
 # --- the run --------------------------------------------------------------------------------------
 
 
-async def run(plan: Plan) -> dict[str, Any]:
-    """Every repeat: both arms, one after the other, the order alternating between repeats."""
+async def run(plan: Plan, out: Path | None = None) -> dict[str, Any]:
+    """Every repeat: both arms, one after the other, the order alternating between repeats.
+    With `out`, the record so far is written there after every trial (a long live run that is
+    stopped keeps its finished trials)."""
     trials: list[dict[str, Any]] = []
     for repeat in range(1, plan.repeats + 1):
         arms = ARMS if repeat % 2 else tuple(reversed(ARMS))
         for order, (arm, auto_learn) in enumerate(arms, 1):
             trials.append(await Trial(plan, arm, auto_learn, repeat, order).run())
+            if out is not None:
+                save(out, result_of(plan, trials))
+    return result_of(plan, trials)
+
+
+def save(out: Path, result: dict[str, Any]) -> None:
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def result_of(plan: Plan, trials: list[dict[str, Any]]) -> dict[str, Any]:
     settings = asdict(plan)
     settings["sampling"] = "provider defaults (lecode-ls sends no temperature or top_p)"
     settings["permissions"] = PERMISSIONS
@@ -1283,10 +1295,10 @@ def parse(argv: Sequence[str] | None = None) -> tuple[Plan, Path | None]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     plan, out = parse(argv)
-    result = asyncio.run(run(plan))
+    result = asyncio.run(run(plan, out))
     print(report(result))
     if out is not None:
-        out.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n")
+        save(out, result)
         print(f"\nFull record: {out}", file=sys.stderr)
 
 
