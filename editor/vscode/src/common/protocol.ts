@@ -519,7 +519,7 @@ export interface LearningModel {
   reasonCounts: Partial<Record<string, number>>;
   /** The facts it remembered. */
   learned: LearnedFactModel[];
-  /** Candidates left for review that still validate (same epoch, source valid now). */
+  /** Candidates left for review that still validate (same epoch, source valid now): the ones the model marked uncertain or conflicting, worded as a correction, or preferences whose quote reads as a request or a question. */
   proposals: ProposalModel[];
   /** Valid proposals left out to keep this status within 8,192 bytes: accept or dismiss the ones shown to see them. */
   omittedProposals?: number;
