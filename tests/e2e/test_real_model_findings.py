@@ -3,7 +3,7 @@ LSP with the real server and a loopback OpenAI-compatible model scripted as the 
 answered: JSON inside one ```json fence, a request quoted as a preference, and a summariser that
 gave its input back.
 
-# covers A3, A4, A6
+# covers A3, A4, A6, C4
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pytest_lsp import LanguageClient
 
 from tests.e2e.chat import new_session
@@ -165,3 +166,42 @@ class TestRequestsAreNotPreferences:
         learning = listed["learning"]
         assert (learning["status"], learning["reasonCounts"]) == ("proposed", {})
         assert [p["text"] for p in learning["proposals"]] == [question]
+
+
+def whole(given: str) -> str:
+    return given
+
+
+def transcript_lines(given: str) -> str:
+    return given.split('<transcript inert_data="true">\n', 1)[1].rsplit("\n</transcript>", 1)[0]
+
+
+class TestEchoingSummariser:
+    @pytest.mark.parametrize("echo", [whole, transcript_lines], ids=["tags", "raw-lines"])
+    async def test_an_echo_is_rejected_and_a_real_summary_later_covers_the_same_exchanges(
+        self, start: Start, repo: Path, echo: Callable[[str], str]
+    ) -> None:
+        # covers C4: the cutoff stays; the rejection's reason is in the result
+        answers = [echo, lambda given: "The person asked three things; each was answered."]
+
+        def summary(given: str) -> str:
+            return answers.pop(0)(given)
+
+        async with FakeOpenAI(respond=model(lambda payload: [], summary)) as server:
+            provider = {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""}
+            client = await start(repo, options={"provider": provider})
+            session = await new_session(client)
+            for text in ("Fix the build.", "q1", "q2"):
+                await call(client, "lecode/chat/send", {"sessionId": session, "text": text})
+            rejected = await call(client, "lecode/session/compact", {"sessionId": session})
+            await call(client, "lecode/chat/send", {"sessionId": session, "text": "q3"})
+            after_rejection = json.dumps(server.requests[-1].body)
+            compacted = await call(client, "lecode/session/compact", {"sessionId": session})
+        assert (rejected["status"], rejected["message"], rejected["coveredThrough"]) == (
+            "rejected",
+            "echoed_input",
+            0,
+        )
+        assert rejected["usage"]["calls"] == 1 and rejected["usage"]["totalTokens"] == 480
+        assert "Working summary" not in after_rejection  # the raw history went instead
+        assert compacted["status"] == "compacted" and compacted["coveredThrough"] > 0
