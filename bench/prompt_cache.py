@@ -223,7 +223,9 @@ async def run(upstream: str, model: str, repeats: int, trees: dict[str, Path]) -
     for repeat in range(repeats):
         for arm, source in order if repeat % 2 == 0 else reversed(order):
             results[arm].append(await trial(upstream, model, source))
-            print(f"prompt_cache: {arm}, repeat {repeat + 1} done", file=sys.stderr, flush=True)
+            # Each trial as it ends, so a run that is stopped keeps what it measured.
+            line = json.dumps({"arm": arm, "repeat": repeat + 1, "turns": results[arm][-1]})
+            print(f"prompt_cache: {line}", file=sys.stderr, flush=True)
     return report(results, repeats, model)
 
 
