@@ -100,6 +100,9 @@ class Call:
     max_tokens: int | None
     status: int | None = None
     first_byte: float | None = None
+    first_token: float | None = None
+    """When the first text or tool-call piece arrived (llama-server may send a chunk before it has
+    evaluated the prompt, so the first byte is not the first token)."""
     ended: float | None = None
     complete: bool = False
     """The whole answer was relayed (for a stream: its end was reached)."""
@@ -124,7 +127,7 @@ class Call:
     def to_json(self, origin: float) -> dict[str, Any]:
         data = asdict(self)
         data["started"] = round(self.started - origin, 6)
-        for key in ("first_byte", "ended"):
+        for key in ("first_byte", "first_token", "ended"):
             value = data[key]
             data[key] = None if value is None else round(value - origin, 6)
         data["seconds"] = None if self.seconds is None else round(self.seconds, 6)
@@ -162,6 +165,8 @@ class _SseReader:
             return
         if isinstance(chunk, dict):
             absorb(self.call, chunk)
+            if self.call.first_token is None and (self.call.text or self.call.tool_calls):
+                self.call.first_token = time.perf_counter()
 
 
 def absorb(call: Call, chunk: dict[str, Any]) -> None:

@@ -18,8 +18,8 @@ turns of one session:
    request carries one more fact in its memory section.
 
 For each turn's first request, llama-server's `timings` (`prompt_n`: tokens evaluated, `cache_n`:
-tokens taken from its cache, `prompt_ms`) and the tap's time to first byte (the stream's first
-chunk comes after the prompt is evaluated). Each `--tree NAME=DIR` adds an arm running the
+tokens taken from its cache, `prompt_ms`) and the tap's time to the first token (the first piece
+of text or of a tool call: llama-server may send a chunk before it has evaluated the prompt). Each `--tree NAME=DIR` adds an arm running the
 lecode-ls package found in DIR (a source tree, for example `git archive` of an older commit) with
 the same Python environment, the arms interleaved in each repeat, against the same server: the
 layouts are compared on one model, one machine and one run. The server is started with the live suite's
@@ -139,14 +139,16 @@ async def learn(server: Server, session: str) -> None:
 
 def row(call: Call | None, result: Any, seconds: float) -> dict[str, Any]:
     timings = (call.timings if call is not None else None) or {}
-    first_byte = (
-        call.first_byte - call.started if call is not None and call.first_byte is not None else None
+    first_token = (
+        call.first_token - call.started
+        if call is not None and call.first_token is not None
+        else None
     )
     return {
         "prompt_n": timings.get("prompt_n"),
         "cache_n": timings.get("cache_n"),
         "prompt_ms": timings.get("prompt_ms"),
-        "first_byte_s": first_byte,
+        "first_token_s": first_token,
         "prompt_tokens": (call.usage or {}).get("prompt_tokens") if call is not None else None,
         "turn_s": seconds,
         "stop": result.get("stopReason") if isinstance(result, dict) else None,
@@ -180,8 +182,8 @@ def report(results: dict[str, list[dict[str, dict[str, Any]]]], repeats: int, mo
                     _p50([c["cache_n"] for c in cells], tokens=True),
                     _p50([c["prompt_n"] for c in cells], tokens=True),
                     _p50([c["prompt_ms"] and c["prompt_ms"] / 1000 for c in cells]),
-                    _p50([c["first_byte_s"] for c in cells]),
-                    _range([c["first_byte_s"] for c in cells]),
+                    _p50([c["first_token_s"] for c in cells]),
+                    _range([c["first_token_s"] for c in cells]),
                 ]
             )
     return markdown_table(
@@ -194,12 +196,12 @@ def report(results: dict[str, list[dict[str, dict[str, Any]]]], repeats: int, mo
             "cache_n (reused)",
             "prompt_n (evaluated)",
             "prompt eval s",
-            "first byte s (p50)",
-            "first byte s (min-max)",
+            "first token s (p50)",
+            "first token s (min-max)",
         ],
         rows,
         "p50 over the repeats. cache_n and prompt_n are llama-server's `timings` of the request; "
-        "first byte: from the request reaching the tap to the stream's first chunk. The arms "
+        "first token: from the request reaching the tap to its first text or tool-call piece. The arms "
         "alternate within each repeat, against one server.",
     )
 
