@@ -177,7 +177,7 @@ class TestOpening:
     ) -> None:
         store.add("x")
         assert table(db, "PRAGMA journal_mode") == [("wal",)]
-        assert table(db, "PRAGMA user_version") == [(3,)]
+        assert table(db, "PRAGMA user_version") == [(4,)]
 
     def test_a_linked_database_is_refused_for_reads_and_writes(
         self, tmp_path: Path, db: Path

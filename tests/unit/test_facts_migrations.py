@@ -15,6 +15,7 @@ import apsw
 import pytest
 
 from lecode_ls.errors import ExcludedEvidence
+from lecode_ls.memory.anchors import NewAnchor
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.facts_schema import MIGRATIONS, SCHEMA_VERSION
 from lecode_ls.memory.facts_types import Positions, Purpose, SourceLike, StoredRef
@@ -111,6 +112,8 @@ def build(db: Path, version: int) -> None:
     conn.execute(LEGACY_SCHEMA_V1)
     if version >= 2:
         conn.execute(SCHEMA_V2_ADDITION)
+    if version >= 3:
+        conn.execute(MIGRATIONS[2])
     conn.execute(LEGACY_ROWS)
     conn.execute(f"PRAGMA user_version = {version}")
     conn.execute("COMMIT")
@@ -142,14 +145,14 @@ def db(tmp_path: Path) -> Path:
 
 class TestReleasedMigrationsAreFrozen:
     def test_migration_1_and_2_are_exactly_the_released_sql(self) -> None:
-        assert SCHEMA_VERSION == 3
+        assert SCHEMA_VERSION == 4
         assert MIGRATIONS[0].strip() == LEGACY_SCHEMA_V1.strip()
         assert MIGRATIONS[1].strip() == SCHEMA_V2_ADDITION.strip()
 
 
 class TestOpeningALegacyDatabase:
     # covers F4
-    @pytest.mark.parametrize("version", [1, 2])
+    @pytest.mark.parametrize("version", [1, 2, 3])
     def test_opening_adds_the_new_tables_and_keeps_every_old_row(
         self, db: Path, version: int
     ) -> None:
@@ -159,7 +162,7 @@ class TestOpeningALegacyDatabase:
         assert store.verify() == []
         store.close()
         assert dump(db) == before
-        assert {"source_refs", "revisions_fts"} <= names(db)
+        assert {"source_refs", "revisions_fts", "anchors"} <= names(db)
         conn = apsw.Connection(str(db))
         assert conn.pragma("user_version") == SCHEMA_VERSION
         conn.close()
@@ -241,3 +244,35 @@ class TestOpeningALegacyDatabase:
         store = FactStore(db)
         assert store.verify() == []
         store.close()
+
+
+class TestSchema3ToAnchors:
+    """Schema 3 (the release before code anchors) with source-linked facts in it."""
+
+    def test_facts_with_sources_survive_and_can_be_anchored(self, db: Path) -> None:
+        build(db, 3)
+        conn = apsw.Connection(str(db))
+        conn.execute("INSERT INTO source_refs VALUES (2, 1, 's1', '[1]', 'sha256:ab', 1)")
+        conn.close()
+        before = dump(db)
+        store = FactStore(db)
+        assert store.verify() == []
+        fact = store.get(2)
+        assert fact is not None and fact.source == StoredRef("s1", (1,), "sha256:ab")
+        assert [f.id for f in store.search("Fridays")] == [2]
+        assert store.anchors.all() == []
+        anchor = NewAnchor("src/app.py", 3, 4, "sha256:" + "1" * 64, "sha256:" + "2" * 64, None)
+        fact_id, _ = store.remember(
+            "app runs on port 80", StoredRef("s2", (1,), "d"), check=accept, anchors=[anchor]
+        )
+        assert [(a.fact_id, a.path, a.start_line, a.end_line) for a in store.anchors.all()] == [
+            (fact_id, "src/app.py", 3, 4)
+        ]
+        assert store.verify() == []
+        store.close()
+        after = dump(db)
+        assert {k: v for k, v in after.items() if k not in ("facts", "revisions", "meta")} == {
+            k: v for k, v in before.items() if k not in ("facts", "revisions", "meta")
+        }
+        assert set(before["facts"]) <= set(after["facts"])
+        assert set(before["revisions"]) <= set(after["revisions"])
