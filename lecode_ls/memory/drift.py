@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from lecode_ls.memory.anchor_text import Located, Text
 from lecode_ls.memory.anchors import StoredAnchor
@@ -49,6 +49,27 @@ class AnchorState:
     def key(self) -> tuple[object, ...]:
         a, loc = self.anchor, self.located
         return (a.fact_id, a.revision, a.index, loc.status, loc.start_line, loc.end_line)
+
+
+def state_json(state: AnchorState) -> dict[str, Any]:
+    """An anchor and its drift as listings show it (snake_case; the protocol's AnchorModel)."""
+    anchor, located = state.anchor, state.located
+    entry: dict[str, Any] = {
+        "index": anchor.index,
+        "path": anchor.path,
+        "start_line": anchor.start_line,
+        "end_line": anchor.end_line,
+        "sha256": anchor.sha256,
+        "commit": anchor.commit,
+        "captured_at": anchor.captured_at,
+        "status": located.status,
+    }
+    if located.start_line is not None:
+        entry["current_start_line"] = located.start_line
+        entry["current_end_line"] = located.end_line
+    if state.against is not None:
+        entry["checked_against"] = state.against
+    return entry
 
 
 class DriftTracker:
