@@ -216,7 +216,7 @@ def check_arguments(spec: ToolSpec, value: object) -> dict[str, Any]:
     """`value` checked against the tool's schema; InvalidParams naming the argument.
 
     Strict: a JSON object, no unknown arguments, every required one present, JSON types exact
-    (a boolean is not an integer), enums and minimums enforced.
+    (a boolean is not an integer), enums, minimums, maximums and maximum lengths enforced.
     """
     if not isinstance(value, dict):
         raise InvalidParams("arguments: expected a JSON object", field="arguments")
@@ -249,6 +249,12 @@ def _check_type(name: str, item: object, schema: Mapping[str, Any]) -> None:
         raise InvalidParams(f"{name}: must be at least {schema['minimum']}", field=name)
     if isinstance(item, int) and "maximum" in schema and item > schema["maximum"]:
         raise InvalidParams(f"{name}: must be at most {schema['maximum']}", field=name)
+    if isinstance(item, str) and "maxLength" in schema and len(item) > schema["maxLength"]:
+        raise InvalidParams(
+            f"{name}: {len(item):,} characters; at most {schema['maxLength']:,}", field=name
+        )
+    if isinstance(item, list) and "maxItems" in schema and len(item) > schema["maxItems"]:
+        raise InvalidParams(f"{name}: at most {schema['maxItems']} items", field=name)
 
 
 _ARTICLE = {
