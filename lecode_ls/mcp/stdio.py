@@ -8,9 +8,9 @@ the client waits for ever. `BoundedStdio` stands in front of it, as the language
 - a line is at most MAX_LINE_BYTES; the rest of a longer one is read and dropped a chunk at a
   time, and the client gets -32600 with `id: null`;
 - -32700 (`id: null`) for a line that is not UTF-8 JSON (NaN and Infinity, JSON nested too deeply
-  and integers of 4,300+ digits included); -32600 for a batch, a non-object, or an object that is
-  not a JSON-RPC message (with its `id` when it has a usable one; a malformed notification or
-  response gets nothing, as JSON-RPC says);
+  and integers of 4,300+ digits included); -32600 for a batch, a non-object, a request whose `id`
+  is neither an integer nor a string, or an object that is not a JSON-RPC message (with its `id`
+  when it has a usable one; a malformed notification or response gets nothing, as JSON-RPC says);
 - only lines the SDK's own message model accepts go on to it, through its `stdio_server`, given
   this object as both its stdin (async iteration of lines) and its stdout (`write`, `flush`).
 
@@ -68,6 +68,14 @@ def check_line(raw: bytes) -> str | tuple[int | str | None, int, str] | None:
         return None, INVALID_REQUEST, "batches are not supported"
     if not isinstance(data, dict):
         return None, INVALID_REQUEST, "a message must be a JSON object"
+    if "id" in data and _usable_id(data) is None:
+        # The SDK would take it for a notification (its models ignore an unknown key) and answer
+        # nothing; a response with such an id matches no request of ours.
+        return (
+            (None, INVALID_REQUEST, "id: must be an integer or a string")
+            if "method" in data
+            else None
+        )
     try:
         mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except (ValidationError, ValueError, RecursionError):

@@ -202,6 +202,31 @@ class TestVerifiedRemember:
         assert forgot == {"fact_id": 1, "forgotten": True, "already_forgotten": False}
         assert (await call(editor, "lecode/facts/list"))["facts"] == []
 
+    async def test_a_correction_cites_the_recalled_source_and_checks_the_revision(
+        self, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers F2, F6 (memory_correct over MCP: the recall's source is the snapshot)
+        (repo / "app.py").write_text(APP)
+        allow(isolated_config_dir, "memory_remember", "memory_correct")
+        async with mcp_session(repo) as session:
+            fact = await tool(session, "memory_remember", path="app.py", line="PORT = 8080")
+            source = (await tool(session, "memory_recall", fact_id=fact["fact_id"]))["source"]
+            text = "The server listens on port 8080 (app.py)."
+            arguments = {"fact_id": 1, "text": text, "source_snapshot": source}
+            corrected = await tool(session, "memory_correct", expected_revision=1, **arguments)
+            stale = await tool_error(session, "memory_correct", expected_revision=1, **arguments)
+            forged = await tool_error(
+                session,
+                "memory_correct",
+                expected_revision=2,
+                **{**arguments, "source_snapshot": {**source, "digest": "sha256:" + "0" * 64}},
+            )
+            [listed] = (await tool(session, "memory_list"))["facts"]
+        assert corrected == {"fact_id": 1, "revision": 2}
+        assert stale["error"] == "stale_revision"
+        assert forged["error"] == "source_not_valid"
+        assert (listed["revision"], listed["text"]) == (2, text)
+
     async def test_what_the_server_cannot_verify_is_refused_naming_the_rule(
         self, repo: Path, isolated_config_dir: Path
     ) -> None:

@@ -73,7 +73,7 @@ class TestTheThreeAgree:
 
     def test_the_config_file_only_sections_are_in_the_readme_but_no_editor_setting(self) -> None:
         # A repository's workspace settings must not grant other agents writes (issue 15).
-        assert FILE_ONLY == {"mcp"}
+        assert frozenset({"mcp"}) == FILE_ONLY
         table = README.read_text(encoding="utf-8")
         assert "| `[mcp] allow` | (config.toml only) |" in table
         assert not any(k.startswith("lecode.mcp.") for k in vscode_properties())
