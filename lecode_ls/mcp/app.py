@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from lecode_ls import __version__
 from lecode_ls.config import Settings, read_config_file, validate
 from lecode_ls.errors import LecodeError
+from lecode_ls.mcp.limits import RESOURCES_PAGE, URI_PREFIX
 from lecode_ls.mcp.remember import Exchange
 from lecode_ls.mcp.stdio import BoundedStdio
 from lecode_ls.mcp.tools import call_tool, offered
@@ -34,8 +35,6 @@ from lecode_ls.runtime import Runtime, Runtimes
 
 log = logging.getLogger(__name__)
 
-URI_PREFIX = "lecode://memory/"
-RESOURCES_PAGE = 100
 RESOURCE_NOT_FOUND = -32002  # MCP's code for a resource that does not exist
 INSTRUCTIONS = (
     "The persistent project memory that lecode-ls keeps for this project: Markdown notes "
@@ -79,8 +78,8 @@ def build_server(runtime: Runtime, exchange: Exchange, config_dir: Path) -> Serv
     """The low-level SDK server of one project's memory."""
 
     def refresh(ctx: Any) -> None:
-        # config.toml is read again at each tools request, so a changed `[mcp] allow` applies
-        # to the next call (the person edits it while the agent runs).
+        # config.toml is read again at each request, so a changed `[mcp] allow` applies to the
+        # next call (the person edits it while the agent runs).
         runtime.settings = load_settings(config_dir)
         params = getattr(ctx.session, "client_params", None)
         if params is not None and exchange.session_id is None:
@@ -120,6 +119,9 @@ def build_server(runtime: Runtime, exchange: Exchange, config_dir: Path) -> Serv
     async def list_resources(
         ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
+        await anyio.to_thread.run_sync(refresh, ctx)
+        if not runtime.settings.memory.enabled:
+            return types.ListResourcesResult(resources=[])
         cursor = params.cursor if params is not None else None
         if cursor is not None and not (cursor.isdigit() and len(cursor) < 10):
             raise MCPError(types.INVALID_PARAMS, "cursor: pass back a nextCursor as it came")
@@ -146,6 +148,7 @@ def build_server(runtime: Runtime, exchange: Exchange, config_dir: Path) -> Serv
     async def read_resource(
         ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
+        await anyio.to_thread.run_sync(refresh, ctx)
         uri = str(params.uri)
         if not uri.startswith(URI_PREFIX) or len(uri) > 1024:
             raise MCPError(types.INVALID_PARAMS, f"uri: expected {URI_PREFIX}<memory file>")

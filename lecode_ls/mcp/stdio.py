@@ -30,10 +30,10 @@ import anyio.to_thread
 import mcp_types
 from pydantic import ValidationError
 
+from lecode_ls.mcp.limits import CHUNK_BYTES, MAX_LINE_BYTES
+
 log = logging.getLogger(__name__)
 
-MAX_LINE_BYTES = 4 << 20  # a memory_write of a whole 1 MiB note, JSON-escaped, still fits
-CHUNK_BYTES = 65536
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 

@@ -107,6 +107,11 @@ class McpTool:
 _TOOLS = {spec.name: bounded(spec.parameters) for spec in ALL_SPECS}
 
 
+def schema_of(name: str) -> dict[str, Any]:
+    """The input schema tool `name` is listed and checked with."""
+    return copy.deepcopy(_TOOLS[name])
+
+
 def offered(settings: Settings) -> list[McpTool]:
     """The tools to list: none when memory is disabled (K1); the read-class ones; and each
     write-class one that `[mcp] allow` lists."""

@@ -245,7 +245,11 @@ def main() -> int:
     PROTOCOL_TS.write_text(render_typescript(), encoding="utf-8")
     PACKAGE_JSON.write_text(render_package_json(PACKAGE_JSON.read_text(encoding="utf-8")))
     SETTINGS_TS.write_text(render_settings_typescript(), encoding="utf-8")
-    written = [PROTOCOL_TS, PACKAGE_JSON, SETTINGS_TS]
+    # The MCP server's contract (no MCP SDK is loaded to render it).
+    from lecode_ls.mcp.docs import MCP_MD, render_mcp_markdown
+
+    MCP_MD.write_text(render_mcp_markdown(), encoding="utf-8")
+    written = [PROTOCOL_TS, PACKAGE_JSON, SETTINGS_TS, MCP_MD]
     names = ", ".join(str(path.relative_to(ROOT)) for path in written)
     print(f"wrote README.md, {PROTOCOL_MD.name}, {names}", file=sys.stderr)
     return 0
