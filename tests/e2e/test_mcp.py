@@ -159,8 +159,14 @@ class TestVerifiedRemember:
         # covers A5, S2, S3, F6, F7, R1, R7 (a fact from another agent keeps the contract)
         (repo / "app.py").write_text(APP)
         allow(isolated_config_dir, "memory_remember", "memory_forget")
+        editor = await start(repo)
+        # The editor shows the (empty) Facts tree, then hears of a fact another process stored:
+        # VS Code's Facts tree refreshes on that notification.
+        assert (await call(editor, "lecode/facts/list"))["facts"] == []
+        changed = editor.protocol.wait_for_notification_async("lecode/facts/didChange")
         async with mcp_session(repo, client="Claude Code") as session:
             remembered = await tool(session, "memory_remember", path="app.py", line="PORT = 8080")
+            heard = await asyncio.wait_for(changed, 30)
             again = await tool(session, "memory_remember", path="app.py", line="PORT = 8080")
             recalled = await tool(session, "memory_recall", fact_id=remembered["fact_id"])
         assert remembered["text"] == 'app.py contains "PORT = 8080"'
@@ -172,8 +178,8 @@ class TestVerifiedRemember:
         # The server's own read of the line, in the read tool's numbered shape.
         assert records[2]["content"].split("\n")[0] == "     3\tPORT = 8080"
         assert records[0]["meta"]["mcp_client"] == "Claude Code"
+        assert heard["projectRoot"] == str(repo.resolve())
 
-        editor = await start(repo)
         listed = await call(editor, "lecode/facts/list")
         [fact] = listed["facts"]
         assert fact["text"] == 'app.py contains "PORT = 8080"'
