@@ -402,3 +402,40 @@ class TestTheModelsNextRequest:
             assert [(f["fact_id"], f["drift"], f["anchors"][0]["status"]) for f in after] == [
                 (1, "changed", "changed")
             ]
+
+
+class TestBoundaries:
+    async def test_with_memory_disabled_nothing_is_anchored_or_flagged(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        # covers K1: memory off means no facts, so no anchors either; the editor sees nothing
+        client = await start(repo, options={"memory": {"enabled": False}})
+        doc = uri(app)
+        open_doc(client, doc, SOURCE)
+        exc = await error_of(remembered(client, doc))
+        assert exc.data["code"] == "memory_disabled"
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(doc))
+        )
+        assert list(lenses or []) == []
+        assert lecode_diagnostics(client, doc) == []
+
+    async def test_command_arguments_are_one_object_checked_like_the_request(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        client = await start(repo)
+        for arguments, field in (
+            ([], "params"),
+            ([{"uri": uri(app)}], "params.range"),
+            ([{"uri": uri(app), "range": WHOLE_PORT_LINE, "bogus": 1}], "params.bogus"),
+            ([{"uri": uri(app), "range": WHOLE_PORT_LINE}, 2], "arguments"),
+        ):
+            exc = await error_of(
+                client.workspace_execute_command_async(
+                    types.ExecuteCommandParams(
+                        command="lecode.anchor.rememberSelection", arguments=arguments
+                    )
+                )
+            )
+            assert (exc.data["code"], exc.data["field"]) == ("invalid_params", field), arguments
+        assert (await call(client, "lecode/facts/list"))["facts"] == []

@@ -67,6 +67,14 @@ class TestLocating:
         anchor = anchor_of("a\nb\nc\nrun()\n", 4, 4)
         assert status(text, anchor) == ("moved", 5, 5)
 
+    def test_lines_moved_far_are_found_by_the_whole_file_index(self) -> None:
+        edited = "".join(f"# {n}\n" for n in range(100)) + SOURCE
+        assert status(edited, anchor_of(SOURCE, 2, 3)) == ("moved", 102, 103)
+
+    def test_crlf_text_is_located_like_lf_text(self) -> None:
+        crlf = "x\r\n" + SOURCE.replace("\n", "\r\n")
+        assert status(crlf, anchor_of(SOURCE, 2, 3)) == ("moved", 3, 4)
+
     def test_edited_lines_are_changed(self) -> None:
         edited = SOURCE.replace("run()", "walk()")
         assert status(edited, anchor_of(SOURCE, 2, 3)) == ("changed", None, None)
