@@ -15,6 +15,7 @@ from bench import (
     durability,
     facts,
     injection,
+    mcp,
     memory_rss,
     notes_search,
     roundtrip,
@@ -35,6 +36,7 @@ BENCHES = (
     anchors,
     chat,
     compaction,
+    mcp,
     compare,
 )
 

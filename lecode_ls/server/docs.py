@@ -40,7 +40,8 @@ client that listens, as vscode-languageclient's pipe and socket transports do), 
 (it listens on a loopback address only and serves the first client alone). Besides the standard
 lifecycle it serves the custom JSON-RPC methods below, so any LSP client can use the memory. This file is
 generated from `lecode_ls/server/protocol.py` by `uv run python -m lecode_ls.server.docs`; a test
-fails when the two disagree.
+fails when the two disagree. The same memory is also served to other agents over the Model Context
+Protocol by `lecode-ls mcp`: mcp.md documents its tools, resources and errors.
 
 ## Conventions
 
