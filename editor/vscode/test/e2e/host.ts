@@ -36,6 +36,28 @@ function libraryValues(bundle: string): Record<string, unknown> {
   );
 }
 
+/**
+ * `vscode.CodeActionKind`, as far as vscode-languageclient uses it: a hierarchical kind built
+ * with `append` from `Empty` (the server declares `refactor.lecode.remember`, which the library
+ * converts part by part when the client starts).
+ */
+class CodeActionKind {
+  static readonly Empty = new CodeActionKind("");
+  static readonly QuickFix = new CodeActionKind("quickfix");
+  static readonly Refactor = new CodeActionKind("refactor");
+  static readonly Source = new CodeActionKind("source");
+  constructor(readonly value: string) {}
+  append(part: string): CodeActionKind {
+    return new CodeActionKind(this.value ? `${this.value}.${part}` : part);
+  }
+  contains(other: CodeActionKind): boolean {
+    return this.value === other.value || other.value.startsWith(`${this.value}.`);
+  }
+  intersects(other: CodeActionKind): boolean {
+    return this.contains(other) || other.contains(this);
+  }
+}
+
 class CancellationTokenSource {
   private readonly cancelled = new stub.EventEmitter<void>();
   readonly token = { isCancellationRequested: false, onCancellationRequested: this.cancelled.event };
@@ -207,6 +229,7 @@ export class FakeHost {
       ...stub,
       CancellationError: class extends Error {},
       CancellationTokenSource,
+      CodeActionKind,
       ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
       version: "1.91.0",
       env: {
