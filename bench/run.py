@@ -8,6 +8,7 @@ import platform
 from importlib.metadata import version
 
 from bench import (
+    anchors,
     chat,
     compaction,
     compare,
@@ -31,6 +32,7 @@ BENCHES = (
     facts,
     durability,
     injection,
+    anchors,
     chat,
     compaction,
     compare,

@@ -107,3 +107,21 @@ def verified_fact_anchor(
         return None
     root, rel = where
     return make_anchor([line], number, rel, head_commit(root))
+
+
+def read_paths(records: Sequence[dict[str, Any]], folder: Path) -> set[str]:
+    """The checkout-relative paths of the files the `read` calls in `records` asked for (the
+    conversation's reads, run in `folder`): injection prefers the facts anchored in them."""
+    found: set[str] = set()
+    asked = {
+        path
+        for record in records
+        if record.get("kind", "message") == "message" and record.get("role") == "assistant"
+        for call in well_formed_calls(record)
+        if call["function"]["name"] == "read" and (path := _read_path(call)) is not None
+    }
+    for path in sorted(asked)[:200]:  # bounded: a long conversation may read many files
+        where = locate_file([folder], path)
+        if where is not None:
+            found.add(where[1])
+    return found

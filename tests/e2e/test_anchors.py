@@ -16,8 +16,10 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from tests.e2e.chat import chat_client, new_session
 from tests.e2e.conftest import Start, call, uri
 from tests.e2e.facts import error_of
+from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 SOURCE = "import os\n\nPORT = 8080\n\n\ndef main():\n    serve(PORT)\n"
 PORT_LINE = 2  # 0-based line of `PORT = 8080`
@@ -369,3 +371,71 @@ class TestVerifiedFacts:
             3,
             "current",
         )
+
+
+class TestTheModelsNextRequest:
+    async def test_an_edit_in_the_editor_shows_the_fact_as_changed_to_the_model(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        # covers issue 14 "done when": edit the remembered line; the next request labels it
+        async with FakeOpenAI() as server:
+            server.push(Stream(text_chunks("ok")), Stream(text_chunks("ok")))
+            client = await chat_client(start, repo, server)
+            doc = uri(app)
+            open_doc(client, doc, SOURCE)
+            await remembered(client, doc)
+            session = await new_session(client)
+            await call(client, "lecode/chat/send", {"sessionId": session, "text": "port?"})
+            edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 9090")
+            await diagnostics_until(client, doc, lambda found: len(found) == 1)
+            await call(client, "lecode/chat/send", {"sessionId": session, "text": "port now?"})
+            before, after = (
+                [
+                    json.loads(line)
+                    for line in body["messages"][0]["content"].splitlines()
+                    if line.startswith('{"fact_id"')
+                ]
+                for body in server.bodies
+            )
+            assert [f["anchors"][0]["status"] for f in before] == ["current"]
+            assert "drift" not in before[0]
+            assert [(f["fact_id"], f["drift"], f["anchors"][0]["status"]) for f in after] == [
+                (1, "changed", "changed")
+            ]
+
+
+class TestBoundaries:
+    async def test_with_memory_disabled_nothing_is_anchored_or_flagged(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        # covers K1: memory off means no facts, so no anchors either; the editor sees nothing
+        client = await start(repo, options={"memory": {"enabled": False}})
+        doc = uri(app)
+        open_doc(client, doc, SOURCE)
+        exc = await error_of(remembered(client, doc))
+        assert exc.data["code"] == "memory_disabled"
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(doc))
+        )
+        assert list(lenses or []) == []
+        assert lecode_diagnostics(client, doc) == []
+
+    async def test_command_arguments_are_one_object_checked_like_the_request(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        client = await start(repo)
+        for arguments, field in (
+            ([], "params"),
+            ([{"uri": uri(app)}], "params.range"),
+            ([{"uri": uri(app), "range": WHOLE_PORT_LINE, "bogus": 1}], "params.bogus"),
+            ([{"uri": uri(app), "range": WHOLE_PORT_LINE}, 2], "arguments"),
+        ):
+            exc = await error_of(
+                client.workspace_execute_command_async(
+                    types.ExecuteCommandParams(
+                        command="lecode.anchor.rememberSelection", arguments=arguments
+                    )
+                )
+            )
+            assert (exc.data["code"], exc.data["field"]) == ("invalid_params", field), arguments
+        assert (await call(client, "lecode/facts/list"))["facts"] == []

@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import date
 from pathlib import Path
 
 import pytest
 
+from lecode_ls.agent.permissions import PermissionPolicy
+from lecode_ls.agent.tools import run_tool
+from lecode_ls.commands import run_memory_command
 from lecode_ls.errors import InvalidParams, NotFound, StaleRevision
-from lecode_ls.memory.anchor_capture import make_anchor, verified_fact_anchor
+from lecode_ls.memory.anchor_capture import make_anchor, read_paths, verified_fact_anchor
 from lecode_ls.memory.anchor_text import Text, lines_digest, split_lines
 from lecode_ls.memory.anchors import NewAnchor, check_path
 from lecode_ls.memory.checkout import checkout_root, head_commit
 from lecode_ls.memory.drift import MAX_FILE_BYTES
+from lecode_ls.memory.injection import build_memory_section
 from lecode_ls.memory.sources import source_snapshot
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat
@@ -61,6 +66,14 @@ class TestLocating:
         text = "x\nrun()\ny\nz\nrun()\n"
         anchor = anchor_of("a\nb\nc\nrun()\n", 4, 4)
         assert status(text, anchor) == ("moved", 5, 5)
+
+    def test_lines_moved_far_are_found_by_the_whole_file_index(self) -> None:
+        edited = "".join(f"# {n}\n" for n in range(100)) + SOURCE
+        assert status(edited, anchor_of(SOURCE, 2, 3)) == ("moved", 102, 103)
+
+    def test_crlf_text_is_located_like_lf_text(self) -> None:
+        crlf = "x\r\n" + SOURCE.replace("\n", "\r\n")
+        assert status(crlf, anchor_of(SOURCE, 2, 3)) == ("moved", 3, 4)
 
     def test_edited_lines_are_changed(self) -> None:
         edited = SOURCE.replace("run()", "walk()")
@@ -263,3 +276,86 @@ class TestVerifiedFactAnchor:
             is None
         )
         assert verified_fact_anchor("We use tabs.", ref, runtime.sessions, [folder]) is None
+
+
+class TestWhatTheModelSees:
+    """Injection, memory_list and `/memory facts` with code anchors (issue 14)."""
+
+    @pytest.fixture
+    def folder(self, tmp_path: Path, runtime: Runtime) -> Path:
+        folder = (tmp_path / "work").resolve()
+        folder.mkdir()
+        (folder / "app.py").write_text(SOURCE)
+        runtime.drift.add_folder(folder)
+        return folder
+
+    def facts_of(self, runtime: Runtime, read: tuple[str, ...] = ()) -> list[dict[str, object]]:
+        section = build_memory_section(runtime, read)
+        return [json.loads(line) for line in section.text.splitlines() if line.startswith("{")]
+
+    def test_a_changed_fact_is_labelled_and_can_be_withheld(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        plain = TestStorage().remember(runtime, "unanchored", [])
+        anchored = TestStorage().remember(runtime, "main runs", [anchor_of(SOURCE, 2, 2)])
+        runtime.drift.reload()
+        [first, second] = self.facts_of(runtime)
+        assert (first["fact_id"], "anchors" in first) == (plain, False)
+        assert second["anchors"] == [
+            {"path": "app.py", "start_line": 2, "end_line": 2, "status": "current"}
+        ]
+        assert "drift" not in second
+        runtime.drift.update_buffer(folder, "app.py", SOURCE.replace("run()", "walk()"))
+        [second, _] = self.facts_of(runtime)  # open in the editor now: its facts come first
+        assert (second["fact_id"], second["drift"]) == (anchored, "changed")
+        assert "check the code before relying on the fact" in str(second["drift_note"])
+        runtime.settings = runtime.settings.model_copy(
+            update={
+                "memory": runtime.settings.memory.model_copy(update={"drifted_facts": "withhold"})
+            }
+        )
+        assert [f["fact_id"] for f in self.facts_of(runtime)] == [plain]
+
+    def test_facts_anchored_in_open_or_read_files_come_first(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        ids = [TestStorage().remember(runtime, f"fact {n}", []) for n in range(3)]
+        anchored = TestStorage().remember(runtime, "main runs", [anchor_of(SOURCE, 2, 2)])
+        runtime.drift.reload()
+        assert [f["fact_id"] for f in self.facts_of(runtime)] == [*ids, anchored]
+        assert [f["fact_id"] for f in self.facts_of(runtime, ("app.py",))] == [anchored, *ids]
+        runtime.drift.update_buffer(folder, "app.py", SOURCE)  # open in the editor
+        assert [f["fact_id"] for f in self.facts_of(runtime)] == [anchored, *ids]
+
+    def test_the_conversations_reads_name_checkout_relative_paths(self, folder: Path) -> None:
+        call = {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "read", "arguments": json.dumps({"path": "app.py"})},
+        }
+        outside = {**call, "function": {"name": "read", "arguments": '{"path": "../x"}'}}
+        records = [{"kind": "message", "role": "assistant", "tool_calls": [call, outside]}]
+        assert read_paths(records, folder) == {"app.py"}
+
+    def test_memory_list_and_memory_facts_show_drift_and_filter_by_path(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        TestStorage().remember(runtime, "unanchored", [])
+        anchored = TestStorage().remember(runtime, "main runs", [anchor_of(SOURCE, 2, 2)])
+        (folder / "app.py").write_text("# moved\n" + SOURCE)
+        result = run_tool(
+            runtime,
+            "memory_list",
+            json.dumps({"path": "app.py"}),
+            policy=PermissionPolicy(default="allow"),
+            readonly=False,
+            child=False,
+        )
+        [fact] = json.loads(result.content)["facts"]
+        assert fact["fact_id"] == anchored
+        assert [(a["status"], a["current_start_line"]) for a in fact["anchors"]] == [("moved", 3)]
+        text = run_memory_command(runtime, "facts app.py", date.today())
+        assert text.splitlines()[1] == "  anchored to app.py:2-2 moved now 3-3"
+        assert len(text.splitlines()) == 2  # the unanchored fact is filtered out
+        with pytest.raises(InvalidParams):
+            run_memory_command(runtime, "facts 0 ../x", date.today())

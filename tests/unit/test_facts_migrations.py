@@ -64,7 +64,7 @@ CREATE TABLE forgotten (
 );
 """
 
-# Version 2 added source_refs; version 3 (current) adds the trigram search index.
+# Version 2 added source_refs.
 SCHEMA_V2_ADDITION = """
 CREATE TABLE source_refs (
     fact_id INTEGER NOT NULL,
@@ -77,6 +77,24 @@ CREATE TABLE source_refs (
     FOREIGN KEY (fact_id, revision) REFERENCES revisions (fact_id, revision)
 ) WITHOUT ROWID;
 CREATE INDEX source_refs_by_session ON source_refs (session_id);
+"""
+
+# Version 3 added the trigram index; version 4 (current) adds the short-literal index.
+SCHEMA_V3_ADDITION = """
+CREATE VIRTUAL TABLE revisions_fts USING fts5 (
+    text, content = 'revisions', content_rowid = 'id', tokenize = 'trigram case_sensitive 1'
+);
+CREATE TRIGGER revisions_fts_insert AFTER INSERT ON revisions BEGIN
+    INSERT INTO revisions_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER revisions_fts_delete AFTER DELETE ON revisions BEGIN
+    INSERT INTO revisions_fts (revisions_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER revisions_fts_update AFTER UPDATE ON revisions BEGIN
+    INSERT INTO revisions_fts (revisions_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO revisions_fts (rowid, text) VALUES (new.id, new.text);
+END;
+INSERT INTO revisions_fts (revisions_fts) VALUES ('rebuild');
 """
 
 # One forgotten fact (4) left an exclusion on legacy:9; fact 1 has two revisions with legacy
@@ -112,9 +130,9 @@ def build(db: Path, version: int) -> None:
     conn.execute(LEGACY_SCHEMA_V1)
     if version >= 2:
         conn.execute(SCHEMA_V2_ADDITION)
-    if version >= 3:
-        conn.execute(MIGRATIONS[2])
     conn.execute(LEGACY_ROWS)
+    if version >= 3:  # its index is rebuilt over the rows already there
+        conn.execute(SCHEMA_V3_ADDITION)
     conn.execute(f"PRAGMA user_version = {version}")
     conn.execute("COMMIT")
     conn.close()
@@ -144,10 +162,11 @@ def db(tmp_path: Path) -> Path:
 
 
 class TestReleasedMigrationsAreFrozen:
-    def test_migration_1_and_2_are_exactly_the_released_sql(self) -> None:
-        assert SCHEMA_VERSION == 4
-        assert MIGRATIONS[0].strip() == LEGACY_SCHEMA_V1.strip()
-        assert MIGRATIONS[1].strip() == SCHEMA_V2_ADDITION.strip()
+    def test_migrations_1_to_3_are_exactly_the_released_sql(self) -> None:
+        assert SCHEMA_VERSION == 5
+        released = (LEGACY_SCHEMA_V1, SCHEMA_V2_ADDITION, SCHEMA_V3_ADDITION)
+        for step, sql in zip(MIGRATIONS, released, strict=False):
+            assert isinstance(step, str) and step.strip() == sql.strip()
 
 
 class TestOpeningALegacyDatabase:
@@ -162,7 +181,7 @@ class TestOpeningALegacyDatabase:
         assert store.verify() == []
         store.close()
         assert dump(db) == before
-        assert {"source_refs", "revisions_fts", "anchors"} <= names(db)
+        assert {"source_refs", "revisions_fts", "revisions_short", "anchors"} <= names(db)
         conn = apsw.Connection(str(db))
         assert conn.pragma("user_version") == SCHEMA_VERSION
         conn.close()
@@ -208,6 +227,21 @@ class TestOpeningALegacyDatabase:
         assert store.verify() == []
         store.close()
 
+    # covers F9
+    @pytest.mark.parametrize("version", [1, 3])
+    def test_short_literals_find_the_facts_of_an_older_store_once_migrated(
+        self, db: Path, version: int
+    ) -> None:
+        build(db, version)
+        store = FactStore(db)
+        assert [f.id for f in store.search("Fr")] == [2]  # "Deploy on Fridays."
+        assert [f.id for f in store.search("p")] == [1, 2]
+        assert [f.id for f in store.search("T")] == []  # only in fact 1's superseded revision
+        assert store.add("Ta") == (5, 1)
+        assert [f.id for f in store.search("Ta")] == [5]
+        assert store.verify() == []
+        store.close()
+
     def test_a_new_fact_never_takes_a_forgotten_id_even_if_the_counter_is_behind(
         self, db: Path
     ) -> None:
@@ -246,13 +280,20 @@ class TestOpeningALegacyDatabase:
         store.close()
 
 
-class TestSchema3ToAnchors:
-    """Schema 3 (the release before code anchors) with source-linked facts in it."""
+class TestSchema4ToAnchors:
+    """Schema 4 (the release before code anchors: every earlier migration, exactly as released)
+    with source-linked facts in it."""
 
     def test_facts_with_sources_survive_and_can_be_anchored(self, db: Path) -> None:
         build(db, 3)
         conn = apsw.Connection(str(db))
+        conn.execute("BEGIN IMMEDIATE")
+        step_4 = MIGRATIONS[3]
+        assert callable(step_4)
+        step_4(conn)
         conn.execute("INSERT INTO source_refs VALUES (2, 1, 's1', '[1]', 'sha256:ab', 1)")
+        conn.execute("PRAGMA user_version = 4")
+        conn.execute("COMMIT")
         conn.close()
         before = dump(db)
         store = FactStore(db)
@@ -260,6 +301,7 @@ class TestSchema3ToAnchors:
         fact = store.get(2)
         assert fact is not None and fact.source == StoredRef("s1", (1,), "sha256:ab")
         assert [f.id for f in store.search("Fridays")] == [2]
+        assert [f.id for f in store.search("Fr")] == [2]  # schema 4's short-literal index
         assert store.anchors.all() == []
         anchor = NewAnchor("src/app.py", 3, 4, "sha256:" + "1" * 64, "sha256:" + "2" * 64, None)
         fact_id, _ = store.remember(
