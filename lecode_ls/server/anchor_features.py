@@ -17,7 +17,6 @@ from lsprotocol import types
 
 from lecode_ls.errors import InvalidParams, SessionNotFound
 from lecode_ls.memory.anchor_capture import make_anchor
-from lecode_ls.memory.anchor_text import Located
 from lecode_ls.memory.anchors import MAX_ANCHOR_LINES, NewAnchor
 from lecode_ls.memory.checkout import head_commit
 from lecode_ls.memory.drift import AnchorState, state_json
@@ -112,14 +111,21 @@ async def _capture(
     return runtime, doc, anchor, wording, ref
 
 
-def _anchor_model(ls_state: AnchorState) -> fp.AnchorModel:
-    return fp.AnchorModel.model_validate(state_json(ls_state))
+def _anchor_model(state: AnchorState) -> fp.AnchorModel:
+    return fp.AnchorModel.model_validate(state_json(state))
 
 
-async def _state_of(ls: LecodeServer, runtime: Runtime, doc: Doc, fact_id: int) -> fp.AnchorModel:
-    """The fact's anchor in `doc` as drift sees it now (after `facts_changed` reloaded it)."""
+async def _state_of(
+    runtime: Runtime, doc: Doc, fact_id: int, index: int | None = None
+) -> fp.AnchorModel:
+    """The fact's anchor in `doc` (the last, or number `index`) as drift sees it now, after
+    `facts_changed` reloaded the anchors."""
     states = await asyncio.to_thread(runtime.drift.states, doc.checkout, doc.rel)
-    mine = [s for s in states if s.anchor.fact_id == fact_id]
+    mine = [
+        s
+        for s in states
+        if s.anchor.fact_id == fact_id and (index is None or s.anchor.index == index)
+    ]
     if not mine:  # cannot happen after a committed write; say so rather than invent one
         raise InvalidParams("uri: the anchor was not found after storing it", field="uri")
     return _anchor_model(mine[-1])
@@ -138,7 +144,7 @@ async def remember_selection(
         revision=revision,
         session_id=ref.session_id,
         seqs=list(ref.seqs),
-        anchor=await _state_of(ls, runtime, doc, fact_id),
+        anchor=await _state_of(runtime, doc, fact_id),
     )
 
 
@@ -163,7 +169,7 @@ async def correct_selection(
         revision=revision,
         session_id=ref.session_id,
         seqs=list(ref.seqs),
-        anchor=await _state_of(ls, runtime, doc, params.fact_id),
+        anchor=await _state_of(runtime, doc, params.fact_id),
     )
 
 
@@ -185,11 +191,7 @@ async def reanchor(ls: LecodeServer, params: p.ReanchorParams) -> p.ReanchorResu
         anchor,
     )
     await ls.facts_changed(runtime)
-    now = await _state_of(ls, runtime, doc, params.fact_id)
-    if now.index != stored.index:  # several anchors of the fact in this file: report this one
-        now = _anchor_model(
-            AnchorState(stored, Located("current", start, anchor.end_line), "buffer")
-        )
+    now = await _state_of(runtime, doc, params.fact_id, stored.index)
     return p.ReanchorResult(fact_id=params.fact_id, revision=stored.revision, anchor=now)
 
 

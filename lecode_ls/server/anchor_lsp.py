@@ -141,7 +141,8 @@ async def check_document(ls: LecodeServer, uri: str, *, publish: bool = False) -
     states, changed = await asyncio.to_thread(
         runtime.drift.update_buffer, doc.checkout, doc.rel, text
     )
-    if not (changed or publish or uri in view(ls).published):
+    # A document without anchors that shows nothing needs no (empty) publication.
+    if not (changed or (publish and states) or uri in view(ls).published):
         return
     diagnostics = await asyncio.to_thread(_diagnostics, ls, runtime, doc, states, text)
     _publish(ls, uri, diagnostics)
