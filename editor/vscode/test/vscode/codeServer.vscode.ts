@@ -291,7 +291,10 @@ describe("the packaged extension in code-server", () => {
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "Remember Selection as Fact" }).first().waitFor();
     await page.keyboard.press("Enter");
     // The input box offers the server's wording of the line; the person writes their own.
+    // The one quick input widget is reused (hidden in between): wait until it asks this question.
+    const asking = (title: string) => page.locator(".quick-input-widget", { hasText: title }).first();
     const box = page.locator(".quick-input-widget .quick-input-box input").first();
+    await asking("Remember Selection as Fact").waitFor({ timeout: WAIT });
     await expect.poll(() => box.inputValue(), { timeout: WAIT }).toBe('app.py contains "GREETING = \\"hello\\""');
     await page.keyboard.press("Control+A");
     await page.keyboard.type("The greeting is hello.");
@@ -336,6 +339,7 @@ describe("the packaged extension in code-server", () => {
     expect(await actions.locator(".monaco-list-row.focused").first().textContent()).toContain("Correct fact #2");
     await page.keyboard.press("Enter");
     // Correct fact #2…: the wording is asked for, prefilled with the fact's text.
+    await asking("Correct Fact #2").waitFor({ timeout: WAIT });
     await expect.poll(() => box.inputValue(), { timeout: WAIT }).toBe("The greeting is hello.");
     await page.keyboard.press("Control+A");
     await page.keyboard.type("The greeting is hello; a comment follows it.");
