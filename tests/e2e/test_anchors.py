@@ -439,3 +439,45 @@ class TestBoundaries:
             )
             assert (exc.data["code"], exc.data["field"]) == ("invalid_params", field), arguments
         assert (await call(client, "lecode/facts/list"))["facts"] == []
+
+
+class TestCorrectSelection:
+    async def test_correcting_from_the_changed_lines_makes_an_anchored_revision(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        # covers F6: the correction's evidence is the person's message quoting the new lines
+        client = await start(repo)
+        doc = uri(app)
+        open_doc(client, doc, SOURCE)
+        await remembered(client, doc)
+        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 9090")
+        await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        stale = await error_of(
+            call(
+                client,
+                "lecode/facts/correctSelection",
+                {"uri": doc, "range": WHOLE_PORT_LINE, "factId": 1, "expectedRevision": 2},
+            )
+        )
+        assert (stale.data["code"], stale.data["field"]) == ("stale_revision", "expectedRevision")
+        # What the "Correct fact #1…" action runs in an editor with no input box: no wording.
+        result = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command="lecode.anchor.correctSelection",
+                arguments=[
+                    {"uri": doc, "range": WHOLE_PORT_LINE, "factId": 1, "expectedRevision": 1}
+                ],
+            )
+        )
+        assert (result["factId"], result["revision"], result["anchor"]["status"]) == (
+            1,
+            2,
+            "current",
+        )
+        await diagnostics_until(client, doc, lambda found: found == [])
+        [fact] = (await call(client, "lecode/facts/list"))["facts"]
+        assert fact["text"] == 'src/app.py contains "PORT = 9090"'
+        assert [(a["startLine"], a["status"]) for a in fact["anchors"]] == [(3, "current")]
+        recalled = await call(client, "lecode/facts/recall", {"factId": 1})
+        [record] = json.loads(recalled["sourceText"])
+        assert record["content"].startswith("Correct fact #1 about `src/app.py` lines 3-3:")
