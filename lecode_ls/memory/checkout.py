@@ -31,7 +31,9 @@ def checkout_root(path: Path, folders: Iterable[Path]) -> Path | None:
     inside = [folder for folder in folders if is_within(path, folder)]
     if not inside:
         return None
-    for candidate in path.parents:
+    # The path itself first: a workspace folder that is a repository nested in another one is
+    # its own checkout (for a file, `<file>/.git` simply does not exist).
+    for candidate in (path, *path.parents):
         if (candidate / ".git").exists():
             return candidate
     return max(inside, key=lambda folder: len(folder.parts))

@@ -102,7 +102,7 @@ class DriftTracker:
         against when no document says otherwise."""
         with self._lock:
             folders = list(self._folders)
-        return checkout_root(folders[0] / ".", folders) if folders else None
+        return checkout_root(folders[0], folders) if folders else None
 
     def reload(self) -> None:
         """Forget the index and every cached state: facts changed (here or elsewhere). The

@@ -110,6 +110,13 @@ class TestCheckout:
         assert head_commit(wt) == wt_sha != main_sha
         assert checkout_root(wt / "new.txt", [wt]) == wt
 
+    def test_a_repository_nested_in_another_is_its_own_checkout(self, tmp_path: Path) -> None:
+        outer = make_repo(tmp_path / "outer").resolve()
+        inner = make_repo(outer / "inner").resolve()
+        assert checkout_root(inner, [inner]) == inner  # the folder itself, not the outer repo
+        assert checkout_root(inner / "src/a.py", [inner]) == inner
+        assert checkout_root(outer / "b.py", [outer]) == outer
+
     def test_outside_git_there_is_no_commit_and_the_folder_is_the_root(
         self, tmp_path: Path
     ) -> None:

@@ -37,21 +37,27 @@ function libraryValues(bundle: string): Record<string, unknown> {
 }
 
 /**
- * `vscode.CodeActionKind`, as far as vscode-languageclient uses it: a hierarchical kind built
- * with `append` from `Empty` (the server declares `refactor.lecode.remember`, which the library
- * converts part by part when the client starts).
+ * vscode.CodeActionKind: the language client builds the kinds a server registers (lecode-ls's
+ * `refactor.lecode.remember`) by appending to `Empty`, so it must be the real thing here.
  */
 class CodeActionKind {
   static readonly Empty = new CodeActionKind("");
   static readonly QuickFix = new CodeActionKind("quickfix");
   static readonly Refactor = new CodeActionKind("refactor");
+  static readonly RefactorExtract = new CodeActionKind("refactor.extract");
+  static readonly RefactorInline = new CodeActionKind("refactor.inline");
+  static readonly RefactorMove = new CodeActionKind("refactor.move");
+  static readonly RefactorRewrite = new CodeActionKind("refactor.rewrite");
   static readonly Source = new CodeActionKind("source");
+  static readonly SourceOrganizeImports = new CodeActionKind("source.organizeImports");
+  static readonly SourceFixAll = new CodeActionKind("source.fixAll");
+  static readonly Notebook = new CodeActionKind("notebook");
   constructor(readonly value: string) {}
   append(part: string): CodeActionKind {
-    return new CodeActionKind(this.value ? `${this.value}.${part}` : part);
+    return new CodeActionKind(this.value === "" ? part : `${this.value}.${part}`);
   }
   contains(other: CodeActionKind): boolean {
-    return this.value === other.value || other.value.startsWith(`${this.value}.`);
+    return this.value === "" || other.value === this.value || other.value.startsWith(`${this.value}.`);
   }
   intersects(other: CodeActionKind): boolean {
     return this.contains(other) || other.contains(this);
