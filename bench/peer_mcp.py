@@ -100,7 +100,7 @@ def build(folder: Path) -> Peer | str:
         done = subprocess.run(step, capture_output=True, text=True, check=False, cwd=folder)
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
-            return f"`{' '.join(step[:3])}` failed: {last}"
+            return f"`uv {step[1]}` failed: {last}"
     seconds = now() - start
     probe = subprocess.run(
         [
