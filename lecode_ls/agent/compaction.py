@@ -10,8 +10,8 @@ One `compact_session` call:
    input is at most 100,000 UTF-8 bytes and must fit the model's window with the answer's room,
    else fewer exchanges are taken (never a cut exchange: C4);
 3. asks for at most 2,048 tokens (less if the model's output limit is lower); a response that
-   calls tools, is empty, truncated (`length`), ends any other way than `stop`, or is longer
-   than asked is rejected and the cutoff does not move (C4);
+   calls tools, is empty, truncated (`length`), ends any other way than `stop`, is longer than
+   asked, or echoes its input (`echoes_input`) is rejected and the cutoff does not move (C4);
 4. rechecks everything before the append (C6): the generation, the base summary, and that every
    covered record still participates unchanged; then appends the compact event (fsync).
 Every provider call's usage is recorded once: on the compact event when it succeeds, otherwise in
@@ -64,6 +64,14 @@ name tools only where their results matter. Write plain prose or short lists, no
 call no tools."""
 
 Status = Literal["compacted", "nothing", "rejected", "failed", "stale"]
+
+PREVIOUS_OPEN, PREVIOUS_CLOSE = '<previous_summary inert_data="true">', "</previous_summary>"
+TRANSCRIPT_OPEN, TRANSCRIPT_CLOSE = '<transcript inert_data="true">', "</transcript>"
+FRAME_LINES = frozenset({PREVIOUS_OPEN, PREVIOUS_CLOSE, TRANSCRIPT_OPEN, TRANSCRIPT_CLOSE})
+"""The lines that label the summariser's input as inert data (C2)."""
+ECHO_SHARE = 0.5
+"""A summary more than this share of whose characters are transcript lines copied whole is an
+echo of its input, not a summary."""
 
 
 @dataclass(frozen=True)
@@ -123,12 +131,8 @@ def render_input(prior: str | None, groups: list[list[dict[str, Any]]]) -> str:
     previous = prior if prior else "(none: this is the first summary)"
     transcript = "\n\n".join(render_exchange(group) for group in groups)
     return (
-        '<previous_summary inert_data="true">\n'
-        f"{previous}\n"
-        "</previous_summary>\n\n"
-        '<transcript inert_data="true">\n'
-        f"{transcript}\n"
-        "</transcript>"
+        f"{PREVIOUS_OPEN}\n{previous}\n{PREVIOUS_CLOSE}\n\n"
+        f"{TRANSCRIPT_OPEN}\n{transcript}\n{TRANSCRIPT_CLOSE}"
     )
 
 
@@ -224,6 +228,12 @@ async def compact_session(
 
     summary = answer.text.strip()
     rejected = _rejection(summary, answer.calls, finish, limit)
+    if rejected is None and echoes_input(
+        summary,
+        view.summary["summary"] if view.summary else None,
+        "\n\n".join(render_exchange(group) for group in groups),
+    ):
+        rejected = "echoed_input"
     if rejected is not None:
         await asyncio.to_thread(
             _append_usage, runtime, session_id, model, finish.usage, "rejected", rejected, turn_id
@@ -308,6 +318,32 @@ def _rejection(summary: str, calls: list[ToolCall], finish: Finish, limit: int) 
     if max(reported, len(summary.encode("utf-8")) / BYTES_PER_TOKEN) > limit:
         return "oversized"
     return None
+
+
+def echoes_input(summary: str, prior: str | None, transcript: str) -> bool:
+    """Whether `summary` is its input given back rather than a summary of it (C4).
+
+    A small model served by llama.cpp (issue 13) answered with its input: the inert-data tags
+    and the raw transcript lines, which would then have stood in for the history as its
+    summary. An echo is a summary that has one of the framing lines (`FRAME_LINES`) as a line of
+    its own, or more than half of whose characters (ECHO_SHARE) are in lines copied whole from
+    the rendered transcript. Lines are compared with their whitespace collapsed, blank lines
+    left out. Lines of the previous summary count for neither side: an updated summary rightly
+    keeps most of them. So a summary that quotes a line or two of the transcript among its own
+    words passes, and one that mentions a tag within a sentence does too."""
+
+    def lines(text: str) -> list[str]:
+        return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+    own = lines(summary)
+    if any(line in FRAME_LINES for line in own):
+        return True
+    previous = set(lines(prior or ""))
+    transcript_lines = set(lines(transcript)) - previous
+    counted = [line for line in own if line not in previous]
+    total = sum(len(line) for line in counted)
+    copied = sum(len(line) for line in counted if line in transcript_lines)
+    return total > 0 and copied > ECHO_SHARE * total
 
 
 def _append_usage(

@@ -11,9 +11,15 @@ The evidence contract:
   exchange, and `text` is also a complete user or assistant message of that exchange;
   `source_seqs` is that whole exchange.
 `source_seqs` must be a captured singleton or a captured complete exchange range. A candidate
-marked as a proposal, naming conflicts, or worded as a correction is left for review (never
-remembered). Everything is rechecked before promotion, and the source and the generation again
+marked as a proposal, naming conflicts, worded as a correction, or a preference whose quote reads
+as a request or a question (learning_requests.py: "Read pyproject.toml and tell me ...") is left
+for review (never remembered). Everything is rechecked before promotion, and the source and the generation again
 inside `FactStore.remember`'s transaction (A8); a stale context discards the candidates.
+
+The answer may come inside ONE Markdown code fence wrapping all of it (as small models write
+it whatever the prompt says); the fence is taken off and the rest parsed as strictly as ever
+(learning_evidence.unfenced). Unwrapping it does not weaken anything: what makes learning safe
+is that every candidate must pass the evidence checks above, not the wrapper of the answer.
 
 The outcome is one `learning` event in the transcript (status, reason_counts over fixed codes,
 learned fact IDs, proposals with their captured source) and one `memory_usage` event (purpose
@@ -35,10 +41,11 @@ from lecode_ls.agent.learning_evidence import (
     PAYLOAD_MAX_BYTES,
     Captured,
     check_candidate,
+    parse_answer,
     prepare,
-    strict_json,
     utf8_size,
 )
+from lecode_ls.agent.learning_requests import is_request
 from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.preflight import estimate_tokens
 from lecode_ls.agent.provider import (
@@ -203,7 +210,7 @@ async def _judge(
         outcome.reject("output_too_large")
         return
     try:
-        envelope = strict_json(answer)
+        envelope = parse_answer(answer)
     except ValueError:
         outcome.reject("invalid_json")
         return
@@ -243,6 +250,10 @@ async def _judge(
                 candidate["proposal"]
                 or bool(candidate["conflicts"])
                 or bool(CORRECTION.match(candidate["text"]))
+                or (
+                    candidate["kind"] == "explicit_user_preference"
+                    and is_request(candidate["quote"])
+                )
             )
             if proposal:
                 source = validate_source(

@@ -38,6 +38,11 @@ TEMPORARY = re.compile(
 )
 CORRECTION = re.compile(r"^\s*correction\s*:", re.IGNORECASE)
 FACT_TEXT = re.compile(r'^(?P<path>[^\s"]+) contains (?P<line>".*")$', re.DOTALL)
+# One Markdown code fence around the whole answer: the opening line (an optional `json` info
+# string, nothing else), the body, the closing line; only whitespace outside.
+FENCED = re.compile(
+    r"\A\s*```(?:json)?[ \t]*\r?\n(?P<body>.*)\n[ \t]*```\s*\Z", re.DOTALL | re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,33 @@ def _render(group: list[dict[str, Any]]) -> str:
                 f"[seq {seq}] read result {record.get('tool_call_id')}:\n{record['content']}"
             )
     return "\n".join(lines)
+
+
+def parse_answer(text: str) -> Any:
+    """The extraction answer as strict JSON (A3), once ONE code fence around the whole answer
+    is taken off (`unfenced`). ValueError when it is not."""
+    return strict_json(unfenced(text))
+
+
+def unfenced(text: str) -> str:
+    """`text` without one Markdown code fence wrapping all of it, else `text` unchanged.
+
+    Small models write their JSON inside one ```json fence however they are asked (4 of 6
+    answers of Qwen2.5-Coder 0.5B served by llama.cpp, issue 13). Exactly one fence is taken
+    off: the opening line is three backticks and an optional `json` info string, the closing
+    line three backticks, and only whitespace may stand before or after; a fence line inside the
+    body (two fences, or a fence within the JSON) leaves the text as it was, so it fails to
+    parse. Prose around a fence is not stripped either. What the body must then be does not
+    change: strict JSON with no duplicate keys, NaN or Infinity, and no unknown keys. Nothing
+    is trusted for being unwrapped: learning is safe because of the evidence checks every
+    candidate must pass, not because of the wrapper the model chose."""
+    match = FENCED.match(text)
+    if match is None:
+        return text
+    body = match["body"]
+    if any(line.lstrip().startswith("```") for line in body.split("\n")):
+        return text
+    return body
 
 
 def strict_json(text: str) -> Any:

@@ -89,17 +89,25 @@ JOIN revisions r ON r.fact_id = f.id AND r.revision = f.current_revision
 LEFT JOIN source_refs s ON s.fact_id = f.id AND s.revision = f.current_revision
 """
 )
-# Driven by the trigram index in its own (rowid) order, so a LIMIT stops the walk early.
-_FACT_SEARCH = (
-    _FACT_COLUMNS
-    + """FROM revisions_fts
-JOIN revisions r ON r.id = revisions_fts.rowid
+
+
+def _indexed_search(index: str) -> str:
+    """A search driven by an FTS5 index over revisions in its own (rowid) order, so a LIMIT stops
+    the walk early; `instr()` confirms each candidate exactly."""
+    return (
+        _FACT_COLUMNS
+        + f"""FROM {index}
+JOIN revisions r ON r.id = {index}.rowid
 JOIN facts f ON f.id = r.fact_id AND f.current_revision = r.revision
 LEFT JOIN source_refs s ON s.fact_id = f.id AND s.revision = f.current_revision
-WHERE revisions_fts MATCH ? AND instr(r.text, ?) > 0
-ORDER BY revisions_fts.rowid LIMIT ?
+WHERE {index} MATCH ? AND instr(r.text, ?) > 0
+ORDER BY {index}.rowid LIMIT ?
 """
-)
+    )
+
+
+_FACT_SEARCH = _indexed_search("revisions_fts")  # 3 characters or more: trigrams
+_FACT_SHORT_SEARCH = _indexed_search("revisions_short")  # 1 or 2: characters and pairs
 
 
 class FactStore:
@@ -337,8 +345,9 @@ class FactStore:
                 for table in ("source_refs", "provenance", "revisions"):
                     conn.execute(f"DELETE FROM {table} WHERE fact_id = ?", (fact_id,))
                 conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
-                # Merge index segments so the forgotten text's trigrams leave the index now.
+                # Merge index segments so the forgotten text's terms leave the indexes now.
                 conn.execute("INSERT INTO revisions_fts (revisions_fts) VALUES ('optimize')")
+                conn.execute("INSERT INTO revisions_short (revisions_short) VALUES ('optimize')")
                 return True
 
     # -- unverified storage ----------------------------------------------------------------------
@@ -432,18 +441,23 @@ class FactStore:
         """Facts whose current text contains `literal` exactly (case-sensitive, no wildcards).
 
         At most `limit` (clamped to 1..50), returned in ID order; when more match, the first found
-        (oldest revisions first for the index, lowest IDs for a scan). Three or more characters
-        use the trigram index; shorter literals scan. Unverified administrative read (F9).
+        (oldest revisions first). Three or more characters use the trigram index; one or two use
+        the index of characters and pairs; only a longer literal holding NUL scans. Unverified
+        administrative read (F9).
         """
         if not isinstance(literal, str) or not literal:
             raise InvalidParams("literal: search text must not be empty", field="literal")
         limit = min(check_int(limit, "limit", 1), MAX_PAGE)
         # instr() is exact for every character, so '%', '_', '*' and quotes need no escaping;
         # the FTS5 string form '"..."' (with '"' doubled) makes the index query a single phrase.
-        if len(literal) >= 3 and "\x00" not in literal:
+        bindings: tuple[object, ...]
+        if len(literal) <= 2:
+            query = _FACT_SHORT_SEARCH
+            bindings = (f'"{schema.short_term(literal)}"', literal, limit)
+        elif "\x00" not in literal:
             phrase = '"' + literal.replace('"', '""') + '"'
             query = _FACT_SEARCH
-            bindings: tuple[object, ...] = (phrase, literal, limit)
+            bindings = (phrase, literal, limit)
         else:
             query = _FACT_SELECT + "WHERE instr(r.text, ?) > 0 ORDER BY f.id LIMIT ?"
             bindings = (literal, limit)

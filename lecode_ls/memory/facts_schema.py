@@ -11,8 +11,9 @@ released migration: append a new one.
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -108,7 +109,55 @@ END;
 INSERT INTO revisions_fts (revisions_fts) VALUES ('rebuild');
 """
 
-MIGRATIONS: tuple[str, ...] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3)
+
+def short_terms(text: str) -> str:
+    """The `revisions_short` terms of a text: each distinct character and pair of adjacent
+    characters, written as the hex of its UTF-8 so that any character makes one plain ASCII
+    token (and no FTS5 query syntax can be spelled by one)."""
+    grams = set(text)
+    grams.update(a + b for a, b in itertools.pairwise(text))
+    return " ".join(short_term(gram) for gram in grams)
+
+
+def short_term(gram: str) -> str:
+    return gram.encode("utf-8", "surrogatepass").hex()
+
+
+# Migration 4: literal search for 1- and 2-character literals, which no trigram can serve.
+# Contentless (no copy of the text) and `detail = none` (no positions: a term either occurs in a
+# revision or not), so the index holds only which revisions contain each character and each
+# pair: about 150 bytes a fact. Rows are added by `insert_revision`, which computes the terms;
+# deletes follow the revisions table through the trigger, and an edit of a revision's text
+# behind the store's back drops its entry, which `verify()` reports.
+_MIGRATION_4_SQL = """
+CREATE VIRTUAL TABLE revisions_short USING fts5 (
+    terms, content = '', contentless_delete = 1, detail = none, tokenize = 'ascii'
+);
+CREATE TRIGGER revisions_short_delete AFTER DELETE ON revisions BEGIN
+    DELETE FROM revisions_short WHERE rowid = old.id;
+END;
+CREATE TRIGGER revisions_short_update AFTER UPDATE OF text ON revisions BEGIN
+    DELETE FROM revisions_short WHERE rowid = old.id;
+END;
+"""
+
+
+def _migration_4(conn: apsw.Connection) -> None:
+    conn.execute(_MIGRATION_4_SQL)
+    conn.executemany(
+        "INSERT INTO revisions_short (rowid, terms) VALUES (?, ?)",
+        [
+            (rowid, short_terms(text))
+            for rowid, text in rows(conn, "SELECT id, text FROM revisions")
+        ],
+    )
+
+
+Migration = str | Callable[[apsw.Connection], None]
+"""SQL run as one script, or a function for a step that needs Python (it runs inside the same
+transaction)."""
+
+MIGRATIONS: tuple[Migration, ...] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3, _migration_4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -163,7 +212,11 @@ def migrate(conn: apsw.Connection) -> None:
                 f"understands ({SCHEMA_VERSION}); upgrade lecode-ls"
             )
         for number in range(version + 1, SCHEMA_VERSION + 1):
-            conn.execute(MIGRATIONS[number - 1])
+            step = MIGRATIONS[number - 1]
+            if isinstance(step, str):
+                conn.execute(step)
+            else:
+                step(conn)
             conn.pragma("user_version", number)
         conn.execute("COMMIT")
     except BaseException:
@@ -221,6 +274,10 @@ def verify(conn: apsw.Connection) -> list[str]:
         )
     except apsw.Error:
         problems.append("revisions_fts: the literal-search index is out of step with revisions")
+    indexed = {rowid for (rowid,) in rows(conn, "SELECT rowid FROM revisions_short")}
+    stored = {rowid for (rowid,) in rows(conn, "SELECT id FROM revisions")}
+    if indexed != stored:
+        problems.append("revisions_short: the short-literal index is out of step with revisions")
     return problems
 
 
@@ -395,6 +452,10 @@ def insert_revision(
     conn.execute(
         "INSERT INTO revisions (fact_id, revision, text, canonical, created_at) VALUES (?, ?, ?, ?, ?)",
         (fact_id, revision, text, canonical_text(text), now),
+    )
+    conn.execute(
+        "INSERT INTO revisions_short (rowid, terms) VALUES (?, ?)",
+        (conn.last_insert_rowid(), short_terms(text)),
     )
     conn.execute(
         "UPDATE facts SET current_revision = ?, updated_at = ? WHERE id = ?",

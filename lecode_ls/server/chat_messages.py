@@ -163,11 +163,13 @@ class CommandResult(Message):
 class SessionCompactResult(Message):
     status: Literal["compacted", "nothing", "rejected", "failed", "stale"]
     """`compacted` (a new working summary), `nothing` (no complete exchange can be covered while
-    four messages stay raw), `rejected` (the model's summary was empty, truncated, too long or
-    called tools: the cutoff did not move), `failed` (the provider failed), `stale` (the session
-    or a forget changed it meanwhile; the summary was discarded)."""
+    four messages stay raw), `rejected` (the model's summary was empty, truncated, too long,
+    called tools or gave its input back: the cutoff did not move), `failed` (the provider
+    failed), `stale` (the session or a forget changed it meanwhile; the summary was discarded)."""
     message: str | None = None
-    """Why, for anything but `compacted`."""
+    """Why, for anything but `compacted`; for `rejected`, a code: `tool_calls`, `truncated`,
+    `incomplete` (an end other than stop or length), `empty`, `oversized` or `echoed_input` (an
+    inert-data tag line, or mostly lines copied whole from the transcript)."""
     covered_through: int
     """The last seq the working summary now covers (0: none)."""
     usage: UsageModel

@@ -195,7 +195,9 @@ class LearningModel(Message):
     learned: list[LearnedFactModel]
     """The facts it remembered."""
     proposals: list[ProposalModel]
-    """Candidates left for review that still validate (same epoch, source valid now)."""
+    """Candidates left for review that still validate (same epoch, source valid now): the ones
+    the model marked uncertain or conflicting, worded as a correction, or preferences whose quote
+    reads as a request or a question."""
     omitted_proposals: int = 0
     """Valid proposals left out to keep this status within 8,192 bytes: accept or dismiss the
     ones shown to see them."""

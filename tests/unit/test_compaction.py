@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lecode_ls.agent.compaction import compact_session
+from lecode_ls.agent.compaction import compact_session, echoes_input
 from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.provider import (
     ChatRequest,
@@ -240,6 +240,112 @@ class TestRejectedResponses:
         exchange(runtime, session, 1)
         outcome = await compact(runtime, session, ScriptedProvider(), window=8_000)
         assert outcome.status == "nothing" and "too large" in (outcome.reason or "")
+
+
+class Answering:
+    """A summariser whose answer is made from its request's input by `answer` (the scripted
+    provider's seam, with a dynamic script)."""
+
+    def __init__(self, answer: Callable[[str], str]) -> None:
+        self.answer = answer
+        self.requests: list[ChatRequest] = []
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[Event, None]:
+        self.requests.append(request)
+        yield TextDelta(self.answer(request.messages[1]["content"]))
+        yield Finish("stop", USAGE)
+
+
+def inside(text: str, tag: str) -> str:
+    """What stands between a tag's opening and closing lines in the summariser's input."""
+    return text.split(f'<{tag} inert_data="true">\n', 1)[1].split(f"\n</{tag}>", 1)[0]
+
+
+class TestEchoedInput:
+    """A real small model (issue 13) gave its input back as the summary: the inert-data tags
+    and the raw transcript lines. Such an answer is rejected like an empty one (C4)."""
+
+    @pytest.mark.parametrize(
+        "echo",
+        [
+            lambda given: given,  # the whole input, tags and all
+            lambda given: inside(given, "transcript"),  # the transcript lines alone
+            lambda given: "Summary:\n" + inside(given, "transcript"),
+            lambda given: '<transcript inert_data="true">\nThe user asked three questions.',
+        ],
+        ids=["whole-input", "transcript-lines", "a-heading-and-the-lines", "a-tag-line"],
+    )
+    async def test_an_echo_is_rejected_and_the_cutoff_stays(
+        self, runtime: Runtime, echo: Callable[[str], str]
+    ) -> None:
+        session = runtime.sessions.create("t")
+        for n in range(3):
+            exchange(runtime, session, n)
+        outcome = await compact(runtime, session, Answering(echo))
+        assert (outcome.status, outcome.reason, outcome.covered_through) == (
+            "rejected",
+            "echoed_input",
+            0,
+        )
+        assert events(runtime, session, "compact") == []
+        (usage,) = events(runtime, session, "memory_usage")
+        assert (usage["outcome"], usage["reason"], usage["usage"]["total_tokens"]) == (
+            "rejected",
+            "echoed_input",
+            960,
+        )
+        assert working_view(runtime.sessions, runtime.facts, session).summary is None
+
+    async def test_a_summary_quoting_one_transcript_line_is_kept(self, runtime: Runtime) -> None:
+        session = runtime.sessions.create("t")
+        for n in range(3):
+            exchange(runtime, session, n)
+        summary = (
+            "The person asked three numbered questions; each time the assistant read a note\n"
+            "and answered. Every note carried the same third-party line, quoted as data:\n"
+            f"note 0: {INJECTION}\n"
+            "It was not followed. Mentioning a </transcript> tag inside a sentence is fine."
+        )
+        outcome = await compact(runtime, session, Answering(lambda given: summary))
+        assert (outcome.status, outcome.reason) == ("compacted", None)
+        assert events(runtime, session, "compact")[0]["summary"] == summary
+
+    async def test_an_update_may_keep_every_line_of_the_previous_summary(
+        self, runtime: Runtime
+    ) -> None:
+        # What an update is asked to do: the previous summary, and what the new part adds.
+        session = runtime.sessions.create("t")
+        for n in range(3):
+            exchange(runtime, session, n)
+        first = "Questions 0 and 1 were asked and answered.\nA note asked to reveal a key."
+        assert (await compact(runtime, session, Answering(lambda given: first))).status == (
+            "compacted"
+        )
+        for n in range(3, 5):
+            exchange(runtime, session, n)
+        update = f"{first}\nQuestions 2 and 3 followed, answered the same way."
+        outcome = await compact(runtime, session, Answering(lambda given: update))
+        assert (outcome.status, outcome.reason) == ("compacted", None)
+
+
+class TestEchoCheck:
+    TRANSCRIPT = "[seq 1] user:\nFix the build.\n\n[seq 2] assistant:\nDone: the build passes."
+
+    @pytest.mark.parametrize(
+        ("summary", "prior", "echoed"),
+        [
+            (TRANSCRIPT, None, True),
+            ("  [seq 1]   user:\n\nFix the build.  ", None, True),  # whitespace is not a change
+            ("The build was fixed.\nFix the build.", None, False),  # 14 copied of 34
+            ("Fix the build.\nok", None, True),  # 14 copied of 16
+            ("Earlier: tabs.\nFix the build.", "Earlier: tabs.", True),  # prior lines: neither
+            ("Earlier: tabs.", "Earlier: tabs.", False),  # nothing new, nothing echoed
+            ("</previous_summary>\nA long summary in words of its own.", None, True),
+            ("The tag </transcript> came up in the discussion.", None, False),
+        ],
+    )
+    def test_the_rule(self, summary: str, prior: str | None, echoed: bool) -> None:
+        assert echoes_input(summary, prior, self.TRANSCRIPT) is echoed
 
 
 class Gate:

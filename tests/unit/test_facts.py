@@ -33,6 +33,7 @@ from lecode_ls.errors import (
     SymlinkRefused,
 )
 from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.facts_schema import SCHEMA_VERSION
 from lecode_ls.memory.facts_types import (
     Fact,
     Positions,
@@ -177,7 +178,7 @@ class TestOpening:
     ) -> None:
         store.add("x")
         assert table(db, "PRAGMA journal_mode") == [("wal",)]
-        assert table(db, "PRAGMA user_version") == [(3,)]
+        assert table(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
 
     def test_a_linked_database_is_refused_for_reads_and_writes(
         self, tmp_path: Path, db: Path
@@ -726,6 +727,46 @@ class TestSearch:
         assert len(store.search("item", limit=500)) == 50
         assert len(store.search("it", limit=3)) == 3
 
+    @pytest.mark.parametrize(
+        ("literal", "ids"),
+        [
+            ("Ω", [2]),
+            ("Ωm", [2]),
+            ("mΩ", []),
+            ("🦀", [3]),
+            ("🦀 ", [3]),
+            ("\x00", [4]),
+            ("a\x00", [4]),
+            ("C", [1]),
+            ("CI", [1]),
+            ("IC", []),
+            ("I", [1, 4]),
+        ],
+    )
+    def test_one_and_two_character_literals_are_served_by_their_index(
+        self, store: FactStore, db: Path, literal: str, ids: list[int]
+    ) -> None:
+        for text in ("CI runs scripts/test", "10 Ωm copper", "🦀 rust", "a\x00b INDEX"):
+            store.add(text)
+        assert [fact.id for fact in store.search(literal)] == ids
+        # The index itself answers: every revision holds each of its characters and pairs.
+        term = literal.encode().hex()
+        assert table(
+            db, f"SELECT rowid FROM revisions_short WHERE revisions_short MATCH '\"{term}\"'"
+        ) == [(i,) for i in ids]
+
+    def test_a_forgotten_facts_characters_leave_the_short_index(
+        self, store: FactStore, db: Path
+    ) -> None:
+        remember(store, "the code is Zq", Ref("s1", (1,)))
+        correct(store, 1, "the code is Xw", 1, Ref("s1", (2,)))
+        store.add("keep")
+        assert [f.id for f in store.search("Xw")] == [1]
+        store.forget(1)
+        assert store.search("Xw") == [] and store.search("Zq") == []
+        assert table(db, "SELECT rowid FROM revisions_short") == [(3,)]
+        assert store.verify() == []
+
     def test_an_empty_literal_is_invalid_params(self, store: FactStore) -> None:
         with pytest.raises(InvalidParams, match="literal: search text must not be empty"):
             store.search("")
@@ -740,6 +781,18 @@ class TestVerify:
         remember(store, "d", Ref("s1", (2, 3)))
         store.forget(1)
         assert store.verify() == []
+
+    def test_verify_reports_a_text_edited_behind_the_stores_back(
+        self, store: FactStore, db: Path
+    ) -> None:
+        store.add("use tabs")
+        conn = apsw.Connection(str(db))
+        conn.execute("UPDATE revisions SET text = 'use spaces', canonical = 'use spaces'")
+        conn.close()
+        assert store.verify() == [
+            "revisions_short: the short-literal index is out of step with revisions"
+        ]
+        assert store.search("sp") == []  # an unindexed edit is never served as a hit
 
     def test_verify_reports_broken_invariants(self, store: FactStore, db: Path) -> None:
         remember(store, "a", Ref("s1", (1,)))

@@ -63,7 +63,7 @@ CREATE TABLE forgotten (
 );
 """
 
-# Version 2 added source_refs; version 3 (current) adds the trigram search index.
+# Version 2 added source_refs.
 SCHEMA_V2_ADDITION = """
 CREATE TABLE source_refs (
     fact_id INTEGER NOT NULL,
@@ -76,6 +76,24 @@ CREATE TABLE source_refs (
     FOREIGN KEY (fact_id, revision) REFERENCES revisions (fact_id, revision)
 ) WITHOUT ROWID;
 CREATE INDEX source_refs_by_session ON source_refs (session_id);
+"""
+
+# Version 3 added the trigram index; version 4 (current) adds the short-literal index.
+SCHEMA_V3_ADDITION = """
+CREATE VIRTUAL TABLE revisions_fts USING fts5 (
+    text, content = 'revisions', content_rowid = 'id', tokenize = 'trigram case_sensitive 1'
+);
+CREATE TRIGGER revisions_fts_insert AFTER INSERT ON revisions BEGIN
+    INSERT INTO revisions_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER revisions_fts_delete AFTER DELETE ON revisions BEGIN
+    INSERT INTO revisions_fts (revisions_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER revisions_fts_update AFTER UPDATE ON revisions BEGIN
+    INSERT INTO revisions_fts (revisions_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO revisions_fts (rowid, text) VALUES (new.id, new.text);
+END;
+INSERT INTO revisions_fts (revisions_fts) VALUES ('rebuild');
 """
 
 # One forgotten fact (4) left an exclusion on legacy:9; fact 1 has two revisions with legacy
@@ -112,6 +130,8 @@ def build(db: Path, version: int) -> None:
     if version >= 2:
         conn.execute(SCHEMA_V2_ADDITION)
     conn.execute(LEGACY_ROWS)
+    if version >= 3:  # its index is rebuilt over the rows already there
+        conn.execute(SCHEMA_V3_ADDITION)
     conn.execute(f"PRAGMA user_version = {version}")
     conn.execute("COMMIT")
     conn.close()
@@ -141,15 +161,16 @@ def db(tmp_path: Path) -> Path:
 
 
 class TestReleasedMigrationsAreFrozen:
-    def test_migration_1_and_2_are_exactly_the_released_sql(self) -> None:
-        assert SCHEMA_VERSION == 3
-        assert MIGRATIONS[0].strip() == LEGACY_SCHEMA_V1.strip()
-        assert MIGRATIONS[1].strip() == SCHEMA_V2_ADDITION.strip()
+    def test_migrations_1_to_3_are_exactly_the_released_sql(self) -> None:
+        assert SCHEMA_VERSION == 4
+        released = (LEGACY_SCHEMA_V1, SCHEMA_V2_ADDITION, SCHEMA_V3_ADDITION)
+        for step, sql in zip(MIGRATIONS, released, strict=False):
+            assert isinstance(step, str) and step.strip() == sql.strip()
 
 
 class TestOpeningALegacyDatabase:
     # covers F4
-    @pytest.mark.parametrize("version", [1, 2])
+    @pytest.mark.parametrize("version", [1, 2, 3])
     def test_opening_adds_the_new_tables_and_keeps_every_old_row(
         self, db: Path, version: int
     ) -> None:
@@ -159,7 +180,7 @@ class TestOpeningALegacyDatabase:
         assert store.verify() == []
         store.close()
         assert dump(db) == before
-        assert {"source_refs", "revisions_fts"} <= names(db)
+        assert {"source_refs", "revisions_fts", "revisions_short"} <= names(db)
         conn = apsw.Connection(str(db))
         assert conn.pragma("user_version") == SCHEMA_VERSION
         conn.close()
@@ -202,6 +223,21 @@ class TestOpeningALegacyDatabase:
         assert store.excluded_seqs("s1") == frozenset({3})
         assert store.search("spaces") == []
         assert store.add("next") == (5, 1)  # IDs keep counting past the forgotten 4
+        assert store.verify() == []
+        store.close()
+
+    # covers F9
+    @pytest.mark.parametrize("version", [1, 3])
+    def test_short_literals_find_the_facts_of_an_older_store_once_migrated(
+        self, db: Path, version: int
+    ) -> None:
+        build(db, version)
+        store = FactStore(db)
+        assert [f.id for f in store.search("Fr")] == [2]  # "Deploy on Fridays."
+        assert [f.id for f in store.search("p")] == [1, 2]
+        assert [f.id for f in store.search("T")] == []  # only in fact 1's superseded revision
+        assert store.add("Ta") == (5, 1)
+        assert [f.id for f in store.search("Ta")] == [5]
         assert store.verify() == []
         store.close()
 

@@ -310,6 +310,120 @@ class TestProposals:
         assert learner.facts.get(incumbent).revision == 1  # type: ignore[union-attr]
 
 
+ISSUE_REQUEST = "Read pyproject.toml and tell me its requires-python line."
+
+
+def fenced(*candidates: dict[str, Any], before: str = "", after: str = "") -> list[Event]:
+    """An answer as Qwen2.5-Coder 0.5B wrote 4 in 6 of them (issue 13): indented JSON in one
+    ```json fence."""
+    body = json.dumps({"candidates": list(candidates)}, indent=2)
+    return text_turn(f"{before}```json\n{body}\n```{after}", usage=USAGE)
+
+
+class TestFencedAnswers:
+    async def test_json_inside_one_fence_is_learned(self, learner: Runtime) -> None:
+        # covers A3: the fence is taken off; the body is judged as a bare answer is
+        session = conversation(learner)
+        learning, _ = await run(learner, session, fenced(candidate(PREFERENCE, [1])))
+        assert (learning.status, dict(learning.reason_counts)) == ("learned", {})
+        assert [f.text for f in learner.facts.list()[0]] == [PREFERENCE]
+
+    @pytest.mark.parametrize(
+        ("turn", "code"),
+        [
+            (fenced(candidate(PREFERENCE, [1]), before="Here you go:\n"), "invalid_json"),
+            (fenced(candidate(PREFERENCE, [1]), after="\nDone."), "invalid_json"),
+            (
+                text_turn(
+                    "```json\n"
+                    + json.dumps({"candidates": [candidate(PREFERENCE, [1])]})
+                    + "\n```\n```json\n{}\n```"
+                ),
+                "invalid_json",
+            ),
+            (text_turn('```json\n{"candidates": [], "candidates": []}\n```'), "invalid_json"),
+            (text_turn('```json\n{"candidates": [], "notes": "x"}\n```'), "response_schema"),
+        ],
+        ids=["prose-before", "prose-after", "two-fences", "duplicate-key", "unknown-key"],
+    )
+    async def test_a_fence_never_loosens_strict_json(
+        self, learner: Runtime, turn: list[Event], code: str
+    ) -> None:
+        session = conversation(learner)
+        learning, _ = await run(learner, session, turn)
+        assert (learning.status, dict(learning.reason_counts)) == ("failed", {code: 1})
+        assert learner.facts.list()[0] == []
+
+    async def test_a_fenced_candidate_with_an_unknown_key_is_still_rejected(
+        self, learner: Runtime
+    ) -> None:
+        session = conversation(learner)
+        bad = {**candidate(PREFERENCE, [1]), "confidence": 0.9}
+        learning, _ = await run(learner, session, fenced(bad))
+        assert (learning.status, dict(learning.reason_counts)) == (
+            "rejected",
+            {"candidate_schema": 1},
+        )
+
+
+class TestRequestsAreProposed:
+    """A quote that is a request or a question passes the evidence checks (it is an exact
+    quote) but is no preference: it is left for review, never remembered (issue 13)."""
+
+    async def test_the_sentence_a_real_model_stored_becomes_a_proposal(
+        self, learner: Runtime
+    ) -> None:
+        # covers A4, A6
+        session = learner.sessions.create("learn")
+        message(learner, session, "user", ISSUE_REQUEST)
+        message(learner, session, "assistant", 'It says requires-python = ">=3.12".')
+        for n in range(2):
+            message(learner, session, "user", f"filler {n}")
+            message(learner, session, "assistant", f"ok {n}")
+        learning, _ = await run(learner, session, fenced(candidate(ISSUE_REQUEST, [1])))
+        assert (learning.status, dict(learning.reason_counts)) == ("proposed", {})
+        assert learner.facts.list()[0] == []
+        latest = latest_learning(learner.sessions, learner.facts, session)
+        assert latest is not None
+        assert [(p["text"], p["source"]["seqs"]) for p in latest["proposals"]] == [
+            (ISSUE_REQUEST, [1])
+        ]
+
+    @pytest.mark.parametrize(
+        ("quote", "seq"),
+        [
+            ("Please fix the failing test in parser.py.", 1),
+            ("Also bump the version.", 1),
+            ("Which Python does this project need?", 3),
+        ],
+    )
+    async def test_a_task_or_a_question_is_proposed_and_the_preference_beside_it_learned(
+        self, learner: Runtime, quote: str, seq: int
+    ) -> None:
+        session = conversation(learner)
+        learning, _ = await run(
+            learner, session, answer(candidate(quote, [seq]), candidate(PREFERENCE, [1]))
+        )
+        assert learning.status == "learned" and not learning.reason_counts
+        assert [f.text for f in learner.facts.list()[0]] == [PREFERENCE]
+        assert [p["text"] for p in learning.proposals] == [quote]
+        assert "proposal 0 (explicit_user_preference" in run_memory_command(
+            learner, "/memory facts", __import__("datetime").date.today()
+        )
+
+    async def test_a_request_that_fails_a_check_is_rejected_not_proposed(
+        self, learner: Runtime
+    ) -> None:
+        # The evidence checks come first: a request the person never typed is no proposal.
+        session = conversation(learner)
+        learning, _ = await run(learner, session, answer(candidate(ISSUE_REQUEST, [1])))
+        assert (learning.status, dict(learning.reason_counts)) == (
+            "rejected",
+            {"exact_text_mismatch": 1},
+        )
+        assert learning.proposals == []
+
+
 class WaitingExtraction:
     """Answers the summary at once; the extraction only when released."""
 

@@ -391,9 +391,9 @@ export interface InjectedFactModel {
 }
 
 export interface SessionCompactResult {
-  /** `compacted` (a new working summary), `nothing` (no complete exchange can be covered while four messages stay raw), `rejected` (the model's summary was empty, truncated, too long or called tools: the cutoff did not move), `failed` (the provider failed), `stale` (the session or a forget changed it meanwhile; the summary was discarded). */
+  /** `compacted` (a new working summary), `nothing` (no complete exchange can be covered while four messages stay raw), `rejected` (the model's summary was empty, truncated, too long, called tools or gave its input back: the cutoff did not move), `failed` (the provider failed), `stale` (the session or a forget changed it meanwhile; the summary was discarded). */
   status: "compacted" | "nothing" | "rejected" | "failed" | "stale";
-  /** Why, for anything but `compacted`. */
+  /** Why, for anything but `compacted`; for `rejected`, a code: `tool_calls`, `truncated`, `incomplete` (an end other than stop or length), `empty`, `oversized` or `echoed_input` (an inert-data tag line, or mostly lines copied whole from the transcript). */
   message?: string | null;
   /** The last seq the working summary now covers (0: none). */
   coveredThrough: number;
@@ -519,7 +519,7 @@ export interface LearningModel {
   reasonCounts: Partial<Record<string, number>>;
   /** The facts it remembered. */
   learned: LearnedFactModel[];
-  /** Candidates left for review that still validate (same epoch, source valid now). */
+  /** Candidates left for review that still validate (same epoch, source valid now): the ones the model marked uncertain or conflicting, worded as a correction, or preferences whose quote reads as a request or a question. */
   proposals: ProposalModel[];
   /** Valid proposals left out to keep this status within 8,192 bytes: accept or dismiss the ones shown to see them. */
   omittedProposals?: number;
