@@ -13,6 +13,7 @@ import platform
 from importlib.metadata import version
 
 from bench import (
+    anchors,
     chat,
     compaction,
     compare,
@@ -37,6 +38,7 @@ BENCHES = (
     facts,
     durability,
     injection,
+    anchors,
     chat,
     compaction,
     compare,

@@ -44,6 +44,11 @@ class MemorySettings(_Section):
     facts_max_bytes: int = Field(8192, ge=0, le=65536)
     """Share of max_bytes given first to whole, validated facts in the injected memory."""
 
+    drifted_facts: Literal["label", "withhold"] = "label"
+    """What injection does with a fact whose code anchor is `changed` or `deleted` (the code it
+    was remembered from is no longer there): "label" shows it marked as drifted, "withhold"
+    leaves it out. Listings show drift either way."""
+
 
 class ProviderSettings(_Section):
     """`[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to."""

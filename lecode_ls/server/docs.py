@@ -188,7 +188,7 @@ def render_markdown() -> str:
 
 
 def _const_name(method: Method) -> str:
-    words = method.name.removeprefix("lecode/").removeprefix("lecode.").split("/")
+    words = method.name.removeprefix("lecode/").removeprefix("lecode.").replace(".", "/").split("/")
     return words[0] + "".join(w[:1].upper() + w[1:] for w in words[1:])
 
 
