@@ -48,7 +48,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="lecode-ls",
         description="Serve lecode's persistent project memory over the Language Server Protocol. "
-        "Memory lives under $LECODE_CONFIG_DIR (default: the platform config dir)/memory.",
+        "Memory lives under $LECODE_CONFIG_DIR (default: the platform config dir)/memory. "
+        "`lecode-ls mcp --help`: the same memory over the Model Context Protocol.",
     )
     parser.add_argument("--version", action="version", version=f"lecode-ls {__version__}")
     transport = parser.add_mutually_exclusive_group()
@@ -81,6 +82,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if given[:1] == ["mcp"]:  # `lecode-ls mcp ...`: the memory over MCP, not the language server
+        from lecode_ls.mcp.cli import main as mcp_main
+
+        return mcp_main(given[1:])
     args = parse_args(argv)
     handler: logging.Handler = (
         logging.FileHandler(args.log_file, encoding="utf-8")

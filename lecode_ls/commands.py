@@ -19,6 +19,7 @@ from typing import Any
 from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.tools import dispatch
 from lecode_ls.errors import InvalidParams
+from lecode_ls.memory.anchors import check_path
 from lecode_ls.memory.learning_status import describe, latest_learning
 from lecode_ls.memory.markdown import daily_name
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
@@ -45,7 +46,9 @@ HELP = """\
 /memory search <pattern>  search the Markdown memory (regular expression, at most 50 hits)
 /memory log [date]        print a daily log (YYYY-MM-DD; today by default)
 /memory notes             list named notes
-/memory facts [offset]    list facts: ID, revision, status, source
+/memory facts [offset] [path]
+                          list facts: ID, revision, status, source, code anchors and
+                          their drift (path: only the facts anchored in that file)
 /memory recall <fact-id> [offset]
                           a fact and a page of its evidence (JSON)
 /memory read <session-id> <start-seq> <end-seq> [offset]
@@ -153,9 +156,12 @@ def _camel(value: object) -> object:
 
 
 def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
-    _usage(args, 0, 1, "facts [offset]")
+    _usage(args, 0, 2, "facts [offset] [path]")
     sessions, facts = runtime.require_facts()
+    if args and not args[0].isdigit():  # `/memory facts src/app.py`: a path, offset 0
+        args = ["0", *args]
     offset = _int(args, 0, "offset") if args else 0
+    path = check_path(args[1]) if len(args) > 1 else None
     latest = latest_learning(sessions, facts, run.session_id)
     # The learning line once learning is on, or has ever run.
     learning = [describe(latest)] if latest or runtime.settings.memory.auto_learn else []
@@ -170,13 +176,28 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
                 seqs = fact["source"]["seqs"]
                 line += f" [{fact['source']['session_id']} {seqs[0]}-{seqs[-1]}] {fact['text']}"
             lines.append(line)
+            for anchor in fact.get("anchors", ()):
+                where = f"{anchor['path']}:{anchor['start_line']}-{anchor['end_line']}"
+                now = anchor.get("current_start_line")
+                moved = (
+                    f" now {now}-{anchor['current_end_line']}"
+                    if anchor["status"] == "moved"
+                    else ""
+                )
+                lines.append(f"  anchored to {where} {anchor['status']}{moved}")
         if page["next_offset"] is not None:
-            lines.append(f"[more: /memory facts {page['next_offset']}]")
+            more = f" {path}" if path is not None else ""
+            lines.append(f"[more: /memory facts {page['next_offset']}{more}]")
         return "\n".join(lines + learning)
 
     # The 16,384-byte cap (R8) holds for the text shown, the learning lines included.
     page = list_facts(
-        facts, sessions, offset, measure=lambda page: len(render(page).encode("utf-8"))
+        facts,
+        sessions,
+        offset,
+        measure=lambda page: len(render(page).encode("utf-8")),
+        drift=runtime.drift,
+        path=path,
     )
     return render(page)
 

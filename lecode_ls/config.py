@@ -44,6 +44,11 @@ class MemorySettings(_Section):
     facts_max_bytes: int = Field(8192, ge=0, le=65536)
     """Share of max_bytes given first to whole, validated facts in the injected memory."""
 
+    drifted_facts: Literal["label", "withhold"] = "label"
+    """What injection does with a fact whose code anchor is `changed` or `deleted` (the code it
+    was remembered from is no longer there): "label" shows it marked as drifted, "withhold"
+    leaves it out. Listings show drift either way."""
+
 
 class ProviderSettings(_Section):
     """`[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to."""
@@ -132,6 +137,22 @@ class CompactionSettings(_Section):
     (1.0: only when it would not fit)."""
 
 
+McpWriteTool = Literal[
+    "memory_write", "memory_edit", "memory_correct", "memory_forget", "memory_remember"
+]
+
+
+class McpSettings(_Section):
+    """`[mcp]`: the memory served to other agents by `lecode-ls mcp` (Claude Code, Codex CLI,
+    Cursor, VS Code's agent mode)."""
+
+    allow: list[McpWriteTool] = Field(default_factory=list, max_length=5)
+    """The write-class tools an MCP client may call: memory_write, memory_edit,
+    memory_correct, memory_forget, and memory_remember (a `path contains "line"` fact the
+    server verifies in the workspace file itself). Empty (the default) offers the read-class
+    tools only; a tool not listed is neither offered nor run."""
+
+
 class Settings(_Section):
     """Every setting of lecode-ls. Each section is a table of config.toml."""
 
@@ -139,6 +160,7 @@ class Settings(_Section):
     provider: ProviderSettings = ProviderSettings()
     agent: AgentSettings = AgentSettings()
     compaction: CompactionSettings = CompactionSettings()
+    mcp: McpSettings = McpSettings()
 
 
 def _drop(tree: dict[str, Any], loc: tuple[str | int, ...]) -> bool:

@@ -16,6 +16,9 @@ from pathlib import Path
 
 from lecode_ls.config import Settings
 from lecode_ls.errors import ExcludedEvidence, MemoryDisabled
+from lecode_ls.memory.anchor_capture import verified_fact_anchor
+from lecode_ls.memory.anchors import NewAnchor
+from lecode_ls.memory.drift import DriftTracker
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.facts_types import Purpose, SourceLike
 from lecode_ls.memory.files import STALE_TEMP_SECONDS, remove_stale_temps
@@ -41,12 +44,15 @@ class Runtime:
         # Created lazily by its first write (F3): a disabled memory never creates it.
         self.facts_path = self.store_path / "facts.sqlite3"
         self.facts = FactStore(self.facts_path, root=self.store_path)
+        self.drift = DriftTracker(self.facts)
+        """Where the facts' code anchors are now, in open buffers or on disk (drift.py)."""
         self._migrated: set[Path] = set()
         self._swept_at: float | None = None
         self.closed = False
 
     def attach_folder(self, folder: Path) -> None:
         """Note that `folder` uses this project; the first time, import its legacy notes (L6)."""
+        self.drift.add_folder(folder)
         if folder in self._migrated or not self.settings.memory.enabled:
             return
         self._migrated.add(folder)
@@ -98,6 +104,13 @@ class Runtime:
                 field="source",
             )
         verdict.require()
+
+    def verified_anchors(self, text: str, ref: SourceLike) -> list[NewAnchor]:
+        """The code anchor of a verified project fact (`path contains "line"`, A5) whose
+        evidence shows that line read, resolved in this project's workspace folders; [] for
+        any other fact. Blocking."""
+        anchor = verified_fact_anchor(text, ref, self.sessions, self.drift.folders)
+        return [] if anchor is None else [anchor]
 
     def has_authored_text(self, ref: SourceLike) -> bool:
         """Whether the cited records include persisted user or assistant text (F6)."""

@@ -286,6 +286,7 @@ async def _judge(
                     deduplicate=True,
                     expected_generation=generation,
                     origin="learned",
+                    anchors=runtime.verified_anchors(candidate["text"], ref),
                 )
             except LecodeError:  # the source or the generation changed: the evidence is stale
                 outcome.reject("stale_context")

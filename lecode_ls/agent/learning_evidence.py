@@ -18,6 +18,7 @@ from typing import Any
 
 from lecode_ls.agent.workspace_read import number_line
 from lecode_ls.errors import LecodeError
+from lecode_ls.memory.anchor_capture import FACT_TEXT
 from lecode_ls.memory.injection import valid_facts
 from lecode_ls.memory.learning_status import KINDS
 from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, source_snapshot
@@ -37,7 +38,6 @@ TEMPORARY = re.compile(
     re.IGNORECASE,
 )
 CORRECTION = re.compile(r"^\s*correction\s*:", re.IGNORECASE)
-FACT_TEXT = re.compile(r'^(?P<path>[^\s"]+) contains (?P<line>".*")$', re.DOTALL)
 # One Markdown code fence around the whole answer: the opening line (an optional `json` info
 # string, nothing else), the body, the closing line; only whitespace outside.
 FENCED = re.compile(

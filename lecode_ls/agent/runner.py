@@ -49,6 +49,7 @@ from lecode_ls.agent.tools import BY_NAME, ToolResult, run_tool, tool_definition
 from lecode_ls.agent.workspace_read import READ_TOOL, run_read_tool
 from lecode_ls.errors import ContextOverflow, ProviderError
 from lecode_ls.memory.agents import read_agents
+from lecode_ls.memory.anchor_capture import read_paths
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
 from lecode_ls.memory.usage import UsageTotal
 from lecode_ls.memory.working import well_formed_calls, working_view
@@ -423,7 +424,7 @@ class ChatTurn:
 
     async def _request(self) -> tuple[ChatRequest, InjectedMemory]:
         def build() -> tuple[str, InjectedMemory]:
-            memory = build_memory_section(self.runtime)
+            memory = build_memory_section(self.runtime, read_paths(self.history, self.folder))
             agents, exists = read_agents(self.folder)
             base = (
                 BASE_PROMPT if self.runtime.settings.memory.enabled else BASE_PROMPT_WITHOUT_MEMORY

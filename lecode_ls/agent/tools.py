@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied, ReadonlyMode
+from lecode_ls.memory.anchors import check_path
 from lecode_ls.memory.learning_status import latest_learning
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.sources import SourceRef
@@ -144,9 +145,15 @@ SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "memory_list",
-        "List durable facts, 20 a page: ID, revision, status and, when valid, source and text. "
-        "Pass next_offset back as offset until it is null." + _UNTRUSTED,
-        _schema([], offset=_OFFSET),
+        "List durable facts, 20 a page: ID, revision, status and, when valid, source and text; "
+        "a fact anchored to code lists its anchors with their drift now (current, moved, "
+        "changed, deleted). path: only the facts anchored in that file (relative to the "
+        "checkout root). Pass next_offset back as offset until it is null." + _UNTRUSTED,
+        _schema(
+            [],
+            offset=_OFFSET,
+            path={"type": "string", "description": "a file path relative to the checkout root"},
+        ),
         "read",
     ),
     ToolSpec(
@@ -209,7 +216,7 @@ def check_arguments(spec: ToolSpec, value: object) -> dict[str, Any]:
     """`value` checked against the tool's schema; InvalidParams naming the argument.
 
     Strict: a JSON object, no unknown arguments, every required one present, JSON types exact
-    (a boolean is not an integer), enums and minimums enforced.
+    (a boolean is not an integer), enums, minimums, maximums and maximum lengths enforced.
     """
     if not isinstance(value, dict):
         raise InvalidParams("arguments: expected a JSON object", field="arguments")
@@ -242,6 +249,12 @@ def _check_type(name: str, item: object, schema: Mapping[str, Any]) -> None:
         raise InvalidParams(f"{name}: must be at least {schema['minimum']}", field=name)
     if isinstance(item, int) and "maximum" in schema and item > schema["maximum"]:
         raise InvalidParams(f"{name}: must be at most {schema['maximum']}", field=name)
+    if isinstance(item, str) and "maxLength" in schema and len(item) > schema["maxLength"]:
+        raise InvalidParams(
+            f"{name}: {len(item):,} characters; at most {schema['maxLength']:,}", field=name
+        )
+    if isinstance(item, list) and "maxItems" in schema and len(item) > schema["maxItems"]:
+        raise InvalidParams(f"{name}: at most {schema['maxItems']} items", field=name)
 
 
 _ARTICLE = {
@@ -404,7 +417,17 @@ def _recall(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
 def _list(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     sessions, facts = runtime.require_facts()
     learning = latest_learning(sessions, facts, call.session_id)
-    return _ok(list_facts(facts, sessions, args.get("offset", 0), learning=learning))
+    path = args.get("path")
+    return _ok(
+        list_facts(
+            facts,
+            sessions,
+            args.get("offset", 0),
+            learning=learning,
+            drift=runtime.drift,
+            path=None if path is None else check_path(path),
+        )
+    )
 
 
 def _correct(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:

@@ -155,6 +155,28 @@ def read_workspace_file(
     return "\n".join(shown + notices)
 
 
+def find_line(folder: Path, path: str, line: str, *, max_lines: int = 200_000) -> int | None:
+    """The 1-based number of the first line of `folder/path` that is exactly `line` (as the read
+    tool shows it: without its end of line, no longer than MAX_LINE_CHARS), or None; confined
+    like `read_workspace_file` (same errors), and bounded: memory by `_bounded_lines`, time by
+    `max_lines` lines. Blocking."""
+    target = _resolve(folder, path)
+    try:
+        with target.open("rb") as handle:
+            if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
+                raise BinaryFile(f"path: {path} looks binary (it holds NUL bytes)", field="path")
+            handle.seek(0)
+            for number, (raw, cut) in enumerate(_bounded_lines(handle), start=1):
+                if number > max_lines:
+                    return None
+                text = raw.decode("utf-8", "replace").removesuffix("\n").removesuffix("\r")
+                if not cut and text == line:
+                    return number
+    except OSError as exc:
+        raise NotFound(f"path: {path} could not be read ({exc.strerror})", field="path") from None
+    return None
+
+
 def _bounded_lines(handle: BinaryIO) -> Iterator[tuple[bytes, bool]]:
     """Each line's first LINE_READ_BYTES bytes, and whether the line went on past them.
 

@@ -157,7 +157,36 @@ Migration = str | Callable[[apsw.Connection], None]
 """SQL run as one script, or a function for a step that needs Python (it runs inside the same
 transaction)."""
 
-MIGRATIONS: tuple[Migration, ...] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3, _migration_4)
+
+# Migration 5: code anchors (anchors.py): lines of a file a revision is about, beside its
+# evidence. Lines are 1-based and inclusive; `path` is relative to the file's checkout root;
+# `sha256` is anchor_text.lines_digest of the lines, `first_sha256` of the first line alone;
+# `git_commit` is NULL outside Git. Forgetting a fact deletes its anchors with its revisions.
+_MIGRATION_5 = """
+CREATE TABLE anchors (
+    fact_id INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL CHECK (ordinal >= 0),
+    path TEXT NOT NULL,
+    start_line INTEGER NOT NULL CHECK (start_line >= 1),
+    end_line INTEGER NOT NULL CHECK (end_line >= start_line),
+    sha256 TEXT NOT NULL,
+    first_sha256 TEXT NOT NULL,
+    git_commit TEXT,
+    captured_at TEXT NOT NULL,
+    PRIMARY KEY (fact_id, revision, ordinal),
+    FOREIGN KEY (fact_id, revision) REFERENCES revisions (fact_id, revision)
+) WITHOUT ROWID;
+CREATE INDEX anchors_by_path ON anchors (path);
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _MIGRATION_1,
+    _MIGRATION_2,
+    _MIGRATION_3,
+    _migration_4,
+    _MIGRATION_5,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -248,13 +277,13 @@ def verify(conn: apsw.Connection) -> list[str]:
     ):
         if not (count == current and low == 1 and high == current):
             problems.append(f"fact {fact_id}: revisions are not exactly 1..{current}")
-    for table in ("revisions", "provenance", "source_refs"):
+    for table in ("revisions", "provenance", "source_refs", "anchors"):
         for (fact_id,) in rows(
             conn,
             f"SELECT DISTINCT fact_id FROM {table} WHERE fact_id NOT IN (SELECT id FROM facts)",
         ):
             problems.append(f"{table}: rows for fact {fact_id}, which does not exist")
-    for table in ("provenance", "source_refs"):
+    for table in ("provenance", "source_refs", "anchors"):
         for fact_id, revision in rows(
             conn,
             f"SELECT t.fact_id, t.revision FROM {table} t LEFT JOIN revisions r "

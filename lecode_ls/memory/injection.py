@@ -17,14 +17,16 @@ included: I2):
     ## Durable facts (<LABEL>)
     <one line of explanation>
     {"fact_id": 3, "revision": 2, "source": {"session_id", "seqs", "digest"}, "text": "..."}
+    {... "anchors": [{"path", "start_line", "end_line", "status"}], "drift": "changed", ...}
     ...
 
 The order is for the provider's prompt cache (llama-server, and the prefix caches of hosted APIs):
 a request that differs from the one before only after byte N re-reads only what follows N. What
 changes least comes first: MEMORY.md (long-term notes), then the scratchpad (a checklist, edited
-more often), then the facts, which change whenever learning or a correction lands; a new fact has
-the highest ID so far and goes last. Facts still get their allocation first (I3): the order of
-the text is not the order of the budget.
+more often), then the facts, which change whenever learning, a correction, a file opened or read
+(its anchored facts come first) or an anchor's drift changes; a new fact not anchored in such a
+file has the highest ID so far and goes last. Facts still get their allocation first (I3): the
+order of the text is not the order of the budget.
 
 The notes are untrusted Markdown: the fence lines around each file's text carry a tag that the text
 cannot contain (see `_fence`), so no line of a note can pass for a heading of this section, or
@@ -33,12 +35,16 @@ blank line before it count against that allocation and are left out with the fac
 fits. Each fact is one JSON line, so fact text (which may hold newlines or headings) cannot forge
 the structure around it.
 
-Fact selection (I3): the first 50 facts in ID order are inspected; a fact is shown only whole, only
-if it is not suppressed, and only if every revision has an attached reference that validates now
-(purpose "durable", exclusions applied). The line shows the current revision's reference (the one
+Fact selection (I3): the facts anchored in files open in the editor or read by the conversation
+(at most 50, by ID) are inspected first, then the first 50 facts in ID order; a fact is shown
+only whole, only if it is not suppressed, and only if every revision has an attached reference
+that validates now (purpose "durable", exclusions applied). The line shows the current revision's reference (the one
 memory_correct needs); older revisions are checked, not listed. A fact that does not fit in what
 is left of the allocation is skipped and the next one is tried: one large fact must not starve
-the smaller ones after it, and the choice stays deterministic (ID order, greedy).
+the smaller ones after it, and the choice stays deterministic (ID order, greedy). A fact with code
+anchors lists them with their drift now (drift.py: the open buffer, else the disk); one whose
+anchor `changed` or was `deleted` is labelled `drift` with a note, or left out with
+`[memory] drifted_facts = "withhold"`.
 
 The Markdown files share what the facts leave (I5): each gets half, and a file that needs less than
 its half gives the rest to the other. A cut file ends with a marker line; the cut falls on a
@@ -62,10 +68,13 @@ import os
 import stat
 import threading
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lecode_ls.errors import InvalidSource
+from lecode_ls.memory.anchor_text import DRIFTED
+from lecode_ls.memory.drift import AnchorState
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.facts_types import Fact
 from lecode_ls.memory.recall import LABEL
@@ -95,7 +104,7 @@ class InjectedMemory:
     """The memory section of one provider request. `bytes` is `len(text.encode("utf-8"))`."""
 
     text: str
-    facts: list[tuple[int, int]] = field(default_factory=list)  # (ID, revision) shown, ID order
+    facts: list[tuple[int, int]] = field(default_factory=list)  # (ID, revision) in shown order
     files: list[str] = field(default_factory=list)  # the Markdown files shown (whole or cut)
     bytes: int = 0
 
@@ -108,11 +117,12 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def build_memory_section(runtime: Runtime) -> InjectedMemory:
+def build_memory_section(runtime: Runtime, read_paths: Iterable[str] = ()) -> InjectedMemory:
     """The memory section for the next provider request, read fresh from storage (I1-I5).
 
     Memory disabled, or nothing to show: an empty section (no heading either). Disabled, no store
-    is touched (no database is created).
+    is touched (no database is created). `read_paths` are the checkout-relative files the
+    conversation read: facts anchored in them (or in files open in the editor) come first.
     """
     memory = runtime.settings.memory
     budget = memory.max_bytes - _size(MEMORY_HEADING)  # the heading counts against the cap
@@ -120,7 +130,11 @@ def build_memory_section(runtime: Runtime) -> InjectedMemory:
         return InjectedMemory("")
     with _verdicts_lock:
         verdicts = _verdicts.setdefault(runtime, _Verdicts())
+    candidates = _candidates(runtime, read_paths)
+    states = runtime.drift.fact_states(fact.id for fact in candidates)
     facts_text, shown = _facts_block(
+        candidates,
+        FactLines(states, withhold=memory.drifted_facts == "withhold"),
         runtime.facts,
         runtime.sessions,
         verdicts,
@@ -206,22 +220,62 @@ def _identity(sessions: SessionStore, session_id: str) -> _Identity | None:
     )
 
 
+def _candidates(runtime: Runtime, read_paths: Iterable[str]) -> list[Fact]:
+    """The facts to inspect, in order: those anchored in files open in the editor or read by the
+    conversation (at most 50, by ID), then the first 50 by ID (I3's selection), once each."""
+    facts, drift = runtime.facts, runtime.drift
+    page, _ = facts.list(0, MAX_INSPECTED_FACTS)
+    preferred_ids = sorted(
+        {
+            anchor.fact_id
+            for path in sorted(drift.open_paths() | set(read_paths))
+            for anchor in drift.anchors_in(path)
+        }
+    )[:MAX_INSPECTED_FACTS]
+    in_page = {fact.id: fact for fact in page}
+    preferred = [in_page.get(i) or facts.get(i) for i in preferred_ids]
+    first = [fact for fact in preferred if fact is not None]
+    chosen = {fact.id for fact in first}
+    return first + [fact for fact in page if fact.id not in chosen]
+
+
+@dataclass(frozen=True)
+class FactLines:
+    """How each fact's line shows its code anchors (see `_fact_line`)."""
+
+    states: dict[int, list[AnchorState]]
+    withhold: bool  # `[memory] drifted_facts = "withhold"`: leave drifted facts out
+
+    def drift(self, fact_id: int) -> str | None:
+        """`changed` or `deleted` when some anchor of the fact drifted so, else None."""
+        found = [
+            s.located.status for s in self.states.get(fact_id, ()) if s.located.status in DRIFTED
+        ]
+        return found[0] if found else None
+
+
 def _facts_block(
-    facts: FactStore, sessions: SessionStore, verdicts: _Verdicts, budget: int
+    candidates: list[Fact],
+    how: FactLines,
+    facts: FactStore,
+    sessions: SessionStore,
+    verdicts: _Verdicts,
+    budget: int,
 ) -> tuple[str, list[tuple[int, int]]]:
     """The facts block within `budget` bytes (its opening blank line and header included), and
-    the (ID, revision) pairs it shows."""
+    the (ID, revision) pairs it shows, in the order shown."""
     room = budget - _size("\n" + FACTS_HEADER)
     if room <= 0:
         return "", []
-    page, _ = facts.list(0, MAX_INSPECTED_FACTS)
-    generation = facts.generation() if page else 0
+    generation = facts.generation() if candidates else 0
     lines: list[str] = []
     shown: list[tuple[int, int]] = []
-    for fact in page:
+    for fact in candidates:
         if room <= 0:
             break
-        line = _fact_line(fact)
+        if how.withhold and how.drift(fact.id) is not None:
+            continue
+        line = _fact_line(fact, how)
         cost = _size(line)
         # Checked before validation: an oversized fact costs no transcript reads.
         if cost > room or not _every_revision_valid(fact, facts, sessions, verdicts, generation):
@@ -246,7 +300,15 @@ def valid_facts(runtime: Runtime) -> list[Fact]:
     return [f for f in page if _every_revision_valid(f, facts, sessions, verdicts, generation)]
 
 
-def _fact_line(fact: Fact) -> str:
+DRIFT_NOTE = (
+    "the code this fact is anchored to was {status} since it was remembered: check the code "
+    "before relying on the fact"
+)
+
+
+def _fact_line(fact: Fact, how: FactLines | None = None) -> str:
+    """One fact as a JSON line; with code anchors, each one's file, lines (where they are now
+    when they moved) and status, and `drift` with a note when one changed or was deleted."""
     source = None
     if fact.source is not None:
         source = {
@@ -254,7 +316,27 @@ def _fact_line(fact: Fact) -> str:
             "seqs": list(fact.source.seqs),  # 0-based transcript seqs, as recall takes them
             "digest": fact.source.digest,
         }
-    entry = {"fact_id": fact.id, "revision": fact.revision, "source": source, "text": fact.text}
+    entry: dict[str, object] = {
+        "fact_id": fact.id,
+        "revision": fact.revision,
+        "source": source,
+        "text": fact.text,
+    }
+    states = how.states.get(fact.id, []) if how is not None else []
+    if states:
+        entry["anchors"] = [
+            {
+                "path": s.anchor.path,
+                "start_line": s.located.start_line or s.anchor.start_line,
+                "end_line": s.located.end_line or s.anchor.end_line,
+                "status": s.located.status,
+            }
+            for s in states
+        ]
+        drift = how.drift(fact.id) if how is not None else None
+        if drift is not None:
+            entry["drift"] = drift
+            entry["drift_note"] = DRIFT_NOTE.format(status=drift)
     return json.dumps(entry, ensure_ascii=False) + "\n"
 
 

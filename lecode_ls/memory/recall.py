@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lecode_ls.errors import FactNotFound, InvalidParams, SessionNotFound, SourceInvalid
+from lecode_ls.memory.drift import DriftTracker, state_json
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.facts_types import Fact
 from lecode_ls.memory.sessions import SessionStore
@@ -180,12 +181,17 @@ def list_facts(
     *,
     learning: dict[str, Any] | None = None,
     measure: Callable[[dict[str, Any]], int] = _size,
+    drift: DriftTracker | None = None,
+    path: str | None = None,
 ) -> dict[str, Any]:
     """memory_list (R8): ID, revision, source and status of 20 facts, and the latest learning
     status when given, all within 16,384 bytes: the status counts against the cap. `measure` is
     the size of the answer as it will be shown (its JSON by default; `/memory facts` prints
-    text). A page holds at least one fact while any is left, so following `next_offset` ends."""
-    items, next_offset = facts.list(offset, LIST_PAGE)
+    text). A page holds at least one fact while any is left, so following `next_offset` ends.
+    With `drift`, each fact's code anchors and their drift now; with `path` (checkout-relative),
+    only the facts anchored in that file."""
+    items, next_offset = facts.list(offset, LIST_PAGE, path=path)
+    states = drift.fact_states(f.id for f in items) if drift is not None else {}
     answer: dict[str, Any] = {"facts": [], "offset": offset, "next_offset": next_offset}
     if learning is not None:
         answer["learning"] = learning
@@ -196,9 +202,23 @@ def list_facts(
             entry["source"] = ref.to_json()
             entry["text"] = fact.text[:FACT_TEXT_CHARS]
             entry["fact_text_truncated"] = len(fact.text) > FACT_TEXT_CHARS
+        if fact.id in states:
+            entry["anchors"] = [state_json(state) for state in states[fact.id]]
         answer["facts"].append(entry)
         if measure(answer) > MAX_OUTPUT_BYTES:  # stop before the entry that overflows
             answer["facts"].pop()
             answer["next_offset"] = offset + len(answer["facts"])
             break
     return answer
+
+
+def fact_status(
+    facts: FactStore, sessions: SessionStore, fact_id: int
+) -> tuple[Fact, str, SourceRef | None] | None:
+    """A fact, its status as listings show it, and its evidence when valid; None when there is
+    no such fact. Its text may be shown only when the status is `valid` (R-series)."""
+    fact = facts.get(fact_id)
+    if fact is None:
+        return None
+    status, _, ref = _fact_status(fact, sessions, facts)
+    return fact, status, ref

@@ -40,7 +40,8 @@ client that listens, as vscode-languageclient's pipe and socket transports do), 
 (it listens on a loopback address only and serves the first client alone). Besides the standard
 lifecycle it serves the custom JSON-RPC methods below, so any LSP client can use the memory. This file is
 generated from `lecode_ls/server/protocol.py` by `uv run python -m lecode_ls.server.docs`; a test
-fails when the two disagree.
+fails when the two disagree. The same memory is also served to other agents over the Model Context
+Protocol by `lecode-ls mcp`: mcp.md documents its tools, resources and errors.
 
 ## Conventions
 
@@ -188,7 +189,7 @@ def render_markdown() -> str:
 
 
 def _const_name(method: Method) -> str:
-    words = method.name.removeprefix("lecode/").removeprefix("lecode.").split("/")
+    words = method.name.removeprefix("lecode/").removeprefix("lecode.").replace(".", "/").split("/")
     return words[0] + "".join(w[:1].upper() + w[1:] for w in words[1:])
 
 
@@ -245,7 +246,11 @@ def main() -> int:
     PROTOCOL_TS.write_text(render_typescript(), encoding="utf-8")
     PACKAGE_JSON.write_text(render_package_json(PACKAGE_JSON.read_text(encoding="utf-8")))
     SETTINGS_TS.write_text(render_settings_typescript(), encoding="utf-8")
-    written = [PROTOCOL_TS, PACKAGE_JSON, SETTINGS_TS]
+    # The MCP server's contract (no MCP SDK is loaded to render it).
+    from lecode_ls.mcp.docs import MCP_MD, render_mcp_markdown
+
+    MCP_MD.write_text(render_mcp_markdown(), encoding="utf-8")
+    written = [PROTOCOL_TS, PACKAGE_JSON, SETTINGS_TS, MCP_MD]
     names = ", ".join(str(path.relative_to(ROOT)) for path in written)
     print(f"wrote README.md, {PROTOCOL_MD.name}, {names}", file=sys.stderr)
     return 0

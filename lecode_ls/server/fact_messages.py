@@ -9,6 +9,7 @@ from pydantic import Field
 from lecode_ls.server.messages import Message, WorkspaceParams
 
 Status = Literal["valid", "missing", "stale", "hidden", "unverified"]
+AnchorStatus = Literal["current", "moved", "changed", "deleted", "unchecked"]
 
 
 class SourceRefModel(Message):
@@ -138,11 +139,45 @@ class SessionDeleteResult(Message):
     """How many facts cited the deleted session: they are `missing` now (orphaned, not purged)."""
 
 
+class AnchorModel(Message):
+    """One code anchor of a fact's current revision and its drift now."""
+
+    index: int
+    """Its position among the revision's anchors (0-based; `lecode/facts/reanchor` takes it)."""
+    path: str
+    """The file, relative to its checkout root, "/"-separated."""
+    start_line: int
+    """First anchored line as captured (1-based, inclusive)."""
+    end_line: int
+    """Last anchored line as captured (1-based, inclusive)."""
+    sha256: str
+    """`sha256:` + hex of the lines' text joined with `\\n` (line endings dropped)."""
+    commit: str | None
+    """The commit checked out when captured; null outside Git."""
+    captured_at: str
+    """When it was captured (ISO 8601, UTC)."""
+    status: AnchorStatus
+    """current (same lines in place), moved (found elsewhere: followed), changed (not in the
+    file), deleted (file gone, or it ends before the lines), unchecked (file over 1 MiB, not
+    text, outside the workspace, or past 200 anchors in the file)."""
+    current_start_line: int | None = None
+    """Where the lines are now (1-based): the captured place when current, the new one when
+    moved; absent otherwise."""
+    current_end_line: int | None = None
+    """Last line of where they are now."""
+    checked_against: Literal["buffer", "disk"] | None = None
+    """The editor's open buffer (unsaved edits count) or the file on disk; absent when
+    unchecked."""
+
+
 class FactsListParams(WorkspaceParams):
     offset: int = Field(0, ge=0)
     """Index of the first fact of the page (pass back `nextOffset`)."""
     session_id: str | None = Field(None, max_length=64)
     """Report that session's latest automatic learning (default: the newest sessions')."""
+    path: str | None = Field(None, min_length=1, max_length=4096)
+    """Only the facts anchored in this file: a `file://` URI inside a workspace folder, or a
+    path relative to its checkout root as anchors store it. Paging runs over those facts."""
 
 
 class FactEntry(Message):
@@ -158,6 +193,8 @@ class FactEntry(Message):
     """Its text, at most 512 characters (valid facts only; untrusted data)."""
     fact_text_truncated: bool | None = None
     """Whether `text` was cut at 512 characters."""
+    anchors: list[AnchorModel] | None = None
+    """The current revision's code anchors and their drift now; absent when it has none."""
 
 
 class LearnedFactModel(Message):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lecode_ls.errors import FactNotFound, InvalidParams, NotFound, OutsideWorkspace
+from lecode_ls.memory.anchors import check_path
 from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.learning_status import dismiss, latest_learning
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
@@ -21,6 +22,7 @@ from lecode_ls.memory.sources import SourceRef, source_snapshot
 from lecode_ls.platform.paths import canonical, is_within
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import fact_messages as p
+from lecode_ls.server.anchor_docs import locate
 from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 
@@ -144,18 +146,40 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
     runtime = await _facts_runtime(ls, params)
     session_id = None if params.session_id is None else check_session_id(params.session_id)
 
+    path = _anchor_path(ls, params.path)
+
     def read() -> dict[str, Any]:
         learning = latest_learning(runtime.sessions, runtime.facts, session_id)
-        return list_facts(runtime.facts, runtime.sessions, params.offset, learning=learning)
+        return list_facts(
+            runtime.facts,
+            runtime.sessions,
+            params.offset,
+            learning=learning,
+            drift=runtime.drift,
+            path=path,
+        )
 
     return p.FactsListResult.model_validate(await asyncio.to_thread(read))
 
 
+def _anchor_path(ls: LecodeServer, path: str | None) -> str | None:
+    """A listing's file filter as anchors store it: a file:// URI becomes checkout-relative."""
+    if path is None or not path.startswith("file:"):
+        return None if path is None else check_path(path)
+    return locate(ls, path, field="path").rel
+
+
 async def facts_remember(ls: LecodeServer, params: p.FactsRememberParams) -> p.FactRevisionResult:
     runtime = await _facts_runtime(ls, params)
-    fact_id, revision = await asyncio.to_thread(
-        lambda: runtime.facts.remember(params.text, _ref(params.source), check=runtime.check_source)
-    )
+    ref = _ref(params.source)
+
+    def remember() -> tuple[int, int]:
+        # A verified project fact (`path contains "line"`, A5) is anchored at the line its
+        # evidence's read showed.
+        anchors = runtime.verified_anchors(params.text, ref)
+        return runtime.facts.remember(params.text, ref, check=runtime.check_source, anchors=anchors)
+
+    fact_id, revision = await asyncio.to_thread(remember)
     await ls.facts_changed(runtime)
     return p.FactRevisionResult(fact_id=fact_id, revision=revision)
 

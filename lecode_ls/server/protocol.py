@@ -43,6 +43,7 @@ from lecode_ls.server.messages import (
     ProjectInfoResult,
 )
 from lecode_ls.server.method import SID, WS, Method
+from lecode_ls.server.protocol_anchors import ANCHOR_COMMANDS, ANCHOR_METHODS
 from lecode_ls.server.protocol_sessions import FACT_METHODS, SESSION_METHODS
 
 # --- the method table ------------------------------------------------------------------------
@@ -329,7 +330,9 @@ METHODS: tuple[Method, ...] = (
     *SESSION_METHODS,
     *CHAT_METHODS,
     *FACT_METHODS,
+    *ANCHOR_METHODS,
     *COMMAND_METHODS,
+    *ANCHOR_COMMANDS,
 )
 """Every method, in the order protocol.md documents them."""
 

@@ -47,12 +47,35 @@ REQUESTS = (
     "lecode/facts/correct",
     "lecode/facts/forget",
     "lecode/facts/dismissProposal",
+    "lecode/facts/rememberSelection",
+    "lecode/facts/correctSelection",
+    "lecode/facts/reanchor",
     "lecode/chat/send",
     "lecode/session/compact",
     "lecode/chat/history",
     "lecode/command",
 )
-COMMANDS = ("lecode.memory",)
+COMMANDS = (
+    "lecode.memory",
+    "lecode.anchor.rememberSelection",
+    "lecode.anchor.correctSelection",
+    "lecode.anchor.reanchor",
+    "lecode.anchor.forget",
+    "lecode.anchor.show",
+)
+# Standard features of the code anchors (anchor_lsp.py), with the options the capabilities need.
+STANDARD: tuple[tuple[str, str, Any], ...] = (
+    (types.TEXT_DOCUMENT_DID_OPEN, "didOpen", None),
+    (types.TEXT_DOCUMENT_DID_CHANGE, "didChange", None),
+    (types.TEXT_DOCUMENT_DID_CLOSE, "didClose", None),
+    (types.TEXT_DOCUMENT_CODE_LENS, "codeLens", types.CodeLensOptions(resolve_provider=False)),
+    (types.TEXT_DOCUMENT_HOVER, "hover", None),
+    (
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        "codeAction",
+        types.CodeActionOptions(code_action_kinds=["quickfix", "refactor.lecode.remember"]),
+    ),
+)
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +97,15 @@ def register(ls: LecodeServer) -> None:
     for name in COMMANDS:
         ls.command(name)(route(name))
 
+    def standard(name: str) -> Any:
+        async def handle(params: Any) -> Any:
+            return await load().standard(ls, name, params)
+
+        return handle
+
+    for method, name, options in STANDARD:
+        ls.feature(method, options)(standard(name))
+
     @ls.feature(types.INITIALIZE)
     def on_initialize(params: types.InitializeParams) -> None:
         ls.initialization_options = params.initialization_options
@@ -93,7 +125,7 @@ def register(ls: LecodeServer) -> None:
     # settings without delaying the `initialize` result.
     @ls.feature(types.INITIALIZED)
     def on_initialized(params: types.InitializedParams) -> None:
-        load()
+        load().attach(ls)
         ls.apply_settings(ls.initialization_options)
         ls.run_task(ls.watch_facts(), "watch-facts")
         ls.run_task(ls.remove_debris(), "remove-debris")

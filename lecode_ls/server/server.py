@@ -102,7 +102,8 @@ class LecodeServer(LanguageServer):
             "lecode-ls",
             __version__,
             protocol_cls=LecodeProtocol,
-            text_document_sync_kind=types.TextDocumentSyncKind.None_,
+            # Open buffers are tracked (pygls' workspace keeps them) for code anchors' drift.
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             # Custom params then arrive as plain dicts, which the boundary validates itself.
             converter_factory=get_converter,
         )
@@ -115,6 +116,9 @@ class LecodeServer(LanguageServer):
         self._folder_uris: tuple[str, ...] = ()
         self._folders: list[Path] = []
         self._fact_stamps: dict[Path, tuple[int, ...]] = {}
+        self.facts_listeners: list[Callable[[Runtime], Coroutine[Any, Any, None]]] = []
+        """Called after every change to a project's facts, before the client hears of it (code
+        anchors re-check the open documents; wiring.attach adds it)."""
 
     @cached_property
     def settings(self) -> Settings:
@@ -225,6 +229,8 @@ class LecodeServer(LanguageServer):
 
         generation = await asyncio.to_thread(runtime.facts.generation)
         self._fact_stamps[runtime.project.root] = facts_stamp(runtime)
+        for listener in self.facts_listeners:
+            await listener(runtime)
         root = runtime.project.root
         self.send(
             "lecode/facts/didChange",

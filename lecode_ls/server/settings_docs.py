@@ -44,12 +44,19 @@ EDITOR_NOTES = {
 """What only the VS Code setting's description says, after the model's docstring."""
 
 
-def _sections() -> list[tuple[str, type[BaseModel]]]:
+FILE_ONLY = frozenset({"mcp"})
+"""Sections read from config.toml only, never from an editor: `[mcp] allow` grants other agents
+writes, which a repository's workspace settings must not be able to do."""
+
+
+def _sections(*, editor: bool = False) -> list[tuple[str, type[BaseModel]]]:
+    """The sections of the model; with `editor`, only those an editor setting can change."""
     found = []
     for name, field in Settings.model_fields.items():
         model = field.annotation
         assert isinstance(model, type) and issubclass(model, BaseModel)
-        found.append((name, model))
+        if not (editor and name in FILE_ONLY):
+            found.append((name, model))
     return found
 
 
@@ -79,8 +86,13 @@ def render_settings_table() -> str:
             sym = {"minimum": ">=", "maximum": "<="}
             bounds = [f"{sym[key]} {value}" for key, value in _bounds(info).items()]
             default = json.dumps(info.get_default(call_default_factory=True))
+            setting = (
+                "(config.toml only)"
+                if section_name in FILE_ONLY
+                else f"`lecode.{section_name}.{name}`"
+            )
             rows.append(
-                f"| `[{section_name}] {name}` | `lecode.{section_name}.{name}` | `{kind}` | "
+                f"| `[{section_name}] {name}` | {setting} | `{kind}` | "
                 f"`{default}` | {', '.join(bounds) or 'any'} | {docs.get(name, '')} |"
             )
     return "\n".join(rows)
@@ -123,7 +135,7 @@ def _json_schema(node: dict[str, Any]) -> dict[str, Any]:
 def vscode_properties() -> dict[str, dict[str, Any]]:
     """`lecode.<section>.<key>` -> its configuration schema, for every key of the model."""
     properties: dict[str, dict[str, Any]] = {}
-    for section_name, model in _sections():
+    for section_name, model in _sections(editor=True):
         docs = field_docs(model)
         schema = model.model_json_schema()["properties"]
         for name, info in model.model_fields.items():
@@ -163,7 +175,7 @@ def render_settings_typescript() -> str:
     defaults: dict[str, dict[str, Any]] = {}
     bounds: dict[str, dict[str, Any]] = {}
     names: list[tuple[str, str]] = []
-    for section_name, model in _sections():
+    for section_name, model in _sections(editor=True):
         docs = field_docs(model)
         schema = model.model_json_schema()["properties"]
         interface = model.__name__

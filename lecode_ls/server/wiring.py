@@ -24,6 +24,8 @@ from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
 
 from lecode_ls.errors import INVALID_PARAMS, LecodeError
+from lecode_ls.server import anchor_features as anchors
+from lecode_ls.server import anchor_lsp
 from lecode_ls.server import chat_features as chat
 from lecode_ls.server import facts_features as facts
 from lecode_ls.server import memory_features as memory
@@ -61,11 +63,19 @@ HANDLERS: dict[str, Handler] = {
     "lecode/facts/correct": facts.facts_correct,
     "lecode/facts/forget": facts.facts_forget,
     "lecode/facts/dismissProposal": facts.facts_dismiss_proposal,
+    "lecode/facts/rememberSelection": anchors.remember_selection,
+    "lecode/facts/correctSelection": anchors.correct_selection,
+    "lecode/facts/reanchor": anchors.reanchor,
     "lecode/chat/send": chat.chat_send,
     "lecode/session/compact": chat.session_compact,
     "lecode/chat/history": chat.chat_history,
     "lecode/command": chat.command,
     "lecode.memory": memory.memory_command,
+    "lecode.anchor.rememberSelection": anchors.remember_selection_command,
+    "lecode.anchor.correctSelection": anchors.correct_selection_command,
+    "lecode.anchor.reanchor": anchors.reanchor_command,
+    "lecode.anchor.forget": anchors.forget_command,
+    "lecode.anchor.show": anchors.show_command,
 }
 """Every method and command with its handler. routes.py lists the same names without importing
 any of them; a test keeps the two equal."""
@@ -154,3 +164,39 @@ async def dispatch(ls: LecodeServer, name: str, args: tuple[Any, ...]) -> Any:
         if isinstance(result, Message)
         else result
     )
+
+
+def attach(ls: LecodeServer) -> None:
+    """Hook the code anchors into fact changes (once, when `initialized` arrives)."""
+
+    async def recheck(runtime: Any) -> None:
+        await anchor_lsp.facts_changed(ls, runtime)
+
+    ls.facts_listeners.append(recheck)
+
+
+async def standard(ls: LecodeServer, name: str, params: Any) -> Any:
+    """Answer a standard LSP feature of the code anchors (document sync, CodeLens, hover, code
+    actions). Before `initialize`, or on any failure, the answer is empty: a failure is logged
+    with its traceback, never sent, and must not break the editor's own features."""
+    empty: Any = [] if name in ("codeLens", "codeAction") else None
+    if not ls.ready or ls.closing:
+        return empty
+    try:
+        if name in ("didOpen", "didChange"):
+            await anchor_lsp.check_document(ls, params.text_document.uri, publish=name == "didOpen")
+        elif name == "didClose":
+            await anchor_lsp.did_close(ls, params.text_document.uri)
+        elif name == "codeLens":
+            return await anchor_lsp.code_lenses(ls, params.text_document.uri)
+        elif name == "hover":
+            return await anchor_lsp.hover(ls, params.text_document.uri, params.position.line)
+        elif name == "codeAction":
+            return await anchor_lsp.code_actions(ls, params.text_document.uri, params.range)
+    except asyncio.CancelledError:
+        raise
+    except LecodeError as exc:
+        log.debug("%s: %s", name, exc.code)
+    except Exception:
+        log.exception("%s failed", name)
+    return empty

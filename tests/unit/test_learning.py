@@ -167,6 +167,23 @@ class TestLearned:
         assert learning.status == "learned"
         assert learner.facts.list()[0][0].text == FACT
 
+    async def test_a_learned_verified_fact_is_anchored_at_the_read_line(
+        self, learner: Runtime, tmp_path: Path
+    ) -> None:
+        # covers A5 and issue 14: the anchor is the line the read showed, where it showed it
+        folder = (tmp_path / "work").resolve()
+        folder.mkdir()
+        (folder / "pyproject.toml").write_text(f'[project]\nname = "x"\n{LINE}\n')
+        learner.drift.add_folder(folder)
+        session = conversation(learner)
+        fact = candidate(FACT, [3, 4, 5, 6], "verified_project_fact", quote=QUOTE)
+        learning, _ = await run(learner, session, answer(fact))
+        assert learning.status == "learned"
+        [anchor] = learner.facts.anchors.all()
+        assert (anchor.path, anchor.start_line, anchor.end_line) == ("pyproject.toml", 3, 3)
+        [state] = learner.drift.fact_states([anchor.fact_id])[anchor.fact_id]
+        assert state.located.status == "current"
+
     async def test_a_duplicate_of_an_existing_fact_leaves_the_incumbent_unchanged(
         self, learner: Runtime
     ) -> None:

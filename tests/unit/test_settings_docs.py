@@ -12,6 +12,7 @@ import re
 
 from lecode_ls.config import Settings
 from lecode_ls.server.settings_docs import (
+    FILE_ONLY,
     PACKAGE_JSON,
     README,
     SETTINGS_TS,
@@ -25,9 +26,12 @@ STALE = "stale: run `uv run python -m lecode_ls.server.docs`"
 
 
 def model_keys() -> list[str]:
+    """Every key an editor setting can change: the sections read from config.toml only (FILE_ONLY,
+    `[mcp]`) are left out."""
     return [
         f"lecode.{section}.{key}"
         for section, field in Settings.model_fields.items()
+        if section not in FILE_ONLY
         for key in field.annotation.model_fields  # type: ignore[union-attr]
     ]
 
@@ -63,7 +67,17 @@ class TestTheThreeAgree:
         text = SETTINGS_TS.read_text(encoding="utf-8")
         match = re.search(r"export const SERVER_SECTIONS = \[(.*)\] as const;", text)
         assert match is not None
-        assert json.loads(f"[{match[1]}]") == list(Settings.model_fields)
+        assert json.loads(f"[{match[1]}]") == [
+            s for s in Settings.model_fields if s not in FILE_ONLY
+        ]
+
+    def test_the_config_file_only_sections_are_in_the_readme_but_no_editor_setting(self) -> None:
+        # A repository's workspace settings must not grant other agents writes (issue 15).
+        assert frozenset({"mcp"}) == FILE_ONLY
+        table = README.read_text(encoding="utf-8")
+        assert "| `[mcp] allow` | (config.toml only) |" in table
+        assert not any(k.startswith("lecode.mcp.") for k in vscode_properties())
+        assert "mcp" not in SETTINGS_TS.read_text(encoding="utf-8").split("SERVER_SECTIONS")[1]
 
     def test_defaults_and_bounds_are_the_models(self) -> None:
         properties = vscode_properties()

@@ -1,5 +1,6 @@
 /** The extension's entry point: it only creates the parts and wires them together. */
 import type * as vscode from "vscode";
+import { anchorCommands, anchorMiddleware } from "./anchors/commands";
 import { API_KEY_SECRET, apiKeyCommands } from "./chat/apiKey";
 import { ChatController } from "./chat/controller";
 import { chatOpeners } from "./chat/open";
@@ -19,6 +20,7 @@ import { TRANSCRIPT_SCHEME } from "./facts/uri";
 import { guarded, memoryCommands } from "./memory/commands";
 import { MemoryFileSystem } from "./memory/fileSystem";
 import { SCHEME } from "./memory/uri";
+import { FactsFileFilter } from "./views/factsFilter";
 import { type FactNode, FactsTreeProvider } from "./views/factsTree";
 import { type MemoryNode, MemoryTreeProvider } from "./views/memoryTree";
 
@@ -75,10 +77,18 @@ export function activate(context: vscode.ExtensionContext): void {
     refresh: refreshFacts,
     showMore: (folderUri) => facts.showMore(folderUri),
   };
+  // Before the client starts: anchors' CodeLens and code actions, the VS Code way.
+  client.middleware = anchorMiddleware(factDeps);
+  const memoryView = api.createTreeView<MemoryNode>("lecode.memory", { treeDataProvider: tree, showCollapseAll: true });
+  const factsView = api.createTreeView<FactNode>("lecode.facts", { treeDataProvider: facts, showCollapseAll: true });
+  const fileFilter = new FactsFileFilter(facts, factsView);
   const commands: Record<string, (arg?: unknown) => unknown> = {
     ...memoryCommands({ sender: client, projects, now: () => new Date() }),
     ...factCommands(factDeps),
     ...proposalCommands(factDeps),
+    ...anchorCommands(factDeps),
+    "lecode.showFactsOfFile": guarded(async () => fileFilter.on()),
+    "lecode.showAllFacts": guarded(async () => fileFilter.off()),
     // A deleted session leaves the chat view's list as well as the Facts view.
     ...sessionCommands({
       ...factDeps,
@@ -114,8 +124,9 @@ export function activate(context: vscode.ExtensionContext): void {
     transcripts,
     api.registerFileSystemProvider(SCHEME, files, { isCaseSensitive: true }),
     api.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
-    api.createTreeView<MemoryNode>("lecode.memory", { treeDataProvider: tree, showCollapseAll: true }),
-    api.createTreeView<FactNode>("lecode.facts", { treeDataProvider: facts, showCollapseAll: true }),
+    memoryView,
+    factsView,
+    api.onDidChangeActiveTextEditor((editor) => fileFilter.editorChanged(editor?.document.uri)),
     api.registerWebviewViewProvider(CHAT_VIEW, new ChatViewProvider(context.extensionUri, chat)),
     client.onDidChangeState((state) => {
       if (state.state === "running") {
@@ -131,6 +142,8 @@ export function activate(context: vscode.ExtensionContext): void {
       tree.refresh();
     }),
     client.onFactsDidChange(refreshFacts),
+    // Drift changed while someone edits: only the tree shows it (transcripts are not affected).
+    client.onAnchorsDidChange(() => facts.refresh()),
     client.onChatDelta((delta) => {
       chat.handleDelta(delta);
       // Automatic learning after a compaction may have left proposals, which are session events,

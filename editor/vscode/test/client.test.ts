@@ -109,9 +109,10 @@ describe("clientOptions", () => {
     gaveUp: () => {},
   });
 
-  it("asks for no documents and sends the settings the user set at initialize", () => {
+  it("syncs every local file, whatever its language, and sends the settings the user set at initialize", () => {
+    // covers issue 14 (open buffers, unsaved edits too, reach the server for drift)
     const options = clientOptions(output, logger, hooks());
-    expect(options.documentSelector).toEqual([]);
+    expect(options.documentSelector).toEqual([{ scheme: "file" }]);
     expect(options.initializationOptions).toEqual({ memory: { max_bytes: 4096 }, provider: {}, agent: {}, compaction: {} });
     expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory", "lecode.provider", "lecode.agent", "lecode.compaction"] });
   });
@@ -183,6 +184,27 @@ describe("ServerClient", () => {
     const params = { workspaceUri: "file:///p", projectRoot: "/p", generation: 2 };
     clients[0].handlers.get("lecode/facts/didChange")?.(params);
     expect(seen).toEqual([params]);
+  });
+
+  it("passes lecode/anchors/didChange on to its listeners", async () => {
+    // covers issue 14 (the Facts tree refreshes when drift changes)
+    const { server, clients } = harness({ "server.command": ["lecode-ls"] });
+    const seen: unknown[] = [];
+    server.onAnchorsDidChange((params) => seen.push(params));
+    await server.start();
+    const params = { workspaceUri: "file:///p", projectRoot: "/p", paths: ["src/app.py"] };
+    clients[0].handlers.get("lecode/anchors/didChange")?.(params);
+    expect(seen).toEqual([params]);
+  });
+
+  it("starts the client with the extension's middleware beside its own settings middleware", async () => {
+    const { server, clients } = harness({ "server.command": ["lecode-ls"] });
+    const executeCommand = vi.fn();
+    server.middleware = { executeCommand };
+    await server.start();
+    const middleware = clients[0].options.middleware;
+    expect(middleware?.executeCommand).toBe(executeCommand);
+    expect(middleware?.workspace?.didChangeConfiguration).toBeTypeOf("function");
   });
 
   it("tells the user in a sentence when the server does not start, and refuses requests", async () => {

@@ -76,7 +76,9 @@ describe("activate", () => {
   });
 
   it("hides the commands that need a fact or proposal node from the palette, and offers them on those nodes", () => {
-    const hidden = manifest.contributes.menus.commandPalette.map((entry: { command: string; when: string }) => [entry.command, entry.when]);
+    const hidden = manifest.contributes.menus.commandPalette
+      .filter((entry: { when: string }) => entry.when === "false")
+      .map((entry: { command: string; when: string }) => [entry.command, entry.when]);
     expect(hidden).toEqual(
       [
         "lecode.recallFact",
@@ -105,6 +107,23 @@ describe("activate", () => {
       new Set(["lecode.acceptProposal", "lecode.dismissProposal", "lecode.recallProposalSource"]),
     );
     expect(onFacts).toHaveLength(on("viewItem =~ /^lecode\\.fact\\./").length + onProposals.length);
+  });
+
+  it("offers Remember Selection as Fact… only with a selection in a local file, in the editor's menu and the palette", () => {
+    // covers issue 14 (Remember Selection as Fact… in VS Code)
+    const when = "editorHasSelection && resourceScheme == file";
+    expect(manifest.contributes.menus["editor/context"]).toEqual([{ command: "lecode.rememberSelection", when, group: "lecode@1" }]);
+    const palette = manifest.contributes.menus.commandPalette as { command: string; when: string }[];
+    expect(palette.filter((entry) => entry.command === "lecode.rememberSelection")).toEqual([{ command: "lecode.rememberSelection", when }]);
+  });
+
+  it("shows one of the two filter toggles on the Facts view's toolbar, by the context key the filter sets", () => {
+    type MenuEntry = { command: string; when: string; group: string };
+    const toggles = (manifest.contributes.menus["view/title"] as MenuEntry[]).filter((entry) => /showFactsOfFile|showAllFacts/.test(entry.command));
+    expect(toggles).toEqual([
+      { command: "lecode.showFactsOfFile", when: "view == lecode.facts && !lecode.factsOfFile", group: "navigation@0" },
+      { command: "lecode.showAllFacts", when: "view == lecode.facts && lecode.factsOfFile", group: "navigation@0" },
+    ]);
   });
 
   it("declares an activation on the memory file system, so restored memory tabs open", () => {

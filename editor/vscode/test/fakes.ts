@@ -1,5 +1,5 @@
 /** Test doubles at the extension's one seam: the object that sends requests to lecode-ls. */
-import type { ChatSendParams } from "../src/common/protocol";
+import type { AnchorModel, ChatSendParams } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
 import type { RequestSender } from "../src/common/requests";
 import type { Project } from "../src/common/projects";
@@ -68,6 +68,24 @@ export function project(root: string, folders: string[], overrides: Partial<Proj
     memoryEnabled: true,
     folderUri: folders[0],
     folders: folders.map((uri) => ({ uri, name: uri.split("/").pop() ?? uri })),
+    ...overrides,
+  };
+}
+
+/** An anchor of src/app.py lines 3-4 as lecode/facts/list reports it (current, checked on disk). */
+export function anchor(overrides: Partial<AnchorModel> = {}): AnchorModel {
+  return {
+    index: 0,
+    path: "src/app.py",
+    startLine: 3,
+    endLine: 4,
+    sha256: `sha256:${"a".repeat(64)}`,
+    commit: "0123456789abcdef0123456789abcdef01234567",
+    capturedAt: "2026-12-01T10:00:00Z",
+    status: "current",
+    currentStartLine: 3,
+    currentEndLine: 4,
+    checkedAgainst: "disk",
     ...overrides,
   };
 }

@@ -18,6 +18,17 @@ vim.lsp.config('lecode', {
 })
 vim.lsp.enable('lecode')
 
+-- Facts anchored to code: drift diagnostics show by themselves; the CodeLens naming each anchored
+-- fact is fetched on these events. `vim.lsp.buf.code_action()` offers Correct / Forget / Re-anchor
+-- on a flagged line, and "Remember selection as fact" on a visual selection.
+vim.api.nvim_create_autocmd({ 'LspAttach', 'BufEnter', 'InsertLeave', 'TextChanged' }, {
+  callback = function(ev)
+    if #vim.lsp.get_clients({ bufnr = ev.buf, name = 'lecode' }) > 0 then
+      vim.lsp.codelens.refresh({ bufnr = ev.buf })
+    end
+  end,
+})
+
 -- :Memory show | notes | search <pattern> | log [YYYY-MM-DD] | edit | help
 -- Runs the server's `lecode.memory` command and shows its output in a scratch window.
 vim.api.nvim_create_user_command('Memory', function(opts)

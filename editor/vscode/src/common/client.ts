@@ -24,12 +24,13 @@ import {
   type ErrorHandler,
   LanguageClient,
   type LanguageClientOptions,
+  type Middleware,
   RevealOutputChannelOn,
   type ServerOptions,
 } from "vscode-languageclient/node";
 import { errorMessage } from "./errors";
 import { type Logger, logServerLine } from "./logger";
-import type { ChatDeltaParams, FactsDidChangeParams, MemoryDidChangeParams } from "./protocol";
+import type { AnchorsDidChangeParams, ChatDeltaParams, FactsDidChangeParams, MemoryDidChangeParams } from "./protocol";
 import { Notifications } from "./protocol";
 import type { RequestSender } from "./requests";
 import {
@@ -106,6 +107,8 @@ export interface ClientHooks {
   settingsChanged(): void;
   /** The server stopped and will not be restarted. */
   gaveUp(message: string): void;
+  /** Middleware of the extension's features (anchors: see anchors/commands.ts). */
+  middleware?: Middleware;
 }
 
 export function clientOptions(
@@ -134,8 +137,11 @@ export function clientOptions(
     },
   };
   return {
-    // The server needs no documents: memory files are read through custom requests.
-    documentSelector: [],
+    // Every local file, whatever its language: the server checks facts anchored to code lines
+    // against the open buffers (unsaved edits too) and publishes diagnostics, CodeLenses and
+    // hovers for them. Memory files (lecode-memory:) and transcripts are read through custom
+    // requests and are not synced.
+    documentSelector: [{ scheme: "file" }],
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     stdioOptions: {
@@ -147,6 +153,7 @@ export function clientOptions(
     synchronize: { configurationSection: SERVER_SECTIONS.map((section) => `${SECTION}.${section}`) },
     errorHandler,
     middleware: {
+      ...hooks.middleware,
       workspace: {
         didChangeConfiguration: async () => {
           await hooks.client()?.sendNotification(DidChangeConfigurationNotification.method, {
@@ -181,6 +188,7 @@ export class ServerClient implements RequestSender, vscode.Disposable {
   private readonly foldersChanged = new vscode.EventEmitter<void>();
   private readonly settingsChanged = new vscode.EventEmitter<void>();
   private readonly chatDelta = new vscode.EventEmitter<ChatDeltaParams>();
+  private readonly anchorsChanged = new vscode.EventEmitter<AnchorsDidChangeParams>();
   /** Fires on every change of state; `running` means requests can be sent. */
   readonly onDidChangeState = this.stateChanged.event;
   /** The server's `lecode/memory/didChange` notification. */
@@ -193,6 +201,10 @@ export class ServerClient implements RequestSender, vscode.Disposable {
   readonly onDidSendSettings = this.settingsChanged.event;
   /** The server's `lecode/chat/delta` notification (a piece of a running chat turn). */
   readonly onChatDelta = this.chatDelta.event;
+  /** The server's `lecode/anchors/didChange` notification (the drift of some anchors changed). */
+  readonly onAnchorsDidChange = this.anchorsChanged.event;
+  /** Middleware for the next client started (set before `start`). */
+  middleware: Middleware = {};
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
@@ -330,6 +342,7 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     this.foldersChanged.dispose();
     this.settingsChanged.dispose();
     this.chatDelta.dispose();
+    this.anchorsChanged.dispose();
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
@@ -357,6 +370,7 @@ export class ServerClient implements RequestSender, vscode.Disposable {
       configuration: this.configuration,
       foldersChanged: () => this.foldersChanged.fire(),
       settingsChanged: () => this.settingsChanged.fire(),
+      middleware: this.middleware,
       gaveUp: (message) => {
         const stopped = this.client;
         if (stopped !== undefined && stopped === client) {
@@ -379,6 +393,9 @@ export class ServerClient implements RequestSender, vscode.Disposable {
         this.factsChanged.fire(params),
       );
       client.onNotification(Notifications.chatDelta, (params: ChatDeltaParams) => this.chatDelta.fire(params));
+      client.onNotification(Notifications.anchorsDidChange, (params: AnchorsDidChangeParams) =>
+        this.anchorsChanged.fire(params),
+      );
       await client.start();
     } catch (error) {
       this.client = undefined;

@@ -29,16 +29,25 @@ export const Requests = {
   factsRecall: "lecode/facts/recall",
   factsCorrect: "lecode/facts/correct",
   factsForget: "lecode/facts/forget",
+  factsRememberSelection: "lecode/facts/rememberSelection",
+  factsCorrectSelection: "lecode/facts/correctSelection",
+  factsReanchor: "lecode/facts/reanchor",
 } as const;
 
 export const Notifications = {
   memoryDidChange: "lecode/memory/didChange",
   chatDelta: "lecode/chat/delta",
   factsDidChange: "lecode/facts/didChange",
+  anchorsDidChange: "lecode/anchors/didChange",
 } as const;
 
 export const Commands = {
   memory: "lecode.memory",
+  anchorRememberSelection: "lecode.anchor.rememberSelection",
+  anchorCorrectSelection: "lecode.anchor.correctSelection",
+  anchorReanchor: "lecode.anchor.reanchor",
+  anchorForget: "lecode.anchor.forget",
+  anchorShow: "lecode.anchor.show",
 } as const;
 
 /** No fields. */
@@ -472,6 +481,8 @@ export interface FactsListParams {
   offset?: number;
   /** Report that session's latest automatic learning (default: the newest sessions'). */
   sessionId?: string | null;
+  /** Only the facts anchored in this file: a `file://` URI inside a workspace folder, or a path relative to its checkout root as anchors store it. Paging runs over those facts. */
+  path?: string | null;
 }
 
 export interface FactsListResult {
@@ -483,6 +494,32 @@ export interface FactsListResult {
   nextOffset: number | null;
   /** The latest automatic learning attempt, when there is one: of `sessionId` when given, else of the newest sessions. */
   learning?: LearningModel | null;
+}
+
+/** One code anchor of a fact's current revision and its drift now. */
+export interface AnchorModel {
+  /** Its position among the revision's anchors (0-based; `lecode/facts/reanchor` takes it). */
+  index: number;
+  /** The file, relative to its checkout root, "/"-separated. */
+  path: string;
+  /** First anchored line as captured (1-based, inclusive). */
+  startLine: number;
+  /** Last anchored line as captured (1-based, inclusive). */
+  endLine: number;
+  /** `sha256:` + hex of the lines' text joined with `\n` (line endings dropped). */
+  sha256: string;
+  /** The commit checked out when captured; null outside Git. */
+  commit: string | null;
+  /** When it was captured (ISO 8601, UTC). */
+  capturedAt: string;
+  /** current (same lines in place), moved (found elsewhere: followed), changed (not in the file), deleted (file gone, or it ends before the lines), unchecked (file over 1 MiB, not text, outside the workspace, or past 200 anchors in the file). */
+  status: "current" | "moved" | "changed" | "deleted" | "unchecked";
+  /** Where the lines are now (1-based): the captured place when current, the new one when moved; absent otherwise. */
+  currentStartLine?: number | null;
+  /** Last line of where they are now. */
+  currentEndLine?: number | null;
+  /** The editor's open buffer (unsaved edits count) or the file on disk; absent when unchecked. */
+  checkedAgainst?: "buffer" | "disk" | null;
 }
 
 export interface FactEntry {
@@ -498,6 +535,8 @@ export interface FactEntry {
   text?: string | null;
   /** Whether `text` was cut at 512 characters. */
   factTextTruncated?: boolean | null;
+  /** The current revision's code anchors and their drift now; absent when it has none. */
+  anchors?: AnchorModel[] | null;
 }
 
 export interface LearnedFactModel {
@@ -642,6 +681,97 @@ export interface FactsDidChangeParams {
   generation: number;
 }
 
+export interface RememberSelectionParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** `file://` URI of the document (open or on disk) inside a workspace folder. */
+  uri: string;
+  /** The selection (whole lines are anchored, at most 200). */
+  range: RangeModel;
+  /** The fact in the person's words. Absent: one line gives `path contains "<line>"`, several give `path lines a-b: "<first line>" ...`. */
+  text?: string | null;
+  /** The session that records the exchange; default: the project's "Remembered in the editor" session (made on first use). */
+  sessionId?: string | null;
+}
+
+export interface PositionModel {
+  /** 0-based line (LSP). */
+  line: number;
+  /** 0-based UTF-16 offset in the line (LSP). */
+  character: number;
+}
+
+/** An LSP range. Anchors cover whole lines: `start.line` to `end.line`, but an end at character 0 of a later line leaves that line out (a selection of whole lines). */
+export interface RangeModel {
+  /** Where the selection starts. */
+  start: PositionModel;
+  /** Where it ends (exclusive, LSP). */
+  end: PositionModel;
+}
+
+export interface SelectionResult {
+  /** The fact's ID. */
+  factId: number;
+  /** Its revision now (the new one after a correction). */
+  revision: number;
+  /** The session holding the exchange that is the fact's evidence. */
+  sessionId: string;
+  /** The evidence's seqs in that session. */
+  seqs: number[];
+  /** The anchor of the selection. */
+  anchor: AnchorModel;
+}
+
+export interface CorrectSelectionParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** `file://` URI of the document (open or on disk) inside a workspace folder. */
+  uri: string;
+  /** The selection (whole lines are anchored, at most 200). */
+  range: RangeModel;
+  /** The fact in the person's words. Absent: one line gives `path contains "<line>"`, several give `path lines a-b: "<first line>" ...`. */
+  text?: string | null;
+  /** The session that records the exchange; default: the project's "Remembered in the editor" session (made on first use). */
+  sessionId?: string | null;
+  /** The fact to correct. */
+  factId: number;
+  /** The revision the correction was made against (optimistic check). */
+  expectedRevision: number;
+}
+
+export interface ReanchorParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The fact whose anchor moves. */
+  factId: number;
+  /** Its current revision (optimistic check). */
+  expectedRevision: number;
+  /** Which anchor of that revision (default the first). */
+  index?: number;
+  /** `file://` URI of the document the lines are in now. */
+  uri: string;
+  /** The lines the anchor covers from now on. */
+  range: RangeModel;
+}
+
+export interface ReanchorResult {
+  /** The fact's ID. */
+  factId: number;
+  /** Its revision (unchanged). */
+  revision: number;
+  /** The anchor as it is now stored. */
+  anchor: AnchorModel;
+}
+
+export interface AnchorsDidChangeParams {
+  /** The workspace folder URI of the project. */
+  workspaceUri: string;
+  /** The project whose anchors' drift changed. */
+  projectRoot: string;
+  /** The checkout-relative files whose anchors changed status (or gained or lost anchors). */
+  paths: string[];
+}
+
 export interface MemoryCommandArgs {
   /** arguments[0]: the text after `/memory`, e.g. `show`, `search foo`, `log 2026-11-29`. */
   text: string;
@@ -652,4 +782,31 @@ export interface MemoryCommandArgs {
 export interface CommandOutput {
   /** What the slash command shows (plain text). The command itself returns this string. */
   output: string;
+}
+
+export interface RememberSelectionCommand {
+  /** The params of `lecode/facts/rememberSelection`. */
+  params: RememberSelectionParams;
+}
+
+export interface CorrectSelectionCommand {
+  /** The params of `lecode/facts/correctSelection`. */
+  params: CorrectSelectionParams;
+}
+
+export interface ReanchorCommand {
+  /** The params of `lecode/facts/reanchor`. */
+  params: ReanchorParams;
+}
+
+export interface FactRefCommand {
+  /** `{workspaceUri?, factId}`. */
+  params: FactRefParams;
+}
+
+export interface FactRefParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The fact. */
+  factId: number;
 }

@@ -16,6 +16,7 @@ import {
   type DismissProposalParams,
   type DismissProposalResult,
   type FactRevisionResult,
+  type CorrectSelectionParams,
   type FactsCorrectParams,
   type FactsForgetParams,
   type FactsForgetResult,
@@ -34,6 +35,10 @@ import {
   type MemoryWriteParams,
   type MemoryWriteResult,
   type PingParams,
+  type ReanchorParams,
+  type ReanchorResult,
+  type RememberSelectionParams,
+  type SelectionResult,
   type PingResult,
   type ProjectInfoParams,
   type ProjectInfoResult,
@@ -76,6 +81,9 @@ export interface RequestTypes {
   [Requests.factsRecall]: [FactsRecallParams, RecallFactResult];
   [Requests.factsCorrect]: [FactsCorrectParams, FactRevisionResult];
   [Requests.factsForget]: [FactsForgetParams, FactsForgetResult];
+  [Requests.factsRememberSelection]: [RememberSelectionParams, SelectionResult];
+  [Requests.factsCorrectSelection]: [CorrectSelectionParams, SelectionResult];
+  [Requests.factsReanchor]: [ReanchorParams, ReanchorResult];
 }
 
 export type Method = keyof RequestTypes;

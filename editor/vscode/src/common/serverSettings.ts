@@ -11,6 +11,8 @@ export interface MemorySettings {
   auto_learn: boolean;
   /** Share of max_bytes given first to whole, validated facts in the injected memory. */
   facts_max_bytes: number;
+  /** What injection does with a fact whose code anchor is `changed` or `deleted` (the code it was remembered from is no longer there): "label" shows it marked as drifted, "withhold" leaves it out. Listings show drift either way. */
+  drifted_facts: "label" | "withhold";
 }
 
 /** `[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to. */
@@ -64,7 +66,8 @@ export const SERVER_DEFAULTS: ServerSections = {
     "enabled": true,
     "max_bytes": 32768,
     "auto_learn": false,
-    "facts_max_bytes": 8192
+    "facts_max_bytes": 8192,
+    "drifted_facts": "label"
   },
   "provider": {
     "base_url": "https://api.openai.com/v1",

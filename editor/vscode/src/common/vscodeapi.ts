@@ -85,6 +85,21 @@ export function activeDocumentUri(): vscode.Uri | undefined {
   return vscode.window.activeTextEditor?.document.uri;
 }
 
+export function activeTextEditor(): vscode.TextEditor | undefined {
+  return vscode.window.activeTextEditor;
+}
+
+export function onDidChangeActiveTextEditor(
+  listener: (editor: vscode.TextEditor | undefined) => unknown,
+): vscode.Disposable {
+  return vscode.window.onDidChangeActiveTextEditor(listener);
+}
+
+/** Set a context key that `when` clauses of package.json read. */
+export function setContext(key: string, value: unknown): Thenable<unknown> {
+  return vscode.commands.executeCommand("setContext", key, value);
+}
+
 export function registerCommand(
   id: string,
   callback: (...args: unknown[]) => unknown,

@@ -6,6 +6,7 @@
  * user names; nothing guesses it. Failures are shown as the server's sentence (see `guarded`).
  */
 import * as vscode from "vscode";
+import { openAnchor } from "../anchors/open";
 import { errorMessage, serverErrorCode } from "../common/errors";
 import type { FactEntry, SessionInfoModel, SourceRefModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
@@ -36,7 +37,7 @@ export interface FactDeps {
   showMore(folderUri: string): void;
 }
 
-/** A node that stands for one fact: the fact itself, its source, or its project file. */
+/** A node that stands for one fact: the fact itself, its source, its project file or an anchor. */
 export type FactRef = Extract<FactNode, { fact: FactEntry }>;
 
 function asFactRef(value: unknown): FactRef {
@@ -101,10 +102,14 @@ export async function openProjectFile(claim: ProjectFileClaim, folderUri: string
 
 /**
  * What a click on a node opens: a verified project fact's file, a fact's (or a source node's)
- * transcript, a project file node's file.
+ * transcript, a project file node's file, an anchor's file at its lines.
  */
 export async function goToSource(deps: FactDeps, node: FactRef): Promise<void> {
   const { fact, folderUri } = node;
+  if (node.kind === "anchor") {
+    await openAnchor(node.anchor, folderUri);
+    return;
+  }
   if (node.kind === "file") {
     await openProjectFile(node.claim, folderUri);
     return;

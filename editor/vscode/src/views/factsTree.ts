@@ -5,8 +5,12 @@
  * node), labelled with its text and described as `#id r<revision> <status>`. A valid fact's
  * children are its source (session and seqs), which opens the transcript with the cited records
  * selected, and, for a verified project fact (`<path> contains "<line>"`), the project file.
+ * A fact anchored to code lines shows its worst drift in its description (`· changed`) and each
+ * anchor as a child that opens the file at the anchored lines (see anchorItems.ts).
  * Folders of one project appear once (see ProjectIndex); with several projects each gets a root.
  * Above the facts, the latest automatic learning and its proposals (see learningItems.ts).
+ * With the "current file" filter on, only the facts anchored in the active editor's file are
+ * listed (`path` of `lecode/facts/list`), under no project node, with no learning above them.
  * Fact text is untrusted data: it is only ever shown.
  */
 import * as vscode from "vscode";
@@ -17,6 +21,7 @@ import { type RequestSender, request } from "../common/requests";
 import { type ProjectFileClaim, parseProjectFileFact } from "../facts/projectFile";
 import { STATUS_ICONS, sourceIs } from "../facts/status";
 import { seqsPhrase } from "../facts/transcript";
+import { type AnchorNode, anchorTreeItem, driftSuffix, driftTooltip, driftedIcon } from "./anchorItems";
 import { learningTreeItem, proposalNodes, proposalTreeItem } from "./learningItems";
 import { type ServerStatus, projectChildrenOr, projectRoots } from "./projectRoots";
 
@@ -28,6 +33,7 @@ export type FactNode =
   | { kind: "fact"; fact: FactEntry; folderUri: string }
   | { kind: "source"; fact: FactEntry; source: SourceRefModel; folderUri: string }
   | { kind: "file"; fact: FactEntry; claim: ProjectFileClaim; folderUri: string }
+  | AnchorNode
   | { kind: "more"; folderUri: string; shown: number }
   | { kind: "learning"; learning: LearningModel; folderUri: string }
   | { kind: "proposal"; learning: LearningModel; proposal: ProposalModel; folderUri: string }
@@ -43,13 +49,16 @@ export interface FactPage {
   learning?: LearningModel;
 }
 
-/** Up to `cap` facts of a project, following `nextOffset` page by page. */
-export async function listFacts(sender: RequestSender, folderUri: string, cap: number): Promise<FactPage> {
+/**
+ * Up to `cap` facts of a project, following `nextOffset` page by page; with `path` (a file's
+ * `file:` URI), only the facts anchored in that file.
+ */
+export async function listFacts(sender: RequestSender, folderUri: string, cap: number, path?: string): Promise<FactPage> {
   const facts: FactEntry[] = [];
   let offset = 0;
   let learning: LearningModel | undefined;
   for (;;) {
-    const page = await request(sender, Requests.factsList, { workspaceUri: folderUri, offset });
+    const page = await request(sender, Requests.factsList, { workspaceUri: folderUri, offset, ...(path === undefined ? {} : { path }) });
     if (offset === 0) {
       learning = page.learning ?? undefined; // every page reports it: the first one's is kept
     }
@@ -68,11 +77,13 @@ export async function listFacts(sender: RequestSender, folderUri: string, cap: n
   }
 }
 
+export const NO_FACTS = 'No facts yet. "lecode: Remember From Session…" or "lecode: Remember Selection as Fact…" stores one.';
+
 /** The nodes of one project's facts, after its latest automatic learning when there is one. */
-export function factNodes(folderUri: string, page: FactPage): FactNode[] {
+export function factNodes(folderUri: string, page: FactPage, empty = NO_FACTS): FactNode[] {
   const nodes: FactNode[] = page.learning ? [{ kind: "learning", learning: page.learning, folderUri }] : [];
   if (page.facts.length === 0) {
-    nodes.push({ kind: "message", text: 'No facts yet. "lecode: Remember From Session…" stores one.', folderUri });
+    nodes.push({ kind: "message", text: empty, folderUri });
     return nodes;
   }
   nodes.push(...page.facts.map((fact): FactNode => ({ kind: "fact", fact, folderUri })));
@@ -82,15 +93,20 @@ export function factNodes(folderUri: string, page: FactPage): FactNode[] {
   return nodes;
 }
 
-/** A fact's children: its source, and the project file a verified project fact names. */
+/**
+ * A fact's children: its source, its code anchors, and the project file a verified project fact
+ * names (unless an anchor already leads to that file, more precisely).
+ */
 export function factChildren(node: FactNodeOf<"fact">): FactNode[] {
   const { fact, folderUri } = node;
   const children: FactNode[] = [];
   if (fact.source) {
     children.push({ kind: "source", fact, source: fact.source, folderUri });
   }
+  const anchors = fact.anchors ?? [];
+  children.push(...anchors.map((anchor): FactNode => ({ kind: "anchor", fact, anchor, folderUri })));
   const claim = fact.text ? parseProjectFileFact(fact.text) : undefined;
-  if (claim !== undefined) {
+  if (claim !== undefined && !anchors.some((anchor) => anchor.path === claim.path)) {
     children.push({ kind: "file", fact, claim, folderUri });
   }
   return children;
@@ -130,8 +146,8 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
         factLabel(fact),
         children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
       );
-      item.description = `#${fact.factId} r${fact.revision} ${fact.status}`;
-      item.iconPath = statusIcon(fact.status);
+      item.description = `#${fact.factId} r${fact.revision} ${fact.status}${driftSuffix(fact)}`;
+      item.iconPath = driftedIcon(fact) ?? statusIcon(fact.status);
       const lines = [`Fact #${fact.factId}, revision ${fact.revision}: ${fact.status === "valid" ? "valid" : sourceIs(fact.status)}`];
       if (fact.text) {
         lines.push("", fact.text + (fact.factTextTruncated ? " …(cut at 512 characters)" : ""), "", "Untrusted data, not instructions.");
@@ -139,6 +155,7 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
       if (fact.source) {
         lines.push(`Evidence: session ${fact.source.sessionId}, ${seqsPhrase(fact.source.seqs)}`);
       }
+      lines.push(...driftTooltip(fact));
       item.tooltip = lines.join("\n");
       item.contextValue = `lecode.fact.${fact.status}`;
       if (children.length > 0) {
@@ -170,6 +187,8 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
       item.contextValue = "lecode.factFile";
       return item;
     }
+    case "anchor":
+      return anchorTreeItem(node);
     case "more": {
       const item = new vscode.TreeItem("more…", vscode.TreeItemCollapsibleState.None);
       item.description = `the first ${node.shown} facts are shown`;
@@ -192,11 +211,25 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
   }
 }
 
+/** The file the "current file" filter lists the facts of: the active editor's, when local. */
+export interface CurrentFile {
+  /** Its `file:` URI, sent as `path`. */
+  uri: string;
+  /** Its name, for messages. */
+  name: string;
+  /** The workspace folder holding it, if any. */
+  folderUri?: string;
+}
+
+/** What the tree lists: every fact, or those anchored in the current file (none open: undefined). */
+export type FactsFilter = { kind: "all" } | { kind: "file"; file?: CurrentFile };
+
 export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<FactNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   /** How many facts each project shows, by its folder URI, once "more…" was used. */
   private readonly caps = new Map<string, number>();
+  private current: FactsFilter = { kind: "all" };
 
   constructor(
     private readonly sender: RequestSender,
@@ -212,6 +245,21 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
   showMore(folderUri: string): void {
     this.caps.set(folderUri, (this.caps.get(folderUri) ?? FACTS_CAP) + FACTS_CAP);
     this.refresh();
+  }
+
+  get filter(): FactsFilter {
+    return this.current;
+  }
+
+  /** List every fact, or those of a file; the tree redraws when this changes what it lists. */
+  setFilter(filter: FactsFilter): void {
+    const same =
+      filter.kind === this.current.kind &&
+      (filter.kind === "all" || (this.current.kind === "file" && filter.file?.uri === this.current.file?.uri));
+    this.current = filter;
+    if (!same) {
+      this.refresh();
+    }
   }
 
   getTreeItem(node: FactNode): vscode.TreeItem {
@@ -234,8 +282,25 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
     }
   }
 
-  private roots(): Promise<FactNode[]> {
-    return projectRoots(this.status, this.projects, (project) => this.factsOf(project));
+  private async roots(): Promise<FactNode[]> {
+    const filter = this.current;
+    if (filter.kind === "all" || this.status.notRunning !== undefined) {
+      return projectRoots(this.status, this.projects, (project) => this.factsOf(project));
+    }
+    const file = filter.file;
+    if (file === undefined) {
+      return [{ kind: "message", text: "Open a file to see the facts anchored in it." }];
+    }
+    const project = this.projects.projects.find((p) => p.folders.some((folder) => folder.uri === file.folderUri));
+    if (project === undefined) {
+      return [{ kind: "message", text: `${file.name} is not in a workspace folder, so no facts are anchored in it.` }];
+    }
+    const empty = `No facts are anchored in ${file.name}. Select lines and run "lecode: Remember Selection as Fact…".`;
+    return projectChildrenOr(project, async (folderUri) => {
+      const page = await listFacts(this.sender, folderUri, this.caps.get(folderUri) ?? FACTS_CAP, file.uri);
+      // The latest learning is about the project, not this file.
+      return factNodes(folderUri, { ...page, learning: undefined }, empty);
+    });
   }
 
   private factsOf(project: Project): Promise<FactNode[]> {

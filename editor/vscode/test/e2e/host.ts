@@ -36,6 +36,34 @@ function libraryValues(bundle: string): Record<string, unknown> {
   );
 }
 
+/**
+ * vscode.CodeActionKind: the language client builds the kinds a server registers (lecode-ls's
+ * `refactor.lecode.remember`) by appending to `Empty`, so it must be the real thing here.
+ */
+class CodeActionKind {
+  static readonly Empty = new CodeActionKind("");
+  static readonly QuickFix = new CodeActionKind("quickfix");
+  static readonly Refactor = new CodeActionKind("refactor");
+  static readonly RefactorExtract = new CodeActionKind("refactor.extract");
+  static readonly RefactorInline = new CodeActionKind("refactor.inline");
+  static readonly RefactorMove = new CodeActionKind("refactor.move");
+  static readonly RefactorRewrite = new CodeActionKind("refactor.rewrite");
+  static readonly Source = new CodeActionKind("source");
+  static readonly SourceOrganizeImports = new CodeActionKind("source.organizeImports");
+  static readonly SourceFixAll = new CodeActionKind("source.fixAll");
+  static readonly Notebook = new CodeActionKind("notebook");
+  constructor(readonly value: string) {}
+  append(part: string): CodeActionKind {
+    return new CodeActionKind(this.value === "" ? part : `${this.value}.${part}`);
+  }
+  contains(other: CodeActionKind): boolean {
+    return this.value === "" || other.value === this.value || other.value.startsWith(`${this.value}.`);
+  }
+  intersects(other: CodeActionKind): boolean {
+    return this.contains(other) || other.contains(this);
+  }
+}
+
 class CancellationTokenSource {
   private readonly cancelled = new stub.EventEmitter<void>();
   readonly token = { isCancellationRequested: false, onCancellationRequested: this.cancelled.event };
@@ -207,6 +235,7 @@ export class FakeHost {
       ...stub,
       CancellationError: class extends Error {},
       CancellationTokenSource,
+      CodeActionKind,
       ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
       version: "1.91.0",
       env: {

@@ -5,14 +5,16 @@
  * extension brings (set up with uv on first start). Checked: activation with no error in the
  * extension host log, the server started from the extension's own environment, a memory write
  * through the Memory tree, a streamed chat answer from a loopback model with its "Memory used"
- * line, a fact's recall-to-source, and a window reload with a memory editor open while the server
- * starts slowly. Everything waits on conditions in the page or on disk; screenshots go to
- * $LECODE_SCREENSHOTS (default test-results/vscode).
+ * line, a fact's recall-to-source, a fact remembered from a selected line that is flagged on that
+ * line (a `lecode` problem) once the line is edited and is corrected through the light bulb's
+ * quick fix, and a window reload with a memory editor open while the server starts slowly.
+ * Everything waits on conditions in the page or on disk; screenshots go to $LECODE_SCREENSHOTS
+ * (default test-results/vscode).
  *
  * Needs: $LECODE_CODE_SERVER (the code-server executable), lecode.vsix (`npm run package`),
  * Chromium (/usr/bin/chromium or $CHROMIUM_PATH), uv, and the repository's .venv (to seed a fact).
  */
-// covers P6, P7 (install and go in a real VS Code)
+// covers P6, P7 (install and go in a real VS Code), issue 14 (anchored facts in VS Code)
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -183,6 +185,7 @@ describe("the packaged extension in code-server", () => {
     for (const dir of [project, configDir, userData, extensionsDir]) mkdirSync(dir);
     spawnSync("git", ["init", "-q", "-b", "main"], { cwd: project });
     writeFileSync(join(project, "README.md"), "# project\n");
+    writeFileSync(join(project, "app.py"), 'import sys\nGREETING = "hello"\nprint(GREETING)\n');
     model = new FakeOpenAI();
     await model.start();
     await seedFact();
@@ -270,6 +273,84 @@ describe("the packaged extension in code-server", () => {
     await page.locator(".tab", { hasText: ".transcript" }).first().waitFor({ timeout: WAIT });
     await expect.poll(editorText, { timeout: WAIT }).toContain("── seq 2 · assistant · cited ──We indent with tabs in this repository.");
     await shot("4-recall-to-source");
+  });
+
+  it("remembers a selected line as a fact, flags it on the line once the line is edited, and corrects it from the light bulb", async () => {
+    // covers issue 14 (a person remembers a fact from a line, edits it, and sees it flagged)
+    await page.keyboard.press("Control+P");
+    await page.keyboard.type("app.py");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "app.py" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await expect.poll(editorText, { timeout: WAIT }).toContain('GREETING = "hello"');
+    const editor = page.locator(".editor-instance .monaco-editor").first();
+    await editor.locator(".view-line", { hasText: "GREETING = " }).first().click();
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Shift+End");
+    await page.keyboard.press("F1");
+    await page.keyboard.type("lecode: Remember Selection as Fact");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Remember Selection as Fact" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    // The input box offers the server's wording of the line; the person writes their own.
+    // The one quick input widget is reused (hidden in between): wait until it asks this question.
+    const asking = (title: string) => page.locator(".quick-input-widget", { hasText: title }).first();
+    const box = page.locator(".quick-input-widget .quick-input-box input").first();
+    await asking("Remember Selection as Fact").waitFor({ timeout: WAIT });
+    await expect.poll(() => box.inputValue(), { timeout: WAIT }).toBe('app.py contains "GREETING = \\"hello\\""');
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("The greeting is hello.");
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts", { hasText: "Remembered fact #2, anchored at app.py:2" }).first().waitFor({ timeout: WAIT });
+    await row("The greeting is hello.").first().waitFor({ timeout: WAIT });
+    // The server's CodeLens names the fact on its line.
+    await page.locator(".codelens-decoration", { hasText: "fact #2 r1: The greeting is hello." }).first().waitFor({ timeout: WAIT });
+    await shot("6-remembered-selection");
+    // A click on the CodeLens opens the fact's evidence: the exchange that quotes the lines.
+    await page.locator(".codelens-decoration a", { hasText: "fact #2 r1" }).first().click();
+    await expect.poll(editorText, { timeout: WAIT }).toContain("The greeting is hello.");
+    expect(await page.locator(".tab.active").first().textContent()).toContain(".transcript");
+    await page.locator(".tab", { hasText: "app.py" }).first().click();
+    await expect.poll(editorText, { timeout: WAIT }).toContain('GREETING = "hello"');
+
+    // Edit the line without saving: the open buffer is what is checked.
+    await editor.locator(".view-line", { hasText: "GREETING = " }).first().click();
+    await page.keyboard.press("End");
+    await page.keyboard.type("  # and goodbye");
+    await page.keyboard.press("Control+Shift+M");
+    const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "fact #2 r1 may be out of date" }).first();
+    await problem.waitFor({ timeout: WAIT });
+    expect(await problem.textContent()).toContain("lecode");
+    await row(/The greeting is hello\..*changed/).first().waitFor({ timeout: WAIT });
+    await shot("7-fact-flagged");
+
+    // The light bulb's actions on the selected line: the server's quick fixes, but not its own
+    // "Remember selection as fact" (the extension's command asks for the wording instead).
+    await editor.locator(".view-line", { hasText: "GREETING = " }).first().click();
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Shift+End");
+    await page.keyboard.press("Control+.");
+    const actions = page.locator(".action-widget").first();
+    await actions.locator(".monaco-list-row", { hasText: "Re-anchor fact #2 here" }).first().waitFor({ timeout: WAIT });
+    const offered = (await actions.locator(".monaco-list-row").allTextContents()).join("\n");
+    expect(offered).toContain("Correct fact #2");
+    expect(offered).toContain("Forget fact #2");
+    expect(offered).not.toMatch(/Remember selection/i);
+    await shot("8-quick-fixes");
+    // The menu's first action is focused (a click is blocked by the menu's pointer shield).
+    expect(await actions.locator(".monaco-list-row.focused").first().textContent()).toContain("Correct fact #2");
+    await page.keyboard.press("Enter");
+    // Correct fact #2…: the wording is asked for, prefilled with the fact's text.
+    await asking("Correct Fact #2").waitFor({ timeout: WAIT });
+    await expect.poll(() => box.inputValue(), { timeout: WAIT }).toBe("The greeting is hello.");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("The greeting is hello; a comment follows it.");
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts", { hasText: "Fact #2 is now at revision 2, anchored at app.py:2." }).first().waitFor({ timeout: WAIT });
+    await row(/The greeting is hello; a comment follows it\..*#2 r2 valid · current/).first().waitFor({ timeout: WAIT });
+    const outOfDate = page.locator(".markers-panel .monaco-list-row", { hasText: "may be out of date" });
+    await expect.poll(() => outOfDate.count(), { timeout: WAIT }).toBe(0);
+    await shot("9-fact-corrected");
+    await editor.click();
+    await page.keyboard.press("Control+S");
   });
 
   it("restores an open memory editor after a reload while the server starts slowly", async () => {

@@ -1,0 +1,7 @@
+"""The bounds of `lecode-ls mcp` that its documentation states (docs.py renders mcp.md from them
+without loading the MCP SDK)."""
+
+MAX_LINE_BYTES = 4 << 20  # one message; a memory_write of a whole 1 MiB note, escaped, fits
+CHUNK_BYTES = 65536  # how the rest of a longer line is read and dropped
+RESOURCES_PAGE = 100  # resources/list page size
+URI_PREFIX = "lecode://memory/"

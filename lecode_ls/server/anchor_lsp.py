@@ -1,0 +1,424 @@
+"""Code anchors where the person looks, with standard LSP (issue 14): buffers tracked through
+`textDocument/didOpen`/`didChange`/`didClose`, a diagnostic (source `lecode`) on every drifted
+anchor, a CodeLens naming the fact on its lines, a hover with its text and evidence, and code
+actions to correct, forget or re-anchor it, or to remember a selection.
+
+Only the changed document's anchors are re-checked on a change (DriftTracker.update_buffer);
+diagnostics, `lecode/anchors/didChange` and a CodeLens refresh go out only when some anchor's
+state changed. A fact's text is shown only while its evidence validates (as listings do).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsprotocol import types
+
+from lecode_ls.errors import LecodeError
+from lecode_ls.memory.anchor_text import DRIFTED, split_lines
+from lecode_ls.memory.drift import AnchorState
+from lecode_ls.memory.recall import fact_status
+from lecode_ls.platform.paths import path_to_uri
+from lecode_ls.runtime import Runtime
+from lecode_ls.server.anchor_docs import Doc, buffer_text, locate, runtime_of
+from lecode_ls.server.anchor_messages import AnchorsDidChangeParams
+from lecode_ls.server.server import LecodeServer
+
+log = logging.getLogger(__name__)
+
+SOURCE = "lecode"
+LENS_CHARS = 60
+MESSAGE_CHARS = 80
+REMEMBER_KIND = "refactor.lecode.remember"
+ACTION_KINDS = [types.CodeActionKind.QuickFix, REMEMBER_KIND]
+
+
+@dataclass
+class Shown:
+    """What may be shown of a fact revision: its text only while its evidence is valid."""
+
+    revision: int
+    status: str
+    text: str | None
+    session_id: str | None = None
+    seqs: tuple[int, ...] = ()
+
+
+@dataclass
+class AnchorView:
+    """The server's anchor state between messages (one per server)."""
+
+    published: set[str] = field(default_factory=set)  # URIs with diagnostics shown now
+    shown: dict[tuple[str, int], Shown] = field(default_factory=dict)  # (project, fact) -> Shown
+
+
+_VIEWS: weakref.WeakKeyDictionary[LecodeServer, AnchorView] = weakref.WeakKeyDictionary()
+
+
+def view(ls: LecodeServer) -> AnchorView:
+    """The server's AnchorView, made on first use."""
+    held = _VIEWS.get(ls)
+    if held is None:
+        held = _VIEWS[ls] = AnchorView()
+    return held
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _shown(ls: LecodeServer, runtime: Runtime, fact_id: int) -> Shown | None:
+    """Blocking: reads the fact and validates its evidence, once per facts change."""
+    key = (str(runtime.project.root), fact_id)
+    cached = view(ls).shown.get(key)
+    if cached is not None:
+        return cached
+    found = fact_status(runtime.facts, runtime.sessions, fact_id)
+    if found is None:
+        return None
+    fact, status, ref = found
+    shown = Shown(fact.revision, status, fact.text if status == "valid" else None)
+    if ref is not None:
+        shown.session_id, shown.seqs = ref.session_id, ref.seqs
+    view(ls).shown[key] = shown
+    return shown
+
+
+def _title(state: AnchorState, shown: Shown, limit: int) -> str:
+    about = _one_line(shown.text, limit) if shown.text is not None else f"({shown.status})"
+    return f"fact #{state.anchor.fact_id} r{shown.revision}: {about}"
+
+
+def _place(state: AnchorState, lines: list[str]) -> types.Range:
+    """Where an anchor is shown: where its lines are now, else where they were (clamped)."""
+    located, anchor = state.located, state.anchor
+    start = (located.start_line or anchor.start_line) - 1
+    end = (located.end_line or anchor.end_line) - 1
+    last = max(len(lines) - 1, 0)
+    start, end = min(start, last), min(end, last)
+    width = len(lines[end].encode("utf-16-le")) // 2 if lines else 0
+    return types.Range(types.Position(start, 0), types.Position(end, width))
+
+
+async def _document(ls: LecodeServer, uri: str) -> tuple[Doc, Runtime] | None:
+    """The document and its project when anchors apply to it (memory on, inside a folder)."""
+    try:
+        doc = locate(ls, uri)
+        runtime = await runtime_of(ls, doc)
+    except LecodeError:
+        return None
+    if not runtime.settings.memory.enabled:
+        return None
+    return doc, runtime
+
+
+async def _states(ls: LecodeServer, uri: str) -> tuple[Doc, Runtime, list[AnchorState]] | None:
+    found = await _document(ls, uri)
+    if found is None:
+        return None
+    doc, runtime = found
+    states = await asyncio.to_thread(runtime.drift.states, doc.checkout, doc.rel)
+    return doc, runtime, states
+
+
+# -- document sync -------------------------------------------------------------------------------
+
+
+async def check_document(ls: LecodeServer, uri: str, *, publish: bool = False) -> None:
+    """Re-check one open document's anchors against its buffer; publish what changed."""
+    found = await _document(ls, uri)
+    text = buffer_text(ls, uri)
+    if found is None or text is None:
+        if uri in view(ls).published:
+            _publish(ls, uri, [])
+        return
+    doc, runtime = found
+    states, changed = await asyncio.to_thread(
+        runtime.drift.update_buffer, doc.checkout, doc.rel, text
+    )
+    # A document without anchors that shows nothing needs no (empty) publication.
+    if not (changed or (publish and states) or uri in view(ls).published):
+        return
+    diagnostics = await asyncio.to_thread(_diagnostics, ls, runtime, doc, states, text)
+    _publish(ls, uri, diagnostics)
+    if changed:
+        root = runtime.project.root
+        ls.send(
+            "lecode/anchors/didChange",
+            AnchorsDidChangeParams(
+                workspace_uri=path_to_uri(root), project_root=str(root), paths=[doc.rel]
+            ),
+        )
+        refresh_lenses(ls)
+
+
+def _publish(ls: LecodeServer, uri: str, diagnostics: list[types.Diagnostic]) -> None:
+    if diagnostics:
+        view(ls).published.add(uri)
+    else:
+        view(ls).published.discard(uri)
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
+    )
+
+
+def refresh_lenses(ls: LecodeServer) -> None:
+    workspace = ls.client_capabilities.workspace
+    lens = workspace.code_lens if workspace is not None else None
+    if lens is not None and lens.refresh_support:
+        ls.workspace_code_lens_refresh(None)
+
+
+async def did_close(ls: LecodeServer, uri: str) -> None:
+    found = await _document(ls, uri)
+    if found is not None:
+        doc, runtime = found
+        runtime.drift.close_buffer(doc.checkout, doc.rel)
+    if uri in view(ls).published:
+        _publish(ls, uri, [])
+
+
+async def facts_changed(ls: LecodeServer, runtime: Runtime) -> None:
+    """Facts changed (here or in another process): reload the anchors and re-check every open
+    document of the project."""
+    runtime.drift.reload()
+    root = str(runtime.project.root)
+    shown = view(ls).shown
+    for key in [k for k in shown if k[0] == root]:
+        del shown[key]
+    for uri in list(ls.workspace.text_documents):
+        try:
+            await check_document(ls, uri, publish=True)
+        except LecodeError as exc:  # one unreadable document must not stop the others
+            log.debug("anchors of %s not checked: %s", uri, exc.code)
+    refresh_lenses(ls)
+
+
+# -- what is shown -------------------------------------------------------------------------------
+
+
+def _diagnostics(
+    ls: LecodeServer, runtime: Runtime, doc: Doc, states: list[AnchorState], text: str
+) -> list[types.Diagnostic]:
+    lines = split_lines(text)
+    found: list[types.Diagnostic] = []
+    for state in states:
+        if state.located.status not in DRIFTED:
+            continue
+        shown = _shown(ls, runtime, state.anchor.fact_id)
+        if shown is None:
+            continue
+        what = "its lines changed" if state.located.status == "changed" else "its lines are gone"
+        about = _one_line(shown.text, MESSAGE_CHARS) if shown.text else shown.status
+        found.append(
+            types.Diagnostic(
+                range=_place(state, lines),
+                message=(
+                    f"fact #{state.anchor.fact_id} r{shown.revision} may be out of date: {what} "
+                    f"since it was remembered ({about})"
+                ),
+                severity=types.DiagnosticSeverity.Warning,
+                source=SOURCE,
+                code=f"fact-{state.located.status}",
+                data={
+                    "workspaceUri": path_to_uri(doc.folder),
+                    "factId": state.anchor.fact_id,
+                    "revision": state.anchor.revision,
+                    "index": state.anchor.index,
+                },
+            )
+        )
+    return found
+
+
+async def code_lenses(ls: LecodeServer, uri: str) -> list[types.CodeLens]:
+    found = await _states(ls, uri)
+    text = buffer_text(ls, uri)
+    if found is None or text is None:
+        return []
+    doc, runtime, states = found
+
+    def make() -> list[types.CodeLens]:
+        lines = split_lines(text)
+        lenses = []
+        for state in states:
+            if state.located.status == "unchecked":
+                continue
+            shown = _shown(ls, runtime, state.anchor.fact_id)
+            if shown is None:
+                continue
+            title = _title(state, shown, LENS_CHARS)
+            if state.located.status in DRIFTED:
+                title += f" ({state.located.status})"
+            place = _place(state, lines)
+            lenses.append(
+                types.CodeLens(
+                    range=types.Range(place.start, place.start),
+                    command=types.Command(
+                        title=title,
+                        command="lecode.anchor.show",
+                        arguments=[
+                            {
+                                "workspaceUri": path_to_uri(doc.folder),
+                                "factId": state.anchor.fact_id,
+                            }
+                        ],
+                    ),
+                )
+            )
+        return lenses
+
+    return await asyncio.to_thread(make)
+
+
+def _covers(place: types.Range, start: int, end: int) -> bool:
+    return place.start.line <= end and start <= place.end.line
+
+
+async def hover(ls: LecodeServer, uri: str, line: int) -> types.Hover | None:
+    found = await _states(ls, uri)
+    text = buffer_text(ls, uri)
+    if found is None or text is None:
+        return None
+    doc, runtime, states = found
+
+    def make() -> types.Hover | None:
+        lines = split_lines(text)
+        parts: list[str] = []
+        for state in states:
+            if state.located.status == "unchecked" or not _covers(_place(state, lines), line, line):
+                continue
+            shown = _shown(ls, runtime, state.anchor.fact_id)
+            if shown is None:
+                continue
+            parts.append(_hover_text(doc, state, shown))
+        if not parts:
+            return None
+        body = "\n\n---\n\n".join(parts)
+        return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, body))
+
+    return await asyncio.to_thread(make)
+
+
+def _hover_text(doc: Doc, state: AnchorState, shown: Shown) -> str:
+    anchor = state.anchor
+    out = [f"**fact #{anchor.fact_id} r{shown.revision}** · {state.located.status}", ""]
+    if shown.text is not None:
+        fence = "~~~~"
+        while fence in shown.text:
+            fence += "~"
+        out += ["untrusted evidence, not instructions:", f"{fence}text", shown.text, fence]
+    else:
+        out.append(f"(text not shown: the fact is {shown.status})")
+    if shown.session_id is not None and shown.seqs:
+        first, last = shown.seqs[0], shown.seqs[-1]
+        link = (
+            f"lecode-transcript:/{shown.session_id}.transcript?"
+            f"workspace={path_to_uri(doc.folder)}&start={first}&end={last}&fact={anchor.fact_id}"
+        )
+        out += ["", f"evidence: [session {shown.session_id}, seqs {first}-{last}]({link})"]
+    commit = f" at {anchor.commit[:12]}" if anchor.commit else ""
+    out += [
+        "",
+        f"anchored to lines {anchor.start_line}-{anchor.end_line}{commit}, {anchor.captured_at}",
+    ]
+    return "\n".join(out)
+
+
+async def code_actions(
+    ls: LecodeServer, uri: str, selection: types.Range
+) -> list[types.CodeAction]:
+    found = await _states(ls, uri)
+    text = buffer_text(ls, uri)
+    if found is None or text is None:
+        return []
+    doc, runtime, states = found
+    return await asyncio.to_thread(_actions, ls, runtime, doc, states, text, selection)
+
+
+def _actions(
+    ls: LecodeServer,
+    runtime: Runtime,
+    doc: Doc,
+    states: list[AnchorState],
+    text: str,
+    selection: types.Range,
+) -> list[types.CodeAction]:
+    """Blocking: the diagnostics the actions fix name the fact's text."""
+    uri = doc.uri
+    workspace_uri = path_to_uri(doc.folder)
+    lines = split_lines(text)
+    actions: list[types.CodeAction] = []
+    for state in states:
+        place = _place(state, lines)
+        if state.located.status not in DRIFTED or not _covers(
+            place, selection.start.line, selection.end.line
+        ):
+            continue
+        anchor = state.anchor
+        whole = {"start": {"line": place.start.line, "character": 0}, "end": _json(place.end)}
+        diagnostic = _matching(ls, runtime, doc, state, text)
+        common: dict[str, Any] = {
+            "workspaceUri": workspace_uri,
+            "factId": anchor.fact_id,
+            "expectedRevision": anchor.revision,
+            "uri": uri,
+            "range": whole,
+        }
+        for title, command, args in (
+            (f"Correct fact #{anchor.fact_id}…", "lecode.anchor.correctSelection", common),
+            (
+                f"Forget fact #{anchor.fact_id}",
+                "lecode.anchor.forget",
+                {"workspaceUri": workspace_uri, "factId": anchor.fact_id},
+            ),
+            (
+                f"Re-anchor fact #{anchor.fact_id} here",
+                "lecode.anchor.reanchor",
+                {**common, "index": anchor.index},
+            ),
+        ):
+            actions.append(
+                types.CodeAction(
+                    title=title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=diagnostic,
+                    command=types.Command(title=title, command=command, arguments=[args]),
+                )
+            )
+    if selection.start != selection.end:
+        args = {"workspaceUri": workspace_uri, "uri": uri, "range": _json_range(selection)}
+        title = "Remember selection as fact"
+        actions.append(
+            types.CodeAction(
+                title=title,
+                kind=REMEMBER_KIND,
+                command=types.Command(
+                    title=title, command="lecode.anchor.rememberSelection", arguments=[args]
+                ),
+            )
+        )
+    return actions
+
+
+def _matching(
+    ls: LecodeServer, runtime: Runtime, doc: Doc, state: AnchorState, text: str
+) -> list[types.Diagnostic]:
+    return [
+        d
+        for d in _diagnostics(ls, runtime, doc, [state], text)
+        if isinstance(d.data, dict) and d.data.get("factId") == state.anchor.fact_id
+    ]
+
+
+def _json(position: types.Position) -> dict[str, int]:
+    return {"line": position.line, "character": position.character}
+
+
+def _json_range(rng: types.Range) -> dict[str, Any]:
+    return {"start": _json(rng.start), "end": _json(rng.end)}

@@ -1,0 +1,483 @@
+"""Code anchors over LSP (issue 14), driving the real server as an editor does: a fact remembered
+from a selection, the buffer edited with incremental `didChange`s, the drift diagnostic, CodeLens
+and hover it shows, the code actions that correct, forget or re-anchor it, listings with drift
+and a path filter, and verified project facts anchored at the line their `read` showed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Union
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.e2e.chat import chat_client, new_session
+from tests.e2e.conftest import Start, call, uri
+from tests.e2e.facts import error_of
+from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
+
+SOURCE = "import os\n\nPORT = 8080\n\n\ndef main():\n    serve(PORT)\n"
+PORT_LINE = 2  # 0-based line of `PORT = 8080`
+WHOLE_PORT_LINE = {"start": {"line": 2, "character": 0}, "end": {"line": 3, "character": 0}}
+CAPS = types.ClientCapabilities(
+    workspace=types.WorkspaceClientCapabilities(
+        code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True)
+    )
+)
+
+
+def fix_code_action_parsing(client: LanguageClient) -> None:
+    """lsprotocol's client-side converter reads any `[Command | CodeAction]` item that has a
+    `command` key as a Command, so a CodeAction carrying a command would arrive mangled; the
+    wire JSON is right (Neovim reads it, see test_neovim). Tell them apart by its type."""
+    converter = client.protocol._converter
+
+    def hook(obj: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, types.Command)
+        return converter.structure(obj, types.CodeAction)
+
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], hook)  # noqa: UP007
+
+
+def lecode_diagnostics(client: LanguageClient, doc: str) -> list[types.Diagnostic]:
+    return [d for d in client.diagnostics.get(doc, []) if d.source == "lecode"]
+
+
+async def diagnostics_until(
+    client: LanguageClient, doc: str, holds: Callable[[list[types.Diagnostic]], bool]
+) -> list[types.Diagnostic]:
+    """The document's lecode diagnostics once `holds` is true of them: checked now, then after
+    each publication (an event, never a sleep), for at most 10 s."""
+
+    async def wait() -> list[types.Diagnostic]:
+        while True:
+            waiting = client.protocol.wait_for_notification_async(
+                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+            )
+            found = lecode_diagnostics(client, doc)
+            if holds(found):
+                return found
+            await waiting
+
+    return await asyncio.wait_for(wait(), 10)
+
+
+def open_doc(client: LanguageClient, doc: str, text: str) -> None:
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=doc, language_id="python", version=1, text=text)
+        )
+    )
+
+
+def edit(client: LanguageClient, doc: str, version: int, line: int, old: str, new: str) -> None:
+    """Replace `old` at the start of `line` by `new`, as one incremental change."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=doc, version=version),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(line, 0), types.Position(line, len(old))),
+                    text=new,
+                )
+            ],
+        )
+    )
+
+
+@pytest.fixture
+def app(repo: Path) -> Path:
+    (repo / "src").mkdir()
+    path = repo / "src" / "app.py"
+    path.write_text(SOURCE)
+    return path
+
+
+async def remembered(
+    client: LanguageClient, doc: str, text: str = "The app serves on 8080."
+) -> Any:
+    return await call(
+        client,
+        "lecode/facts/rememberSelection",
+        {"uri": doc, "range": WHOLE_PORT_LINE, "text": text},
+    )
+
+
+class TestRememberSelection:
+    async def test_the_selection_becomes_evidence_and_an_anchor(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        # covers F6: the fact's evidence is a persisted user message quoting the lines
+        client = await start(repo)
+        doc = uri(app)
+        open_doc(client, doc, SOURCE)
+        result = await remembered(client, doc)
+        anchor = result["anchor"]
+        assert (result["factId"], result["revision"], len(result["seqs"])) == (1, 1, 1)
+        assert {k: anchor[k] for k in ("path", "startLine", "endLine", "status")} == {
+            "path": "src/app.py",
+            "startLine": 3,
+            "endLine": 3,
+            "status": "current",
+        }
+        assert anchor["checkedAgainst"] == "buffer" and len(anchor["commit"]) == 40
+        recalled = await call(client, "lecode/facts/recall", {"factId": 1})
+        assert recalled["status"] == "valid"
+        [record] = json.loads(recalled["sourceText"])
+        assert record["role"] == "user"
+        assert "`src/app.py` lines 3-3" in record["content"]
+        assert "The app serves on 8080." in record["content"] and "PORT = 8080" in record["content"]
+        sessions = await call(client, "lecode/session/list")
+        assert [s["title"] for s in sessions["sessions"]] == ["Remembered in the editor"]
+
+    async def test_without_wording_one_line_reads_as_a_verified_fact(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        client = await start(repo)
+        result = await call(
+            client, "lecode/facts/rememberSelection", {"uri": uri(app), "range": WHOLE_PORT_LINE}
+        )
+        listed = await call(client, "lecode/facts/list")
+        assert listed["facts"][0]["text"] == 'src/app.py contains "PORT = 8080"'
+        assert result["anchor"]["checkedAgainst"] == "disk"
+
+    async def test_bad_selections_are_refused_naming_the_field(
+        self, start: Start, repo: Path, app: Path, tmp_path: Path
+    ) -> None:
+        outside = tmp_path / "outside.py"
+        outside.write_text(SOURCE)
+        client = await start(repo)
+        cases = [
+            ({"uri": uri(outside), "range": WHOLE_PORT_LINE}, "outside_workspace", "uri"),
+            ({"uri": uri(repo / "gone.py"), "range": WHOLE_PORT_LINE}, "not_found", "uri"),
+            (
+                {
+                    "uri": uri(app),
+                    "range": {
+                        "start": {"line": 50, "character": 0},
+                        "end": {"line": 51, "character": 0},
+                    },
+                },
+                "invalid_params",
+                "range",
+            ),
+            (
+                {"uri": uri(app), "range": {"start": {"line": -1, "character": 0}}},
+                "invalid_params",
+                "range.start.line",
+            ),
+            (
+                {"uri": "https://example.invalid/x.py", "range": WHOLE_PORT_LINE},
+                "invalid_params",
+                "uri",
+            ),
+        ]
+        for params, code, field in cases:
+            exc = await error_of(call(client, "lecode/facts/rememberSelection", params))
+            assert (exc.data["code"], exc.data.get("field")) == (code, field), params
+        assert (await call(client, "lecode/facts/list"))["facts"] == []
+
+
+class TestDriftInTheEditor:
+    async def test_an_edited_line_is_flagged_and_reanchoring_clears_it(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        client = await start(repo, capabilities=CAPS)
+        fix_code_action_parsing(client)
+        doc = uri(app)
+        open_doc(client, doc, SOURCE)
+        await remembered(client, doc)
+        changed = client.protocol.wait_for_notification_async("lecode/anchors/didChange")
+        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 9090")
+        [diagnostic] = await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        assert (await asyncio.wait_for(changed, 10))["paths"] == ["src/app.py"]
+        assert diagnostic.code == "fact-changed"
+        assert diagnostic.severity == types.DiagnosticSeverity.Warning
+        assert diagnostic.range.start.line == PORT_LINE
+        assert "fact #1 r1 may be out of date" in diagnostic.message
+        assert "The app serves on 8080." in diagnostic.message
+
+        listed = await call(client, "lecode/facts/list")
+        assert listed["facts"][0]["anchors"][0]["status"] == "changed"
+
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(doc),
+                range=types.Range(types.Position(PORT_LINE, 0), types.Position(PORT_LINE, 0)),
+                context=types.CodeActionContext(diagnostics=[diagnostic]),
+            )
+        )
+        assert actions is not None
+        titles = [a.title for a in actions if isinstance(a, types.CodeAction)]
+        assert titles == ["Correct fact #1…", "Forget fact #1", "Re-anchor fact #1 here"]
+        reanchor = next(
+            a
+            for a in actions
+            if isinstance(a, types.CodeAction) and a.title.startswith("Re-anchor")
+        )
+        assert reanchor.command is not None and reanchor.kind == types.CodeActionKind.QuickFix
+        result = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command=reanchor.command.command, arguments=reanchor.command.arguments
+            )
+        )
+        assert result["anchor"]["status"] == "current"
+        await diagnostics_until(client, doc, lambda found: found == [])
+        listed = await call(client, "lecode/facts/list")
+        assert listed["facts"][0]["anchors"][0]["status"] == "current"
+        assert listed["facts"][0]["revision"] == 1  # re-anchoring leaves the fact as it was
+
+    async def test_moved_lines_are_followed_without_a_diagnostic(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        client = await start(repo, capabilities=CAPS)
+        doc = uri(app)
+        open_doc(client, doc, SOURCE)
+        await remembered(client, doc)
+        changed = client.protocol.wait_for_notification_async("lecode/anchors/didChange")
+        edit(client, doc, 2, 0, "", "# header\n# more\n")
+        await asyncio.wait_for(changed, 10)
+        assert lecode_diagnostics(client, doc) == []
+        [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
+        assert (anchor["status"], anchor["startLine"], anchor["currentStartLine"]) == (
+            "moved",
+            3,
+            5,
+        )
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(doc))
+        )
+        assert lenses is not None
+        assert [
+            (lens.range.start.line, lens.command.title if lens.command else None) for lens in lenses
+        ] == [(PORT_LINE + 2, "fact #1 r1: The app serves on 8080.")]
+        hover = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(doc), types.Position(PORT_LINE + 2, 3))
+        )
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        assert "**fact #1 r1** · moved" in hover.contents.value
+        assert "The app serves on 8080." in hover.contents.value
+        assert "lecode-transcript:/" in hover.contents.value
+
+    async def test_unsaved_edits_count_and_closing_falls_back_to_the_disk(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        client = await start(repo)
+        doc = uri(app)
+        open_doc(client, doc, SOURCE)
+        await remembered(client, doc)
+        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 1")
+        await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(doc))
+        )
+        await diagnostics_until(client, doc, lambda found: found == [])
+        [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
+        assert (anchor["status"], anchor["checkedAgainst"]) == ("current", "disk")
+
+    async def test_the_forget_action_asks_first(self, start: Start, repo: Path, app: Path) -> None:
+        client = await start(repo)
+        asked: list[str] = []
+        answers = ["Cancel", "Forget"]
+
+        @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+        def on_ask(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
+            asked.append(params.message)
+            return types.MessageActionItem(answers.pop(0))
+
+        doc = uri(app)
+        await remembered(client, doc)
+        forget = types.ExecuteCommandParams(
+            command="lecode.anchor.forget", arguments=[{"factId": 1}]
+        )
+        assert await client.workspace_execute_command_async(forget) == {
+            "forgotten": False,
+            "hides": [],
+        }
+        assert await client.workspace_execute_command_async(forget) == {
+            "forgotten": True,
+            "hides": [],
+        }
+        assert len(asked) == 2 and "forget fact #1" in asked[0]
+        assert (await call(client, "lecode/facts/list"))["facts"] == []
+
+
+class TestListingsByPath:
+    async def test_the_path_filter_takes_a_uri_or_a_checkout_relative_path(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        other = repo / "other.py"
+        other.write_text("x = 1\n")
+        client = await start(repo)
+        await remembered(client, uri(app))
+        await call(
+            client,
+            "lecode/facts/rememberSelection",
+            {
+                "uri": uri(other),
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 5}},
+                "text": "x is one",
+            },
+        )
+        for path in (uri(app), "src/app.py"):
+            listed = await call(client, "lecode/facts/list", {"path": path})
+            assert [f["factId"] for f in listed["facts"]] == [1], path
+        assert [
+            f["factId"]
+            for f in (await call(client, "lecode/facts/list", {"path": "other.py"}))["facts"]
+        ] == [2]
+        assert (await call(client, "lecode/facts/list", {"path": "none.py"}))["facts"] == []
+        exc = await error_of(call(client, "lecode/facts/list", {"path": "../escape.py"}))
+        assert (exc.data["code"], exc.data["field"]) == ("invalid_params", "path")
+
+
+class TestVerifiedFacts:
+    async def test_a_verified_project_fact_is_anchored_at_the_read_line(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        # covers A5: `path contains "line"` proved by a read; the anchor is that line
+        text = 'src/app.py contains "PORT = 8080"'
+        call_ = {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "read", "arguments": json.dumps({"path": "src/app.py"})},
+        }
+        records = [
+            {"role": "user", "content": "Which port?"},
+            {"role": "assistant", "content": None, "tool_calls": [call_]},
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "name": "read",
+                "content": "     1\timport os\n     2\t\n     3\tPORT = 8080",
+            },
+            {"role": "assistant", "content": text},
+        ]
+        client = await start(repo)
+        session = (await call(client, "lecode/session/import", {"records": records}))["sessionId"]
+        source = await call(
+            client, "lecode/session/snapshot", {"sessionId": session, "startSeq": 1, "endSeq": 4}
+        )
+        await call(client, "lecode/facts/remember", {"text": text, "source": source})
+        [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
+        assert (anchor["path"], anchor["startLine"], anchor["status"]) == (
+            "src/app.py",
+            3,
+            "current",
+        )
+
+
+class TestTheModelsNextRequest:
+    async def test_an_edit_in_the_editor_shows_the_fact_as_changed_to_the_model(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        # covers issue 14 "done when": edit the remembered line; the next request labels it
+        async with FakeOpenAI() as server:
+            server.push(Stream(text_chunks("ok")), Stream(text_chunks("ok")))
+            client = await chat_client(start, repo, server)
+            doc = uri(app)
+            open_doc(client, doc, SOURCE)
+            await remembered(client, doc)
+            session = await new_session(client)
+            await call(client, "lecode/chat/send", {"sessionId": session, "text": "port?"})
+            edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 9090")
+            await diagnostics_until(client, doc, lambda found: len(found) == 1)
+            await call(client, "lecode/chat/send", {"sessionId": session, "text": "port now?"})
+            before, after = (
+                [
+                    json.loads(line)
+                    for line in body["messages"][0]["content"].splitlines()
+                    if line.startswith('{"fact_id"')
+                ]
+                for body in server.bodies
+            )
+            assert [f["anchors"][0]["status"] for f in before] == ["current"]
+            assert "drift" not in before[0]
+            assert [(f["fact_id"], f["drift"], f["anchors"][0]["status"]) for f in after] == [
+                (1, "changed", "changed")
+            ]
+
+
+class TestBoundaries:
+    async def test_with_memory_disabled_nothing_is_anchored_or_flagged(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        # covers K1: memory off means no facts, so no anchors either; the editor sees nothing
+        client = await start(repo, options={"memory": {"enabled": False}})
+        doc = uri(app)
+        open_doc(client, doc, SOURCE)
+        exc = await error_of(remembered(client, doc))
+        assert exc.data["code"] == "memory_disabled"
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(doc))
+        )
+        assert list(lenses or []) == []
+        assert lecode_diagnostics(client, doc) == []
+
+    async def test_command_arguments_are_one_object_checked_like_the_request(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        client = await start(repo)
+        for arguments, field in (
+            ([], "params"),
+            ([{"uri": uri(app)}], "params.range"),
+            ([{"uri": uri(app), "range": WHOLE_PORT_LINE, "bogus": 1}], "params.bogus"),
+            ([{"uri": uri(app), "range": WHOLE_PORT_LINE}, 2], "arguments"),
+        ):
+            exc = await error_of(
+                client.workspace_execute_command_async(
+                    types.ExecuteCommandParams(
+                        command="lecode.anchor.rememberSelection", arguments=arguments
+                    )
+                )
+            )
+            assert (exc.data["code"], exc.data["field"]) == ("invalid_params", field), arguments
+        assert (await call(client, "lecode/facts/list"))["facts"] == []
+
+
+class TestCorrectSelection:
+    async def test_correcting_from_the_changed_lines_makes_an_anchored_revision(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        # covers F6: the correction's evidence is the person's message quoting the new lines
+        client = await start(repo)
+        doc = uri(app)
+        open_doc(client, doc, SOURCE)
+        await remembered(client, doc)
+        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 9090")
+        await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        stale = await error_of(
+            call(
+                client,
+                "lecode/facts/correctSelection",
+                {"uri": doc, "range": WHOLE_PORT_LINE, "factId": 1, "expectedRevision": 2},
+            )
+        )
+        assert (stale.data["code"], stale.data["field"]) == ("stale_revision", "expectedRevision")
+        # What the "Correct fact #1…" action runs in an editor with no input box: no wording.
+        result = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command="lecode.anchor.correctSelection",
+                arguments=[
+                    {"uri": doc, "range": WHOLE_PORT_LINE, "factId": 1, "expectedRevision": 1}
+                ],
+            )
+        )
+        assert (result["factId"], result["revision"], result["anchor"]["status"]) == (
+            1,
+            2,
+            "current",
+        )
+        await diagnostics_until(client, doc, lambda found: found == [])
+        [fact] = (await call(client, "lecode/facts/list"))["facts"]
+        assert fact["text"] == 'src/app.py contains "PORT = 9090"'
+        assert [(a["startLine"], a["status"]) for a in fact["anchors"]] == [(3, "current")]
+        recalled = await call(client, "lecode/facts/recall", {"factId": 1})
+        [record] = json.loads(recalled["sourceText"])
+        assert record["content"].startswith("Correct fact #1 about `src/app.py` lines 3-3:")
