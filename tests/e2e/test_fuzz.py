@@ -2,7 +2,7 @@
 
 Random and mutated frames: requests of every lecode method with params of random shapes, bodies
 with bytes flipped, cut or inserted, broken headers and plain garbage. After each case a
-`lecode/ping` must be answered within a second, and nothing the server ever sends may hold a
+`lecode/ping` must be answered (within PING_SECONDS: a hang, not a speed, is what fails), and nothing the server ever sends may hold a
 traceback or a path of its installation. The time budget is LECODE_FUZZ_SECONDS (default 8 per
 transport); the seed is printed so a failure can be replayed with LECODE_FUZZ_SEED.
 """
@@ -162,6 +162,11 @@ CASES: list[Callable[[random.Random, bytes], bytes]] = [
 ]
 
 
+PING_SECONDS = 10.0
+"""Generous: a loaded 2-core machine once took over 1 s to answer one ping between cases. Every
+case is bounded to well under a second, so only a server that stopped answering waits this long."""
+
+
 async def fuzz(wire: Wire, seconds: float, seed: int) -> int:
     """Send random cases until the budget runs out; returns how many were sent."""
     rng = random.Random(seed)
@@ -175,7 +180,7 @@ async def fuzz(wire: Wire, seconds: float, seed: int) -> int:
         sent += 1
         msg_id += 1
         wire.send(request(msg_id, "lecode/ping", {}))
-        answer = await wire.response(msg_id, seconds=1.0)
+        answer = await wire.response(msg_id, seconds=PING_SECONDS)
         assert answer["result"] == {}, answer
     return sent
 
