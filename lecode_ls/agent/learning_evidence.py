@@ -18,7 +18,7 @@ from typing import Any
 
 from lecode_ls.agent.workspace_read import number_line
 from lecode_ls.errors import LecodeError
-from lecode_ls.memory.anchor_capture import FACT_TEXT
+from lecode_ls.memory.anchor_capture import fact_path_line
 from lecode_ls.memory.injection import valid_facts
 from lecode_ls.memory.learning_status import KINDS
 from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, source_snapshot
@@ -253,19 +253,15 @@ def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, Sou
 def _verified(text: str, quote: str, seqs: list[int], captured: Captured) -> bool:
     """A verified project fact: a read of `path` in this exchange returned `quote` as one of its
     numbered lines, and a user or assistant message of the exchange says exactly `text`."""
-    match = FACT_TEXT.match(text)
-    if match is None:
+    parsed = fact_path_line(text)
+    if parsed is None:
         return False
-    try:
-        line = json.loads(match["line"])
-    except ValueError:
-        return False
-    path = match["path"]
+    path, line = parsed
     group = next(
         (g for g in captured.exchanges if [r["seq"] for r in g if r["kind"] == "message"] == seqs),
         None,
     )
-    if group is None or not isinstance(line, str):
+    if group is None:
         return False
     confirmed = any(
         r["kind"] == "message" and r["role"] in ("user", "assistant") and r.get("content") == text

@@ -82,12 +82,9 @@ def _read_path(call: dict[str, Any]) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def verified_fact_anchor(
-    text: str, ref: SourceLike, sessions: SessionStore, folders: Sequence[Path]
-) -> NewAnchor | None:
-    """The anchor of a verified project fact (`path contains "line"`) whose evidence `ref`
-    shows a read of that line, or None (other facts, or no such read in the evidence). Reads the
-    cited transcript records unvalidated: the fact's evidence is validated where it is stored."""
+def fact_path_line(text: str) -> tuple[str, str] | None:
+    """The path and the line of a verified project fact's text, `path contains "<JSON string>"`
+    (A5); None for any other text."""
     match = FACT_TEXT.match(text)
     if match is None:
         return None
@@ -95,14 +92,27 @@ def verified_fact_anchor(
         line = json.loads(match["line"])
     except ValueError:
         return None
-    if not isinstance(line, str) or "\n" in line or "\r" in line or not ref.seqs:
+    return (match["path"], line) if isinstance(line, str) else None
+
+
+def verified_fact_anchor(
+    text: str, ref: SourceLike, sessions: SessionStore, folders: Sequence[Path]
+) -> NewAnchor | None:
+    """The anchor of a verified project fact (`path contains "line"`) whose evidence `ref`
+    shows a read of that line, or None (other facts, or no such read in the evidence). Reads the
+    cited transcript records unvalidated: the fact's evidence is validated where it is stored."""
+    parsed = fact_path_line(text)
+    if parsed is None:
+        return None
+    path, line = parsed
+    if "\n" in line or "\r" in line or not ref.seqs:
         return None
     try:
         records = sessions.read(ref.session_id, ref.seqs[0], ref.seqs[-1])
     except LecodeError:  # an unreadable transcript: no anchor; storing validates the evidence
         return None
-    number = read_line_number(records, match["path"], line)
-    where = locate_file(folders, match["path"]) if number is not None else None
+    number = read_line_number(records, path, line)
+    where = locate_file(folders, path) if number is not None else None
     if number is None or where is None:
         return None
     root, rel = where
