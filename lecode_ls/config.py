@@ -68,6 +68,11 @@ class ProviderSettings(_Section):
     thinking: Literal["low", "medium", "high"] | None = None
     """Reasoning effort sent to models that have one (`reasoning_effort`); unset sends nothing."""
 
+    read_timeout_seconds: int = Field(60, ge=1, le=3600)
+    """Longest wait for the next piece of a streamed answer, the first one included. A model on
+    a local CPU server can take minutes to read a long prompt before it sends anything: raise
+    it there (a 0.5B model on 2 cores read about 30 prompt tokens a second)."""
+
 
 WriteTool = Literal["memory_write", "memory_edit", "memory_correct", "memory_forget"]
 # One flat Literal (not a union with WriteTool): an invalid key then drops only that entry.

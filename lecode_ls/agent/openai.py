@@ -182,7 +182,8 @@ class OpenAICompatible:
                 else:
                     raise ProviderTimeout(
                         f"the provider at {self._safe_base()} sent nothing for "
-                        f"{self.read_timeout:g} s (the read timeout between streamed chunks)"
+                        f"{self.read_timeout:g} s (the read timeout between streamed chunks: "
+                        "[provider] read_timeout_seconds)"
                     ) from None
             except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
                 failure = ProviderIncomplete(

@@ -44,7 +44,13 @@ class Chat:
         # The key is read from the environment at each turn, so a restart is not needed when
         # the variable is set for a new server process (the VS Code extension does that).
         api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None
-        key = (settings.base_url, settings.model, settings.thinking, api_key)
+        key = (
+            settings.base_url,
+            settings.model,
+            settings.thinking,
+            settings.read_timeout_seconds,
+            api_key,
+        )
         if self._provider is None or key != self._provider_key:
             if self._provider is not None:  # a running turn may still use it: closed at exit
                 self._retired.append(self._provider)
@@ -57,6 +63,7 @@ class Chat:
                 api_key,
                 thinking=settings.thinking,
                 key_variable=settings.api_key_env,
+                read_timeout=float(settings.read_timeout_seconds),
             )
             self._provider_key = key
         return self._provider

@@ -73,6 +73,15 @@ class TestChatState:
         await state.stop()
         assert b.cancelled() and not state.busy(("/b", "s"))
 
+    async def test_the_read_timeout_setting_reaches_the_provider(self) -> None:
+        state = Chat()
+        base = {"base_url": "http://127.0.0.1:9/v1", "api_key_env": ""}
+        default = state.provider(ProviderSettings(**base))
+        slow = state.provider(ProviderSettings(**base, read_timeout_seconds=600))
+        assert (default.read_timeout, slow.read_timeout) == (60.0, 600.0)
+        assert slow is not default  # a changed setting makes a new client
+        await state.close()
+
     async def test_close_closes_every_provider_client(self) -> None:
         state = Chat()
         first = state.provider(ProviderSettings(base_url="http://127.0.0.1:9/v1", api_key_env=""))

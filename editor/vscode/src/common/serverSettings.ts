@@ -25,6 +25,8 @@ export interface ProviderSettings {
   api_key_env: string;
   /** Reasoning effort sent to models that have one (`reasoning_effort`); unset sends nothing. */
   thinking: "low" | "medium" | "high" | null;
+  /** Longest wait for the next piece of a streamed answer, the first one included. A model on a local CPU server can take minutes to read a long prompt before it sends anything: raise it there (a 0.5B model on 2 cores read about 30 prompt tokens a second). */
+  read_timeout_seconds: number;
 }
 
 /** `[agent]`: the chat agent. */
@@ -73,7 +75,8 @@ export const SERVER_DEFAULTS: ServerSections = {
     "base_url": "https://api.openai.com/v1",
     "model": "gpt-4o-mini",
     "api_key_env": "OPENAI_API_KEY",
-    "thinking": null
+    "thinking": null,
+    "read_timeout_seconds": 60
   },
   "agent": {
     "context_window": null,
@@ -118,6 +121,10 @@ export const BOUNDS: Record<string, { minimum: number; maximum: number }> = {
   "memory.facts_max_bytes": {
     "minimum": 0,
     "maximum": 65536
+  },
+  "provider.read_timeout_seconds": {
+    "minimum": 1,
+    "maximum": 3600
   },
   "agent.context_window": {
     "minimum": 1024,
