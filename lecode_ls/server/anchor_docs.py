@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 from lecode_ls.errors import FileTooLarge, InvalidParams, NotFound, OutsideWorkspace
 from lecode_ls.memory.anchor_text import split_lines
@@ -51,7 +52,7 @@ async def runtime_of(ls: LecodeServer, doc: Doc) -> Runtime:
 
 def buffer_text(ls: LecodeServer, uri: str) -> str | None:
     """The open buffer's text (unsaved edits included), or None when it is not open."""
-    document = ls.workspace.text_documents.get(uri)
+    document = ls.workspace.text_documents.get(unquote(uri))  # pygls keys them unquoted
     return None if document is None else document.source
 
 

@@ -9,16 +9,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
 from lecode_ls import __version__
 from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
@@ -64,6 +66,48 @@ class LecodeProtocol(LanguageServerProtocol):
 
     shutdown_requested = False
     """Set by the transport when `shutdown` arrives: every later request is refused there."""
+
+    # Open buffers are kept for code anchors' drift only, within bounds: a buffer longer than
+    # MAX_BUFFER_CHARS (drift checks no larger file) or past MAX_BUFFERS / MAX_BUFFERS_CHARS is
+    # not kept (its file is read from disk when drift needs it) and its changes are ignored.
+    MAX_BUFFER_CHARS = 1024 * 1024
+    MAX_BUFFERS = 1000
+    MAX_BUFFERS_CHARS = 64 * 1024 * 1024
+
+    def _over_budget(self, extra_documents: int, extra_chars: int) -> bool:
+        documents = self.workspace.text_documents.values()
+        return (
+            len(documents) + extra_documents > self.MAX_BUFFERS
+            or sum(len(d.source) for d in documents) + extra_chars > self.MAX_BUFFERS_CHARS
+        )
+
+    def _user_handler(self, method: str, params: Any) -> Iterator[Any]:
+        if (handler := self.fm.features.get(method)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Any:
+        uri, text = params.text_document.uri, params.text_document.text
+        self.workspace.remove_text_document(uri)  # a second open replaces the first
+        if len(text) > self.MAX_BUFFER_CHARS or self._over_budget(1, len(text)):
+            log.info("an open document is not kept: over the bounds of tracked buffers")
+            yield from self._user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)
+            return
+        yield from super().lsp_text_document__did_open(params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
+        key = unquote(params.text_document.uri)
+        if key not in self.workspace.text_documents:
+            return  # not kept (over the bounds), or never opened: nothing to update
+        for change in params.content_changes:  # a message is at most 64 MiB (transport.py)
+            self.workspace.update_text_document(params.text_document, change)
+        if len(self.workspace.text_documents[key].source) > self.MAX_BUFFER_CHARS or (
+            self._over_budget(0, 0)
+        ):
+            log.info("an open document is no longer kept: over the bounds of tracked buffers")
+            self.workspace.remove_text_document(key)
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_CHANGE, params)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         request = "jsonrpc" in data and "method" in data and "id" in data

@@ -481,3 +481,62 @@ class TestCorrectSelection:
         recalled = await call(client, "lecode/facts/recall", {"factId": 1})
         [record] = json.loads(recalled["sourceText"])
         assert record["content"].startswith("Correct fact #1 about `src/app.py` lines 3-3:")
+
+
+class TestBufferBounds:
+    # covers issue 10's bounds for the buffers issue 14 keeps
+    async def test_a_percent_encoded_uri_is_checked_in_its_buffer(
+        self, start: Start, repo: Path
+    ) -> None:
+        folder = repo / "src dir"
+        folder.mkdir()
+        app = folder / "my app.py"
+        app.write_text(SOURCE)
+        client = await start(repo)
+        doc = uri(app)
+        assert "%20" in doc
+        open_doc(client, doc, SOURCE)
+        await remembered(client, doc)
+        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 1")
+        await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
+        assert (anchor["status"], anchor["checkedAgainst"]) == ("changed", "buffer")
+
+    async def test_an_oversized_buffer_is_not_kept_and_its_file_is_read_from_disk(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        client = await start(repo)
+        doc = uri(app)
+        await remembered(client, doc)
+        # The buffer differs from the disk on the anchored line, and is over the 1 Mi-character
+        # bound of a kept buffer: it is not kept, so the anchor is checked on disk.
+        huge = SOURCE.replace("PORT = 8080", "PORT = 1") + "#" * (1024 * 1024) + "\n"
+        open_doc(client, doc, huge)
+        edit(client, doc, 2, PORT_LINE, "PORT = 1", "PORT = 2")  # ignored: not kept
+        assert await call(client, "lecode/ping") == {}
+        [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
+        assert (anchor["status"], anchor["checkedAgainst"]) == ("current", "disk")
+        assert lecode_diagnostics(client, doc) == []
+        errors = [m for m in client.log_messages if m.type == types.MessageType.Error]
+        assert errors == [] and client.messages == []
+
+    async def test_past_a_thousand_open_documents_the_next_is_not_kept(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        client = await start(repo)
+        doc = uri(app)
+        await remembered(client, doc)
+        fillers = [uri(repo / f"filler-{i}.txt") for i in range(1000)]
+        for filler in fillers:
+            open_doc(client, filler, "x\n")
+        edited = SOURCE.replace("PORT = 8080", "PORT = 1")
+        open_doc(client, doc, edited)  # the 1,001st: not kept, so checked on disk
+        [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
+        assert (anchor["status"], anchor["checkedAgainst"]) == ("current", "disk")
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(fillers[0]))
+        )
+        open_doc(client, doc, edited)  # room again: kept
+        await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
+        assert (anchor["status"], anchor["checkedAgainst"]) == ("changed", "buffer")
