@@ -217,6 +217,7 @@ class ChatTurn:
         self.usage = TurnUsage()
         self._asker: ThreadAsk | None = None
         self.history: list[dict[str, Any]] = []
+        self._located: dict[str, str | None] = {}  # read paths resolved (anchor_capture)
         self.summary: dict[str, Any] | None = None
         self._history_generation = -1
         self._overflows = 0
@@ -424,7 +425,9 @@ class ChatTurn:
 
     async def _request(self) -> tuple[ChatRequest, InjectedMemory]:
         def build() -> tuple[str, InjectedMemory]:
-            memory = build_memory_section(self.runtime, read_paths(self.history, self.folder))
+            memory = build_memory_section(
+                self.runtime, read_paths(self.history, self.folder, self._located)
+            )
             agents, exists = read_agents(self.folder)
             base = (
                 BASE_PROMPT if self.runtime.settings.memory.enabled else BASE_PROMPT_WITHOUT_MEMORY

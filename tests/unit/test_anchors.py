@@ -343,6 +343,11 @@ class TestWhatTheModelSees:
         outside = {**call, "function": {"name": "read", "arguments": '{"path": "../x"}'}}
         records = [{"kind": "message", "role": "assistant", "tool_calls": [call, outside]}]
         assert read_paths(records, folder) == {"app.py"}
+        located: dict[str, str | None] = {}
+        assert read_paths(records, folder, located) == {"app.py"}
+        assert located == {"app.py": "app.py", "../x": None}
+        located["app.py"] = "remembered.py"  # a turn's later rounds reuse what was resolved
+        assert read_paths(records, folder, located) == {"remembered.py"}
 
     def test_memory_list_and_memory_facts_show_drift_and_filter_by_path(
         self, runtime: Runtime, folder: Path
