@@ -21,6 +21,18 @@ if TYPE_CHECKING:
 # The name cli.py gives its stderr handler, which this module quiets while a client listens.
 STDERR_HANDLER = "lecode-stderr"
 
+
+class _WithoutTraceback(logging.Formatter):
+    """`name: message`, and for a record with an exception only the exception's type: a
+    traceback names files of the installation, which no client is sent (the log file keeps it)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"{record.name}: {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f" ({type(record.exc_info[1]).__name__})"
+        return text
+
+
 _LEVELS = (
     (logging.ERROR, types.MessageType.Error),
     (logging.WARNING, types.MessageType.Warning),
@@ -45,7 +57,7 @@ class ClientLogHandler(logging.Handler):
         self.loop = loop
         self.connected = True
         self._sending = threading.local()
-        self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        self.setFormatter(_WithoutTraceback())
 
     def filter(self, record: logging.LogRecord) -> bool:
         # pygls logs what it sends: a record about sending a log message would loop.

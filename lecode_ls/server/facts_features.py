@@ -72,6 +72,8 @@ async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.Sessi
 
 def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
     """The records of a JSONL file inside a workspace folder: one JSON object a line."""
+    if "\x00" in name:  # no file has one; os.path.realpath raises on it
+        raise InvalidParams("path: a path cannot hold a NUL character", field="path")
     path = canonical(name)  # a link is followed, and must then still land inside
     if not any(is_within(path, folder) for folder in folders):
         raise OutsideWorkspace("path: the file is outside every workspace folder", field="path")

@@ -540,3 +540,12 @@ class TestBufferBounds:
         await diagnostics_until(client, doc, lambda found: len(found) == 1)
         [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
         assert (anchor["status"], anchor["checkedAgainst"]) == ("changed", "buffer")
+
+
+async def test_an_import_path_holding_nul_is_invalid_params_naming_it(
+    start: Start, repo: Path
+) -> None:
+    client = await start(repo)
+    error = await error_of(call(client, "lecode/session/import", {"path": "a\x00b.jsonl"}))
+    assert error.code == -32602 and "path" in str(error)
+    assert not [m for m in client.log_messages if "Traceback" in m.message]
