@@ -114,6 +114,8 @@ class Plan:
     scripted: bool = False
     max_output_tokens: int | None = None
     """`[agent] max_output_tokens` (None: lecode-ls's default cap)."""
+    read_timeout: int | None = None
+    """`[provider] read_timeout_seconds` (None: lecode-ls's default, 60 s)."""
 
 
 SCRIPTED = Plan(
@@ -308,6 +310,8 @@ def config_toml(plan: Plan, base_url: str, auto_learn: bool) -> str:
     ]
     if plan.thinking:
         provider.append(f"thinking = {json.dumps(plan.thinking)}")
+    if plan.read_timeout is not None:
+        provider.append(f"read_timeout_seconds = {plan.read_timeout}")
     agent = [
         "permissions = { "
         + ", ".join(f"{tool} = {json.dumps(d)}" for tool, d in PERMISSIONS.items())
@@ -952,6 +956,7 @@ def report(result: dict[str, Any]) -> str:
                 ["thinking", plan["thinking"] or "unset"],
                 ["context_window", window],
                 ["max_output_tokens", plan["max_output_tokens"] or "lecode-ls's default cap"],
+                ["read_timeout_seconds", plan.get("read_timeout") or "lecode-ls's default (60)"],
                 [
                     "buffer_tokens / mid_turn_threshold",
                     f"{plan['buffer_tokens']} / {plan['threshold']}",
@@ -1259,6 +1264,9 @@ def parse(argv: Sequence[str] | None = None) -> tuple[Plan, Path | None]:
     parser.add_argument(
         "--max-output-tokens", type=int, help="[agent] max_output_tokens (a cap on each answer)"
     )
+    parser.add_argument(
+        "--read-timeout", type=int, help="[provider] read_timeout_seconds (a slow local model)"
+    )
     parser.add_argument("--out", type=Path, help="write the full JSON record here")
     parser.add_argument("--scripted", action="store_true", help="smoke run against FakeOpenAI")
     parser.add_argument("--quick", action="store_true", help="with --scripted: 4 fillers")
@@ -1286,6 +1294,7 @@ def parse(argv: Sequence[str] | None = None) -> tuple[Plan, Path | None]:
         "price_out": args.price_out,
         "step_timeout": args.step_timeout,
         "max_output_tokens": args.max_output_tokens,
+        "read_timeout": args.read_timeout,
     }
     plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
     if plan.repeats < 1 or plan.fillers < 0 or plan.compact_every < 0 or plan.budget_tokens < 1:
