@@ -302,7 +302,8 @@ describe("the packaged extension in code-server", () => {
     await page.locator(".notifications-toasts", { hasText: "Remembered fact #2, anchored at app.py:2" }).first().waitFor({ timeout: WAIT });
     await row("The greeting is hello.").first().waitFor({ timeout: WAIT });
     // The server's CodeLens names the fact on its line.
-    await page.locator(".codelens-decoration", { hasText: "fact #2 r1: The greeting is hello." }).first().waitFor({ timeout: WAIT });
+    const lens = (title: string) => page.locator(".codelens-decoration", { hasText: title }).first();
+    await lens("fact #2 r1: The greeting is hello.").waitFor({ timeout: WAIT });
     await shot("6-remembered-selection");
     // A click on the CodeLens opens the fact's evidence: the exchange that quotes the lines.
     await page.locator(".codelens-decoration a", { hasText: "fact #2 r1" }).first().click();
@@ -325,6 +326,9 @@ describe("the packaged extension in code-server", () => {
     // The light bulb's actions on the selected line: the server's quick fixes, but not its own
     // "Remember selection as fact" (the extension's command asks for the wording instead).
     await editor.locator(".view-line", { hasText: "GREETING = " }).first().click();
+    // VS Code asks for CodeLenses only while the editor has focus (the Problems panel took it,
+    // dropping the pending update): focused again, the lens names the change.
+    await lens("fact #2 r1: The greeting is hello. (changed)").waitFor({ timeout: WAIT });
     await page.keyboard.press("Home");
     await page.keyboard.press("Shift+End");
     await page.keyboard.press("Control+.");
@@ -350,6 +354,7 @@ describe("the packaged extension in code-server", () => {
     await expect.poll(() => outOfDate.count(), { timeout: WAIT }).toBe(0);
     await shot("9-fact-corrected");
     await editor.click();
+    await lens("fact #2 r2: The greeting is hello; a comment follows it.").waitFor({ timeout: WAIT });
     await page.keyboard.press("Control+S");
   });
 
