@@ -179,11 +179,11 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
             for anchor in fact.get("anchors", ()):
                 where = f"{anchor['path']}:{anchor['start_line']}-{anchor['end_line']}"
                 now = anchor.get("current_start_line")
-                moved = (
-                    f" now {now}-{anchor['current_end_line']}"
-                    if anchor["status"] == "moved"
-                    else ""
-                )
+                renamed = anchor.get("current_path")
+                moved = f" now {renamed}" if renamed else ""
+                if anchor["status"] == "moved":
+                    span = f"{now}-{anchor['current_end_line']}"
+                    moved = f"{moved}:{span}" if renamed else f" now {span}"
                 lines.append(f"  anchored to {where} {anchor['status']}{moved}")
         if page["next_offset"] is not None:
             more = f" {path}" if path is not None else ""

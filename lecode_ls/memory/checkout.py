@@ -3,7 +3,8 @@
 Code anchors name a file by its path relative to its checkout root (the folder holding its
 `.git`, a directory or a linked worktree's `gitdir:` file), so every worktree of a repository
 finds the same anchors at the same relative paths; outside Git the workspace folder is the root.
-Like identity.py, Git is read, never run: no `git` process, small files only, no link followed.
+Like identity.py, Git is read, never run: no `git` process, small files only, no link followed
+(renames.py alone runs Git, bounded, to follow a renamed file).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from lecode_ls.memory.files import read_regular
 from lecode_ls.memory.identity import _read_small
 from lecode_ls.platform.paths import canonical, is_within
 
-_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _REF = re.compile(r"refs/[A-Za-z0-9._/-]{1,200}")
 PACKED_REFS_MAX_BYTES = 8 * 1024 * 1024
 
@@ -48,7 +49,8 @@ def relative(path: Path, root: Path) -> str | None:
     return str(PurePosixPath(*parts)) if parts else None
 
 
-def _git_dir(checkout: Path) -> Path | None:
+def git_dir(checkout: Path) -> Path | None:
+    """The Git directory of a checkout (a linked worktree's own), or None outside Git."""
     dotgit = checkout / ".git"
     if dotgit.is_dir():
         return dotgit
@@ -62,26 +64,26 @@ def _git_dir(checkout: Path) -> Path | None:
 def head_commit(checkout: Path) -> str | None:
     """The commit checked out in `checkout` (hex), or None outside Git or when it cannot be read
     (an unborn branch, a damaged or unusual repository: the anchor then records no commit)."""
-    git_dir = _git_dir(checkout)
-    if git_dir is None:
+    found = git_dir(checkout)
+    if found is None:
         return None
-    head = (_read_small(git_dir / "HEAD") or "").strip()
-    if _SHA.fullmatch(head):
+    head = (_read_small(found / "HEAD") or "").strip()
+    if SHA.fullmatch(head):
         return head
     if not head.startswith("ref:"):
         return None
     ref = head[len("ref:") :].strip()
     if not _REF.fullmatch(ref) or ".." in ref:
         return None
-    common_text = (_read_small(git_dir / "commondir") or "").strip()
-    common = canonical(git_dir / common_text) if common_text else git_dir
-    for base in dict.fromkeys((git_dir, common)):
+    common_text = (_read_small(found / "commondir") or "").strip()
+    common = canonical(found / common_text) if common_text else found
+    for base in dict.fromkeys((found, common)):
         loose = (_read_small(base / ref) or "").strip()
-        if _SHA.fullmatch(loose):
+        if SHA.fullmatch(loose):
             return loose
     for line in _packed_refs(common / "packed-refs").splitlines():
         sha, _, name = line.partition(" ")
-        if name.strip() == ref and _SHA.fullmatch(sha):
+        if name.strip() == ref and SHA.fullmatch(sha):
             return sha
     return None
 

@@ -4,7 +4,8 @@
 path (reloaded whenever facts change) and answers, for a file of a checkout, the state of every
 anchor in it: against the editor's buffer when the server was given one (unsaved edits count),
 else against the file on disk (cached by its size and modification time). A buffer change
-re-checks only that file's anchors.
+re-checks only that file's anchors. A file Git says was renamed (renames.py) is followed: its
+anchors are checked in the file it became, and shown there too.
 
 Drift never edits or forgets a fact: statuses are computed, never stored; a `moved` anchor is
 reported where its lines are now, and the store keeps the captured place until re-anchored.
@@ -28,6 +29,7 @@ from lecode_ls.memory.anchors import StoredAnchor
 from lecode_ls.memory.checkout import checkout_root
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.files import NotRegularFile, read_regular
+from lecode_ls.memory.renames import Renames
 from lecode_ls.platform.paths import canonical, is_within
 
 MAX_FILE_BYTES = 1024 * 1024  # as a memory file (and the read tool's bound on one request)
@@ -44,11 +46,32 @@ class AnchorState:
     anchor: StoredAnchor
     located: Located
     against: Against | None  # None when unchecked
+    renamed_to: str | None = None  # the file Git says it became, where it was checked
 
     @property
     def key(self) -> tuple[object, ...]:
         a, loc = self.anchor, self.located
-        return (a.fact_id, a.revision, a.index, loc.status, loc.start_line, loc.end_line)
+        return (
+            a.fact_id,
+            a.revision,
+            a.index,
+            loc.status,
+            loc.start_line,
+            loc.end_line,
+            self.renamed_to,
+        )
+
+
+def _state(
+    anchor: StoredAnchor, located: Located, against: Against | None, path: str
+) -> AnchorState:
+    """An anchor checked in the file `path`: its own, or the one Git says its file became (the
+    lines are then `moved` even at their old line numbers)."""
+    if anchor.path == path:
+        return AnchorState(anchor, located, against)
+    if located.status == "current":
+        located = Located("moved", located.start_line, located.end_line)
+    return AnchorState(anchor, located, against, renamed_to=path)
 
 
 def state_json(state: AnchorState) -> dict[str, Any]:
@@ -64,6 +87,8 @@ def state_json(state: AnchorState) -> dict[str, Any]:
         "captured_at": anchor.captured_at,
         "status": located.status,
     }
+    if state.renamed_to is not None:
+        entry["current_path"] = state.renamed_to
     if located.start_line is not None:
         entry["current_start_line"] = located.start_line
         entry["current_end_line"] = located.end_line
@@ -83,6 +108,7 @@ class DriftTracker:
         self._buffers: dict[tuple[Path, str], list[AnchorState]] = {}
         self._open: set[tuple[Path, str]] = set()
         self._disk: dict[tuple[Path, str], tuple[tuple[int, int], list[AnchorState]]] = {}
+        self._renames = Renames()
 
     # -- what is tracked ---------------------------------------------------------------------
 
@@ -112,6 +138,7 @@ class DriftTracker:
             self._by_path = None
             self._disk.clear()
             self._buffers.clear()
+        self._renames.clear()
 
     def _index(self) -> dict[str, list[StoredAnchor]]:
         with self._lock:
@@ -128,34 +155,68 @@ class DriftTracker:
     def paths(self) -> list[str]:
         return sorted(self._index())
 
+    def _followed(self, checkout: Path) -> dict[str, str]:
+        """The anchored files of `checkout` Git says were renamed: old path -> new path. When
+        that changes, the states cached for the checkout are dropped (open buffers are then
+        checked on disk until their next change)."""
+        index = self._index()
+        if not index:
+            return {}
+        followed, changed = self._renames.followed(checkout, index)
+        if changed:
+            with self._lock:
+                for cache in (self._disk, self._buffers):
+                    for key in [key for key in cache if key[0] == checkout]:
+                        del cache[key]
+        return followed
+
+    def renamed_to(self, path: str, checkout: Path | None = None) -> list[str]:
+        """The anchored files Git says were renamed to `path` in `checkout` (default:
+        `default_checkout`), sorted."""
+        checkout = checkout or self.default_checkout()
+        if checkout is None:
+            return []
+        return sorted(old for old, new in self._followed(checkout).items() if new == path)
+
+    def _anchors_for(self, path: str, followed: dict[str, str]) -> list[StoredAnchor]:
+        """The anchors checked in file `path`: its own and those of the files renamed to it."""
+        anchors = self.anchors_in(path)
+        for old, new in followed.items():
+            if new == path:
+                anchors += self.anchors_in(old)
+        return anchors
+
     # -- checking ------------------------------------------------------------------------------
 
-    def _check(self, anchors: list[StoredAnchor], text: str, against: Against) -> list[AnchorState]:
+    def _check(
+        self, anchors: list[StoredAnchor], text: str, against: Against, path: str
+    ) -> list[AnchorState]:
         parsed = Text(text)
         states = []
         for number, anchor in enumerate(anchors):
             if number >= MAX_ANCHORS_PER_FILE:
-                states.append(AnchorState(anchor, _UNCHECKED, None))
+                states.append(_state(anchor, _UNCHECKED, None, path))
                 continue
             located = parsed.locate(
                 anchor.start_line, anchor.end_line, anchor.sha256, anchor.first_sha256
             )
-            states.append(AnchorState(anchor, located, against))
+            states.append(_state(anchor, located, against, path))
         return states
 
     def update_buffer(self, checkout: Path, path: str, text: str) -> tuple[list[AnchorState], bool]:
         """Check a file's anchors against an editor buffer's text and keep the result while the
         buffer is open; also whether any anchor's state differs from before."""
-        anchors = self.anchors_in(path)
+        followed = self._followed(checkout)
+        anchors = self._anchors_for(path, followed)
         if len(text) > MAX_FILE_BYTES or "\x00" in text:
-            states = [AnchorState(a, _UNCHECKED, None) for a in anchors]
+            states = [_state(a, _UNCHECKED, None, path) for a in anchors]
         else:
-            states = self._check(anchors, text, "buffer")
+            states = self._check(anchors, text, "buffer", path)
         with self._lock:
             before = self._buffers.get((checkout, path))
             self._buffers[(checkout, path)] = states
             self._open.add((checkout, path))
-        previous = before if before is not None else self._disk_states(checkout, path)
+        previous = before if before is not None else self._disk_states(checkout, path, followed)
         return states, [s.key for s in states] != [s.key for s in previous]
 
     def close_buffer(self, checkout: Path, path: str) -> None:
@@ -164,13 +225,21 @@ class DriftTracker:
             self._open.discard((checkout, path))
 
     def states(self, checkout: Path, path: str) -> list[AnchorState]:
-        """The state of every anchor in one file: from its open buffer, else from the disk."""
+        """The state of every anchor in one file (with those of files renamed to it): from its
+        open buffer, else from the disk. For a file renamed away, its anchors as checked in the
+        file it became."""
+        followed = self._followed(checkout)
+        new = followed.get(path)
+        if new is not None:
+            return [s for s in self.states(checkout, new) if s.anchor.path == path]
         with self._lock:
             held = self._buffers.get((checkout, path))
-        return held if held is not None else self._disk_states(checkout, path)
+        return held if held is not None else self._disk_states(checkout, path, followed)
 
-    def _disk_states(self, checkout: Path, path: str) -> list[AnchorState]:
-        anchors = self.anchors_in(path)
+    def _disk_states(
+        self, checkout: Path, path: str, followed: dict[str, str]
+    ) -> list[AnchorState]:
+        anchors = self._anchors_for(path, followed)
         if not anchors:
             return []
         target = checkout / path
@@ -183,18 +252,19 @@ class DriftTracker:
             cached = self._disk.get((checkout, path))
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        states = self._read_and_check(anchors, checkout, target, stamp[1])
+        states = self._read_and_check(anchors, checkout, path, stamp[1])
         with self._lock:
             self._disk[(checkout, path)] = (stamp, states)
         return states
 
     def _read_and_check(
-        self, anchors: list[StoredAnchor], checkout: Path, target: Path, size: int
+        self, anchors: list[StoredAnchor], checkout: Path, path: str, size: int
     ) -> list[AnchorState]:
-        unchecked = [AnchorState(a, _UNCHECKED, None) for a in anchors]
+        unchecked = [_state(a, _UNCHECKED, None, path) for a in anchors]
+        deleted = [_state(a, Located("deleted"), "disk", path) for a in anchors]
         if size < 0:
-            return [AnchorState(a, Located("deleted"), "disk") for a in anchors]
-        real = canonical(target)
+            return deleted
+        real = canonical(checkout / path)
         if not any(is_within(real, folder) for folder in self.folders) or size > MAX_FILE_BYTES:
             return unchecked
         try:
@@ -202,10 +272,10 @@ class DriftTracker:
         except (OSError, NotRegularFile):
             return unchecked
         if data is None:
-            return [AnchorState(a, Located("deleted"), "disk") for a in anchors]
+            return deleted
         if len(data) > MAX_FILE_BYTES or b"\x00" in data:
             return unchecked
-        return self._check(anchors, data.decode("utf-8", "replace"), "disk")
+        return self._check(anchors, data.decode("utf-8", "replace"), "disk", path)
 
     def fact_states(
         self, fact_ids: Iterable[int], checkout: Path | None = None

@@ -69,6 +69,7 @@ from lecode_ls.memory.facts_types import (
 )
 
 MAX_PAGE = 50  # list/search never return more than this many facts
+MAX_ALSO_PATHS = 100  # list(path=..., also=...): the files renamed to one file, at most
 DEFAULT_PAGE = 20
 
 
@@ -437,24 +438,32 @@ class FactStore:
         return fact.suppressed
 
     def list(
-        self, offset: int = 0, limit: int = DEFAULT_PAGE, *, path: str | None = None
+        self,
+        offset: int = 0,
+        limit: int = DEFAULT_PAGE,
+        *,
+        path: str | None = None,
+        also: Sequence[str] = (),
     ) -> tuple[builtins.list[Fact], int | None]:
         """One page of facts in ID order, and the offset of the next page (None at the end).
 
         `limit` is clamped to 1..50. With `path` (checkout-relative), only the facts whose current
-        revision is anchored in that file. Unverified administrative read (F9).
+        revision is anchored in that file, or in one of the files `also` names (at most
+        MAX_ALSO_PATHS: the files Git says were renamed to it). Unverified administrative read
+        (F9).
         """
         offset = check_int(offset, "offset", 0)
         limit = min(check_int(limit, "limit", 1), MAX_PAGE)
         ids = "SELECT id FROM facts ORDER BY id LIMIT ? OFFSET ?"
         bindings: tuple[object, ...] = (limit + 1, offset)
         if path is not None:
+            paths = [check_path(p) for p in (path, *also[:MAX_ALSO_PATHS])]
             ids = (
                 "SELECT DISTINCT a.fact_id FROM anchors a JOIN facts g ON g.id = a.fact_id "
-                "AND g.current_revision = a.revision WHERE a.path = ? "
+                f"AND g.current_revision = a.revision WHERE a.path IN ({', '.join('?' * len(paths))}) "
                 "ORDER BY a.fact_id LIMIT ? OFFSET ?"
             )
-            bindings = (check_path(path), limit + 1, offset)
+            bindings = (*paths, limit + 1, offset)
         with self._db.read() as conn:
             if conn is None:
                 return [], None

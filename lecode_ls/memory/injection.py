@@ -17,7 +17,7 @@ included: I2):
     ## Durable facts (<LABEL>)
     <one line of explanation>
     {"fact_id": 3, "revision": 2, "source": {"session_id", "seqs", "digest"}, "text": "..."}
-    {... "anchors": [{"path", "start_line", "end_line", "status"}], "drift": "changed", ...}
+    {... "anchors": [{"path", ("renamed_from",) "start_line", "end_line", "status"}], "drift": ...}
     ...
 
 The order is for the provider's prompt cache (llama-server, and the prefix caches of hosted APIs):
@@ -229,7 +229,8 @@ def _candidates(runtime: Runtime, read_paths: Iterable[str]) -> list[Fact]:
         {
             anchor.fact_id
             for path in sorted(drift.open_paths() | set(read_paths))
-            for anchor in drift.anchors_in(path)
+            for anchored in (path, *drift.renamed_to(path))
+            for anchor in drift.anchors_in(anchored)
         }
     )[:MAX_INSPECTED_FACTS]
     in_page = {fact.id: fact for fact in page}
@@ -326,7 +327,8 @@ def _fact_line(fact: Fact, how: FactLines | None = None) -> str:
     if states:
         entry["anchors"] = [
             {
-                "path": s.anchor.path,
+                "path": s.renamed_to or s.anchor.path,  # where the lines are now
+                **({"renamed_from": s.anchor.path} if s.renamed_to else {}),
                 "start_line": s.located.start_line or s.anchor.start_line,
                 "end_line": s.located.end_line or s.anchor.end_line,
                 "status": s.located.status,

@@ -324,10 +324,9 @@ def _hover_text(doc: Doc, state: AnchorState, shown: Shown) -> str:
         )
         out += ["", f"evidence: [session {shown.session_id}, seqs {first}-{last}]({link})"]
     commit = f" at {anchor.commit[:12]}" if anchor.commit else ""
-    out += [
-        "",
-        f"anchored to lines {anchor.start_line}-{anchor.end_line}{commit}, {anchor.captured_at}",
-    ]
+    place = f"{anchor.path}:{anchor.start_line}-{anchor.end_line}"
+    renamed = f" (the file was renamed to {state.renamed_to})" if state.renamed_to else ""
+    out += ["", f"anchored to {place}{commit}, {anchor.captured_at}{renamed}"]
     return "\n".join(out)
 
 

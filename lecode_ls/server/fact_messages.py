@@ -160,6 +160,10 @@ class AnchorModel(Message):
     """current (same lines in place), moved (found elsewhere: followed), changed (not in the
     file), deleted (file gone, or it ends before the lines), unchecked (file over 1 MiB, not
     text, outside the workspace, or past 200 anchors in the file)."""
+    current_path: str | None = None
+    """The file Git says `path` was renamed to (`git mv`, or a commit since the capture), where
+    the anchor was checked and is shown: the lines are then `moved` or `changed`; absent when
+    the file was not renamed or Git cannot tell (a plain move, or no `git` on PATH)."""
     current_start_line: int | None = None
     """Where the lines are now (1-based): the captured place when current, the new one when
     moved; absent otherwise."""

@@ -17,7 +17,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.e2e.chat import chat_client, new_session
-from tests.e2e.conftest import Start, call, uri
+from tests.e2e.conftest import Start, call, git, uri
 from tests.e2e.facts import error_of
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
@@ -306,6 +306,38 @@ class TestDriftInTheEditor:
         }
         assert len(asked) == 2 and "forget fact #1" in asked[0]
         assert (await call(client, "lecode/facts/list"))["facts"] == []
+
+
+class TestRenamedFiles:
+    async def test_a_file_renamed_with_git_mv_takes_its_facts_along(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        """Issue 14: "a renamed file is followed where Git can tell"."""
+        git(repo, "add", "src/app.py")
+        git(repo, "commit", "-q", "-m", "app")
+        client = await start(repo, capabilities=CAPS)
+        await remembered(client, uri(app))
+        git(repo, "mv", "src/app.py", "src/server.py")
+        renamed = repo / "src" / "server.py"
+        for path in ("src/app.py", "src/server.py"):  # by the old path or the new one
+            [fact] = (await call(client, "lecode/facts/list", {"path": path}))["facts"]
+            [anchor] = fact["anchors"]
+            assert (anchor["path"], anchor["currentPath"], anchor["status"]) == (
+                "src/app.py",
+                "src/server.py",
+                "moved",
+            )
+        doc = uri(renamed)
+        open_doc(client, doc, SOURCE)
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(doc))
+        )
+        assert lenses is not None and [lens.command.title for lens in lenses if lens.command] == [
+            "fact #1 r1: The app serves on 8080."
+        ]
+        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 1")
+        [flagged] = await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        assert flagged.code == "fact-changed"
 
 
 class TestListingsByPath:

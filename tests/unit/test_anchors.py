@@ -19,7 +19,7 @@ from lecode_ls.memory.anchor_capture import make_anchor, read_paths, verified_fa
 from lecode_ls.memory.anchor_text import Text, lines_digest, split_lines
 from lecode_ls.memory.anchors import NewAnchor, check_path
 from lecode_ls.memory.checkout import checkout_root, head_commit
-from lecode_ls.memory.drift import MAX_FILE_BYTES
+from lecode_ls.memory.drift import MAX_FILE_BYTES, state_json
 from lecode_ls.memory.injection import build_memory_section
 from lecode_ls.memory.sources import source_snapshot
 from lecode_ls.runtime import Runtime
@@ -248,6 +248,93 @@ class TestDrift:
         assert runtime.drift.states(folder, "app.py") == []  # the index is cached
         runtime.drift.reload()
         assert [s.anchor.fact_id for s in runtime.drift.states(folder, "app.py")] == [fact_id]
+
+
+class TestRenames:
+    """A renamed file is followed where Git can tell (issue 14; covers F7's anchors)."""
+
+    @pytest.fixture
+    def repo(self, tmp_path: Path, runtime: Runtime) -> Path:
+        repo = make_repo(tmp_path / "repo")
+        (repo / "app.py").write_text(SOURCE)
+        git(repo, "add", "app.py")
+        git(repo, "commit", "-q", "-m", "app")
+        runtime.drift.add_folder(repo)
+        return repo
+
+    def remember(self, runtime: Runtime, repo: Path) -> int:
+        anchor = make_anchor(split_lines(SOURCE)[1:2], 2, "app.py", head_commit(repo))
+        fact_id = TestStorage().remember(runtime, "main runs", [anchor])
+        runtime.drift.reload()
+        return fact_id
+
+    def where(self, runtime: Runtime, fact_id: int) -> list[tuple[str, str | None, int | None]]:
+        return [
+            (s.located.status, s.renamed_to, s.located.start_line)
+            for s in runtime.drift.fact_states([fact_id])[fact_id]
+        ]
+
+    def test_a_staged_rename_is_followed_and_shown_in_the_new_file(
+        self, runtime: Runtime, repo: Path
+    ) -> None:
+        fact_id = self.remember(runtime, repo)
+        (repo / "src").mkdir()
+        git(repo, "mv", "app.py", "src/main.py")
+        assert self.where(runtime, fact_id) == [("moved", "src/main.py", 2)]
+        [state] = runtime.drift.states(repo, "src/main.py")  # the new file shows the fact
+        assert state.anchor.fact_id == fact_id and state_json(state)["current_path"] == (
+            "src/main.py"
+        )
+        # An unsaved edit in the new file's buffer counts.
+        states, changed = runtime.drift.update_buffer(
+            repo, "src/main.py", SOURCE.replace("run()", "walk()")
+        )
+        assert changed and [s.located.status for s in states] == ["changed"]
+
+    def test_a_committed_rename_is_followed_from_the_anchors_commit(
+        self, runtime: Runtime, repo: Path
+    ) -> None:
+        fact_id = self.remember(runtime, repo)
+        git(repo, "mv", "app.py", "main.py")
+        git(repo, "commit", "-q", "-m", "rename")
+        (repo / "main.py").write_text("# top\n" + SOURCE)
+        assert self.where(runtime, fact_id) == [("moved", "main.py", 3)]
+        # What the model and /memory are shown: the file the lines are in now.
+        text = run_memory_command(runtime, "facts main.py", date.today())
+        assert text.splitlines()[1] == "  anchored to app.py:2-2 moved now main.py:3-3"
+        section = build_memory_section(runtime).text
+        assert '"path": "main.py", "renamed_from": "app.py", "start_line": 3' in section
+
+    def test_a_move_git_was_not_told_of_stays_deleted(self, runtime: Runtime, repo: Path) -> None:
+        fact_id = self.remember(runtime, repo)
+        (repo / "app.py").rename(repo / "main.py")
+        assert self.where(runtime, fact_id) == [("deleted", None, None)]
+        git(repo, "add", "-A")  # now Git can tell
+        assert self.where(runtime, fact_id) == [("moved", "main.py", 2)]
+
+    def test_without_git_nothing_is_followed(
+        self, runtime: Runtime, repo: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        fact_id = self.remember(runtime, repo)
+        git(repo, "mv", "app.py", "main.py")
+        monkeypatch.setenv("PATH", "")
+        assert self.where(runtime, fact_id) == [("deleted", None, None)]
+
+    def test_no_hook_or_filter_of_the_repository_runs(
+        self, runtime: Runtime, repo: Path, tmp_path: Path
+    ) -> None:
+        """Git reads the index only: a hostile config's fsmonitor and clean filter never run."""
+        marker = tmp_path / "ran"
+        git(repo, "config", "core.fsmonitor", f"touch {marker}")
+        git(repo, "config", "filter.evil.clean", f"touch {marker}; cat")
+        (repo / ".gitattributes").write_text("*.py filter=evil\n")
+        fact_id = self.remember(runtime, repo)
+        marker.unlink(missing_ok=True)  # the fixture's own git commands may have run them
+        git_mv = ["git", "-c", "core.fsmonitor=false", "-c", "filter.evil.clean=cat"]
+        subprocess.run([*git_mv, "mv", "app.py", "main.py"], cwd=repo, check=True)
+        (repo / "main.py").write_text(SOURCE + "# edited, so the index is stat-dirty\n")
+        assert self.where(runtime, fact_id) == [("moved", "main.py", 2)]
+        assert not marker.exists()
 
 
 class TestVerifiedFactAnchor:

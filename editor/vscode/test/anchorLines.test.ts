@@ -88,6 +88,13 @@ describe("anchor files", () => {
     expect((anchorFile(root, anchor()) as vscode.Uri).fsPath).toBe("/home/me/repo/src/app.py");
   });
 
+  it("are the file Git says the anchor's file was renamed to, when the server followed it", () => {
+    const renamed = anchor({ status: "moved", currentPath: "lib/main.py", currentStartLine: 3, currentEndLine: 3 });
+    expect((anchorFile(root, renamed) as vscode.Uri).fsPath).toBe("/home/me/repo/lib/main.py");
+    expect(anchorPlace(renamed)).toBe("lib/main.py:3");
+    expect(anchorFile(root, anchor({ currentPath: "../out.py" }))).toEqual({ problem: expect.stringMatching(/leads out/) });
+  });
+
   it("refuse a path that is absolute or climbs out of the checkout (the path is untrusted data)", () => {
     expect(anchorFile(root, anchor({ path: "/etc/passwd" }))).toEqual({ problem: expect.stringMatching(/not a relative path/) });
     expect(anchorFile(root, anchor({ path: "../other/x.py" }))).toEqual({ problem: expect.stringMatching(/leads out/) });

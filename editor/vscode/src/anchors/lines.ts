@@ -93,9 +93,14 @@ export function relativeTo(root: vscode.Uri, file: vscode.Uri): string | undefin
   return file.path.slice(base.length + 1);
 }
 
-/** The file an anchor names under `root`, or why it is refused (an absolute path, `..` out). */
-export function anchorFile(root: vscode.Uri, anchor: Pick<AnchorModel, "path">): vscode.Uri | { problem: string } {
-  const segments = relativeSegments(anchor.path);
+/** The file an anchor is shown in: the one Git says its file was renamed to, else its own. */
+export function shownPath(anchor: Pick<AnchorModel, "path" | "currentPath">): string {
+  return anchor.currentPath ?? anchor.path;
+}
+
+/** The file an anchor is shown in under `root`, or why it is refused (an absolute path, `..` out). */
+export function anchorFile(root: vscode.Uri, anchor: Pick<AnchorModel, "path" | "currentPath">): vscode.Uri | { problem: string } {
+  const segments = relativeSegments(shownPath(anchor));
   if (!Array.isArray(segments)) {
     return { problem: segments.problem };
   }
@@ -114,7 +119,7 @@ export function shownLines(anchor: AnchorModel): { start: number; end: number } 
 /** `src/app.py:3` or `src/app.py:3-5`, at the lines where the anchor is shown. */
 export function anchorPlace(anchor: AnchorModel): string {
   const { start, end } = shownLines(anchor);
-  return `${anchor.path}:${start === end ? start : `${start}-${end}`}`;
+  return `${shownPath(anchor)}:${start === end ? start : `${start}-${end}`}`;
 }
 
 export type AnchorStatus = AnchorModel["status"];

@@ -2,7 +2,7 @@
 import { errorMessage } from "../common/errors";
 import type { AnchorModel } from "../common/protocol";
 import * as api from "../common/vscodeapi";
-import { anchorFile, anchorPlace, checkoutRoot, driftMeaning, shownLines } from "./lines";
+import { anchorFile, anchorPlace, checkoutRoot, driftMeaning, shownLines, shownPath } from "./lines";
 
 /**
  * Open the anchor's file under the checkout of `folderUri` (the project's folder the Facts view
@@ -12,7 +12,7 @@ import { anchorFile, anchorPlace, checkoutRoot, driftMeaning, shownLines } from 
 export async function openAnchor(anchor: AnchorModel, folderUri: string): Promise<void> {
   const root = await checkoutRoot(folderUri);
   if (root === undefined) {
-    throw new Error(`${anchor.path} is not in a local folder, so it cannot be opened`);
+    throw new Error(`${shownPath(anchor)} is not in a local folder, so it cannot be opened`);
   }
   const file = anchorFile(root, anchor);
   if ("problem" in file) {
@@ -23,9 +23,9 @@ export async function openAnchor(anchor: AnchorModel, folderUri: string): Promis
     document = await api.openTextDocument(file);
   } catch (error) {
     if (anchor.status === "deleted") {
-      throw new Error(`${anchor.path} is gone: ${driftMeaning("deleted")}`);
+      throw new Error(`${shownPath(anchor)} is gone: ${driftMeaning("deleted")}`);
     }
-    throw new Error(`${anchor.path} could not be opened: ${errorMessage(error)}`);
+    throw new Error(`${shownPath(anchor)} could not be opened: ${errorMessage(error)}`);
   }
   const { start, end } = shownLines(anchor);
   // Anchor lines are 1-based and inclusive; the editor's are 0-based.

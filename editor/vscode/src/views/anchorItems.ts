@@ -10,6 +10,7 @@ import {
   driftMeaning,
   drifted,
   shownLines,
+  shownPath,
   worstDrift,
 } from "../anchors/lines";
 import type { AnchorModel, FactEntry } from "../common/protocol";
@@ -52,7 +53,8 @@ export function anchorTreeItem(node: AnchorNode): vscode.TreeItem {
   const { start, end } = shownLines(anchor);
   const where = start === end ? `line ${start}` : `lines ${start}-${end}`;
   const against = anchor.checkedAgainst === "buffer" ? " (checked against the open editor)" : anchor.checkedAgainst === "disk" ? " (checked against the file on disk)" : "";
-  item.tooltip = [`${anchor.path}, ${where}: ${anchor.status}${against}`, driftMeaning(anchor.status), captured(anchor)].join("\n");
+  const renamed = anchor.currentPath ? ` (renamed from ${anchor.path})` : "";
+  item.tooltip = [`${shownPath(anchor)}${renamed}, ${where}: ${anchor.status}${against}`, driftMeaning(anchor.status), captured(anchor)].join("\n");
   item.command = { command: "lecode.openFactSource", title: "Go to Source", arguments: [node] };
   item.contextValue = `lecode.factAnchor.${anchor.status}`;
   return item;

@@ -106,7 +106,7 @@ export function factChildren(node: FactNodeOf<"fact">): FactNode[] {
   const anchors = fact.anchors ?? [];
   children.push(...anchors.map((anchor): FactNode => ({ kind: "anchor", fact, anchor, folderUri })));
   const claim = fact.text ? parseProjectFileFact(fact.text) : undefined;
-  if (claim !== undefined && !anchors.some((anchor) => anchor.path === claim.path)) {
+  if (claim !== undefined && !anchors.some((anchor) => anchor.path === claim.path || anchor.currentPath === claim.path)) {
     children.push({ kind: "file", fact, claim, folderUri });
   }
   return children;

@@ -1,0 +1,162 @@
+"""Renames Git can tell: where an anchored file went once it is gone from its place (issue 14).
+
+A file renamed with `git mv`, or in a commit made since the anchor was captured, is found by
+Git's own rename detection between the anchor's commit and the index:
+
+    git diff-index --cached -M --diff-filter=R -z --name-status <commit> --
+
+The index, never the working tree, so no clean filter, fsmonitor hook or diff driver that a
+repository's config may name is run, and nothing is written (GIT_OPTIONAL_LOCKS=0). A file moved
+without telling Git (a plain `mv`, not added) is not followed: Git cannot tell either. Without
+`git` on PATH, or when it fails (a commit this clone lacks, a repository Git refuses), nothing is
+followed and the anchor stays `deleted`.
+
+This is the one place lecode-ls runs Git (identity and checkouts read its files), and it is
+bounded: Git runs only when some anchored file is missing, once per state of the checkout (its
+HEAD and its index's size and time), for at most MAX_COMMITS commits, each run stopped after
+GIT_TIMEOUT seconds or MAX_OUTPUT bytes of output.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from lecode_ls.memory.anchors import StoredAnchor
+from lecode_ls.memory.checkout import SHA, git_dir, head_commit
+
+log = logging.getLogger(__name__)
+
+MAX_COMMITS = 8
+GIT_TIMEOUT = 5.0
+MAX_OUTPUT = 4 * 1024 * 1024
+
+Stamp = tuple[str | None, int, int, int]
+
+
+def _stamp(checkout: Path) -> Stamp | None:
+    """What a rename Git can tell would change: HEAD, or the index (None outside Git)."""
+    found = git_dir(checkout)
+    if found is None:
+        return None
+    try:
+        info = (found / "index").stat()
+        index = (info.st_mtime_ns, info.st_size, info.st_ino)
+    except OSError:
+        index = (0, -1, 0)
+    return (head_commit(checkout), *index)
+
+
+def _git_env() -> dict[str, str]:
+    """The server's environment without any GIT_* variable that could point Git elsewhere."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
+    return env
+
+
+def git_renames(checkout: Path, commit: str) -> dict[str, str] | None:
+    """Git's renames from `commit` (or "HEAD") to the index of `checkout`: old path -> new path,
+    "/"-separated and relative to the checkout; None when Git is absent, fails or passes a
+    bound."""
+    git = shutil.which("git")
+    if git is None:
+        return None
+    command = [
+        git, "-C", str(checkout), "-c", "core.fsmonitor=false",
+        "diff-index", "--cached", "-M", "--diff-filter=R", "-z", "--name-status", commit, "--",
+    ]  # fmt: skip
+    try:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=_git_env(),
+        )
+    except OSError as exc:
+        log.debug("git not run: %s", exc.strerror)
+        return None
+    timer = threading.Timer(GIT_TIMEOUT, process.kill)
+    timer.start()
+    try:
+        assert process.stdout is not None
+        output = process.stdout.read(MAX_OUTPUT + 1)
+        if len(output) > MAX_OUTPUT:
+            process.kill()
+    finally:
+        timer.cancel()
+        if process.stdout is not None:
+            process.stdout.close()
+        code = process.wait()
+    if code != 0 or len(output) > MAX_OUTPUT:
+        return None
+    fields = output.decode("utf-8", "surrogateescape").split("\0")
+    renames: dict[str, str] = {}
+    for at in range(0, len(fields) - 2, 3):
+        status, old, new = fields[at : at + 3]
+        if status.startswith("R"):
+            renames[old] = new
+    return renames
+
+
+class Renames:
+    """The anchored files of each checkout that Git says were renamed, kept while the checkout's
+    state stays the same (one per DriftTracker; `clear` when the anchors change)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._held: dict[Path, tuple[tuple[Stamp, int], dict[str, str]]] = {}
+
+    def clear(self) -> None:
+        """The anchors changed. Takes no lock: the event loop calls it while Git may be running."""
+        self._generation += 1
+
+    def followed(
+        self, checkout: Path, by_path: Mapping[str, Sequence[StoredAnchor]]
+    ) -> tuple[dict[str, str], bool]:
+        """Old path -> new path for each anchored file missing from `checkout` that Git says was
+        renamed to a file that exists; also whether that differs from the last answer."""
+        stamp = _stamp(checkout)
+        if stamp is None:
+            return {}, False
+        key = (stamp, self._generation)
+        with self._lock:  # one Git run at a time; the others wait for its answer
+            held = self._held.get(checkout)
+            if held is not None and held[0] == key:
+                return held[1], False
+            found = self._find(checkout, by_path)
+            self._held[checkout] = (key, found)
+            return found, found != (held[1] if held is not None else {})
+
+    @staticmethod
+    def _find(checkout: Path, by_path: Mapping[str, Sequence[StoredAnchor]]) -> dict[str, str]:
+        missing = {
+            path: anchors
+            for path, anchors in by_path.items()
+            if not os.path.lexists(checkout / path)
+        }
+        if not missing:
+            return {}
+        # The commits the missing files' anchors were captured at, the most shared first.
+        counts: dict[str, int] = {}
+        for anchors in missing.values():
+            for anchor in anchors:
+                commit = anchor.commit if anchor.commit and SHA.fullmatch(anchor.commit) else "HEAD"
+                counts[commit] = counts.get(commit, 0) + 1
+        commits = sorted(counts, key=lambda c: -counts[c])[:MAX_COMMITS]
+        found: dict[str, str] = {}
+        for commit in commits:
+            renames = git_renames(checkout, commit) or {}
+            for old in missing:
+                new = renames.get(old)
+                if old not in found and new is not None and (checkout / new).is_file():
+                    found[old] = new
+            if len(found) == len(missing):
+                break
+        return found
