@@ -29,7 +29,7 @@ from lecode_ls.memory.anchors import StoredAnchor
 from lecode_ls.memory.checkout import checkout_root
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.files import NotRegularFile, read_regular
-from lecode_ls.memory.renames import Renames
+from lecode_ls.memory.renames import Renames, Stamp, git_stamp
 from lecode_ls.platform.paths import canonical, is_within
 
 MAX_FILE_BYTES = 1024 * 1024  # as a memory file (and the read tool's bound on one request)
@@ -109,14 +109,22 @@ class DriftTracker:
         self._open: set[tuple[Path, str]] = set()
         self._disk: dict[tuple[Path, str], tuple[tuple[int, int], list[AnchorState]]] = {}
         self._renames = Renames()
+        self._polled: dict[Path, Stamp | None] = {}
 
     # -- what is tracked ---------------------------------------------------------------------
 
     def add_folder(self, folder: Path) -> None:
-        """A workspace folder of this project: files in it can be checked."""
+        """A workspace folder of this project: files in it can be checked, and a change of its
+        checkout in Git from now on is noticed (`poll_checkouts`)."""
         with self._lock:
-            if folder not in self._folders:
-                self._folders.append(folder)
+            if folder in self._folders:
+                return
+            self._folders.append(folder)
+            checkout = checkout_root(folder, self._folders)
+        if checkout is not None:
+            stamp = git_stamp(checkout)
+            with self._lock:
+                self._polled.setdefault(checkout, stamp)
 
     @property
     def folders(self) -> list[Path]:
@@ -276,6 +284,38 @@ class DriftTracker:
         if len(data) > MAX_FILE_BYTES or b"\x00" in data:
             return unchecked
         return self._check(anchors, data.decode("utf-8", "replace"), "disk", path)
+
+    def poll_checkouts(self) -> list[str]:
+        """The anchored files whose anchors' states changed because the Git state of their
+        checkout (HEAD or the index: a branch switch, a commit, a `git mv`) changed since the
+        last poll. Every anchored file of such a checkout is re-checked on disk (open buffers
+        keep theirs); a file not checked before counts as changed. A checkout first seen
+        (not one of a folder `add_folder` was given) only has its state recorded. Blocking."""
+        with self._lock:
+            folders = list(self._folders)
+        checkouts = {checkout_root(folder, folders) for folder in folders}
+        changed: set[str] = set()
+        for checkout in sorted(c for c in checkouts if c is not None):
+            stamp = git_stamp(checkout)
+            with self._lock:
+                known = self._polled.get(checkout, stamp)
+                self._polled[checkout] = stamp
+                if stamp is None or stamp == known:
+                    continue
+                # What was last computed (a file re-checked since by another caller is news to
+                # nobody: whoever asked has the new state).
+                before = {
+                    path: [state.key for state in states]
+                    for (where, path), (_, states) in self._disk.items()
+                    if where == checkout
+                }
+                for (where, path), states in self._buffers.items():
+                    if where == checkout:
+                        before[path] = [state.key for state in states]
+            for path in self.paths():
+                if [s.key for s in self.states(checkout, path)] != before.get(path):
+                    changed.add(path)
+        return sorted(changed)
 
     def fact_states(
         self, fact_ids: Iterable[int], checkout: Path | None = None

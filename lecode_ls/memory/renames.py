@@ -39,7 +39,7 @@ MAX_OUTPUT = 4 * 1024 * 1024
 Stamp = tuple[str | None, int, int, int]
 
 
-def _stamp(checkout: Path) -> Stamp | None:
+def git_stamp(checkout: Path) -> Stamp | None:
     """What a rename Git can tell would change: HEAD, or the index (None outside Git)."""
     found = git_dir(checkout)
     if found is None:
@@ -122,7 +122,7 @@ class Renames:
     ) -> tuple[dict[str, str], bool]:
         """Old path -> new path for each anchored file missing from `checkout` that Git says was
         renamed to a file that exists; also whether that differs from the last answer."""
-        stamp = _stamp(checkout)
+        stamp = git_stamp(checkout)
         if stamp is None:
             return {}, False
         key = (stamp, self._generation)

@@ -174,6 +174,38 @@ def refresh_lenses(ls: LecodeServer) -> None:
         ls.workspace_code_lens_refresh(None)
 
 
+MAX_NOTIFIED_PATHS = 1000
+
+
+async def watch_checkouts(ls: LecodeServer, interval: float = 1.0) -> None:
+    """Every `interval` seconds: when the Git state of a project's checkout changed (a branch
+    switch, a commit, a `git mv`), re-check its anchored files on disk and name those whose
+    anchors changed in `lecode/anchors/didChange` (at most MAX_NOTIFIED_PATHS), so fact views
+    refresh without being asked. Open documents follow their buffers, which the editor updates."""
+    while True:
+        await asyncio.sleep(interval)
+        for runtime in ls.runtimes.all():
+            if not runtime.settings.memory.enabled:
+                continue
+            root = runtime.project.root
+            try:
+                paths = await asyncio.to_thread(runtime.drift.poll_checkouts)
+            except Exception as exc:  # one unreadable checkout must not end the watch
+                log.warning("anchors of %s not re-checked: %s", root, type(exc).__name__)
+                continue
+            if not paths:
+                continue
+            ls.send(
+                "lecode/anchors/didChange",
+                AnchorsDidChangeParams(
+                    workspace_uri=path_to_uri(root),
+                    project_root=str(root),
+                    paths=paths[:MAX_NOTIFIED_PATHS],
+                ),
+            )
+            refresh_lenses(ls)
+
+
 async def did_close(ls: LecodeServer, uri: str) -> None:
     found = await _document(ls, uri)
     if found is not None:

@@ -95,7 +95,10 @@ class AnchorsDidChangeParams(Message):
     project_root: str
     """The project whose anchors' drift changed."""
     paths: list[str]
-    """The checkout-relative files whose anchors changed status (or gained or lost anchors)."""
+    """The checkout-relative files whose anchors changed status (or gained or lost anchors): after
+    an edit, that file; after a change of the checkout in Git (a branch switch, a commit, a
+    `git mv`, noticed within a second), every anchored file whose anchors changed, at most
+    1,000."""
 
 
 # Command forms: `workspace/executeCommand` arguments are positional; each command takes ONE

@@ -167,12 +167,14 @@ async def dispatch(ls: LecodeServer, name: str, args: tuple[Any, ...]) -> Any:
 
 
 def attach(ls: LecodeServer) -> None:
-    """Hook the code anchors into fact changes (once, when `initialized` arrives)."""
+    """Hook the code anchors into fact changes and Git changes (once, when `initialized`
+    arrives)."""
 
     async def recheck(runtime: Any) -> None:
         await anchor_lsp.facts_changed(ls, runtime)
 
     ls.facts_listeners.append(recheck)
+    ls.run_task(anchor_lsp.watch_checkouts(ls), "watch-checkouts")
 
 
 async def standard(ls: LecodeServer, name: str, params: Any) -> Any:

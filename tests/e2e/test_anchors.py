@@ -339,6 +339,25 @@ class TestRenamedFiles:
         [flagged] = await diagnostics_until(client, doc, lambda found: len(found) == 1)
         assert flagged.code == "fact-changed"
 
+    async def test_a_branch_switch_is_announced_without_a_request(
+        self, start: Start, repo: Path, app: Path
+    ) -> None:
+        """The Facts view refreshes after `git checkout` with no file open (issue 14)."""
+        git(repo, "add", "src/app.py")
+        git(repo, "commit", "-q", "-m", "app")
+        git(repo, "checkout", "-q", "-b", "topic")
+        app.write_text(SOURCE.replace("PORT = 8080", "PORT = 9090"))
+        git(repo, "commit", "-q", "-am", "port")
+        git(repo, "checkout", "-q", "main")
+        client = await start(repo, capabilities=CAPS)
+        await remembered(client, uri(app))
+        changed = client.protocol.wait_for_notification_async("lecode/anchors/didChange")
+        git(repo, "checkout", "-q", "topic")
+        params = await asyncio.wait_for(changed, 10)
+        assert params["paths"] == ["src/app.py"]
+        [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
+        assert (anchor["status"], anchor["checkedAgainst"]) == ("changed", "disk")
+
 
 class TestListingsByPath:
     async def test_the_path_filter_takes_a_uri_or_a_checkout_relative_path(

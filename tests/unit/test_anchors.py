@@ -250,8 +250,9 @@ class TestDrift:
         assert [s.anchor.fact_id for s in runtime.drift.states(folder, "app.py")] == [fact_id]
 
 
-class TestRenames:
-    """A renamed file is followed where Git can tell (issue 14; covers F7's anchors)."""
+class TestGitChanges:
+    """What Git can tell: a renamed file is followed, a switch of the checkout is noticed
+    (issue 14)."""
 
     @pytest.fixture
     def repo(self, tmp_path: Path, runtime: Runtime) -> Path:
@@ -319,6 +320,27 @@ class TestRenames:
         git(repo, "mv", "app.py", "main.py")
         monkeypatch.setenv("PATH", "")
         assert self.where(runtime, fact_id) == [("deleted", None, None)]
+
+    def test_a_change_of_checkout_names_the_files_whose_anchors_changed(
+        self, runtime: Runtime, repo: Path
+    ) -> None:
+        (repo / "other.py").write_text("x = 1\n")
+        git(repo, "add", "other.py")
+        git(repo, "commit", "-q", "-m", "other")
+        git(repo, "checkout", "-q", "-b", "topic")
+        (repo / "app.py").write_text(SOURCE.replace("run()", "walk()"))
+        git(repo, "commit", "-q", "-am", "walk")
+        git(repo, "checkout", "-q", "main")
+        fact_id = self.remember(runtime, repo)
+        # The set-up's commits came after add_folder recorded the state: news once.
+        assert runtime.drift.poll_checkouts() == ["app.py"]
+        assert self.where(runtime, fact_id) == [("current", None, 2)]
+        assert runtime.drift.poll_checkouts() == []  # nothing changed
+        git(repo, "checkout", "-q", "topic")
+        assert runtime.drift.poll_checkouts() == ["app.py"]
+        assert self.where(runtime, fact_id) == [("changed", None, None)]
+        git(repo, "checkout", "-q", "-b", "same")  # HEAD moved, the anchors did not
+        assert runtime.drift.poll_checkouts() == []
 
     def test_no_hook_or_filter_of_the_repository_runs(
         self, runtime: Runtime, repo: Path, tmp_path: Path

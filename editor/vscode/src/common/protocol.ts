@@ -770,7 +770,7 @@ export interface AnchorsDidChangeParams {
   workspaceUri: string;
   /** The project whose anchors' drift changed. */
   projectRoot: string;
-  /** The checkout-relative files whose anchors changed status (or gained or lost anchors). */
+  /** The checkout-relative files whose anchors changed status (or gained or lost anchors): after an edit, that file; after a change of the checkout in Git (a branch switch, a commit, a `git mv`, noticed within a second), every anchored file whose anchors changed, at most 1,000. */
   paths: string[];
 }
 
