@@ -19,19 +19,25 @@ from lecode_ls.memory.canonical import canonical_json
 _SESSION_ID = re.compile(r"[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}")
 
 # Kind codes, stored in the top byte of each index entry. 0 is never valid, so an index entry
-# zero-filled by a power loss is noticed.
-HEADER, USER, MESSAGE, EVENT, UNDO, REDO, CLEAR, COMPACT, LEARNING, DISMISSED = range(1, 11)
+# zero-filled by a power loss is noticed. 1 is no longer valid either: it was HEADER's code
+# before USAGE existed, so an index from then (usage events under EVENT) is rebuilt once.
+USER, MESSAGE, EVENT, UNDO, REDO, CLEAR, COMPACT, LEARNING, DISMISSED, HEADER, USAGE = range(2, 13)
+CODES = bytes(range(2, 13))
 VISIBILITY_CODES = frozenset({UNDO, REDO, CLEAR})
 _EVENT_CODES = {"undo": UNDO, "redo": REDO, "clear": CLEAR}
 # Events that readers look for get a code of their own, so they are found from the index without
 # parsing the transcript: working summaries (the working view), learning outcomes and proposal
-# dismissals (the latest learning status, on every fact list). An index written before a code
-# existed holds EVENT there, which a read notices and rebuilds from.
+# dismissals (the latest learning status, on every fact list), and the other records of a
+# provider call's usage (the session's usage total, C10). A new code renumbers HEADER, so that
+# indexes written before it (the events under EVENT) are rebuilt.
 _INDEXED_EVENTS = {
     **_EVENT_CODES,
     "compact": COMPACT,
     "learning": LEARNING,
     "proposal_dismissed": DISMISSED,
+    "usage": USAGE,
+    "discarded": USAGE,
+    "memory_usage": USAGE,
 }
 ROLES = frozenset({"user", "assistant", "tool", "system"})
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import datetime
+import itertools
 import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -30,7 +31,14 @@ from lecode_ls.errors import (
     SymlinkRefused,
 )
 from lecode_ls.memory.files import fsync_dir, make_dirs, refuse_symlinks
-from lecode_ls.memory.records import EVENT, MESSAGE, USER, check_session_id, new_session_id
+from lecode_ls.memory.records import (
+    EVENT,
+    MESSAGE,
+    USAGE,
+    USER,
+    check_session_id,
+    new_session_id,
+)
 from lecode_ls.memory.records import check_new_record as _check_new_record
 from lecode_ls.memory.transcript import Known, open_locked
 from lecode_ls.memory.transcript_files import (
@@ -249,6 +257,16 @@ class SessionStore:
         """Records `start` .. `end`, inclusive, 0-based, whatever their visibility."""
         return list(self.read_range(session_id, start, end).records)
 
+    def read_seqs(self, session_id: str, seqs: Sequence[int]) -> builtins.list[dict[str, Any]]:
+        """The records at `seqs` (ascending, each in range), whatever their visibility, under one
+        lock, without reading the records between them."""
+        with open_locked(self._paths(session_id), self._states) as transcript:
+            if seqs:
+                _check_range(seqs[0], seqs[-1], transcript.state.count)
+            if any(a >= b for a, b in itertools.pairwise(seqs)):
+                raise InvalidParams("seqs: expected ascending seqs", field="seqs")
+            return transcript.read_each(seqs)
+
     def seqs_of_kind(self, session_id: str, code: int) -> builtins.list[int]:
         """The seqs whose index code is `code` (records.py), from the index: no record is parsed."""
         with open_locked(self._paths(session_id), self._states) as transcript:
@@ -390,7 +408,8 @@ class SessionStore:
             seqs = [
                 seq
                 for seq in range(start, state.count)
-                if state.codes[seq] in (USER, MESSAGE, EVENT) and seq not in visibility.hidden
+                if state.codes[seq] in (USER, MESSAGE, EVENT, USAGE)
+                and seq not in visibility.hidden
             ]
             transcript.append({"kind": "event", "type": "undo", "seqs": seqs})
             return seqs

@@ -8,7 +8,7 @@ Files, in `<store>/sessions/` (S1):
 - `<id>.jsonl`: one JSON object per line, canonical JSON. Every record's `seq` is its 0-based line
   index; line 0 is the `session` header. Appends only ever add whole lines.
 - `<id>.idx`: a cache, 8 bytes per line, little-endian: bits 0-55 hold the byte offset where the
-  line starts, bits 56-63 its kind code (`HEADER` .. `DISMISSED`). It lets a read seek straight to a
+  line starts, bits 56-63 its kind code (records.py). It lets a read seek straight to a
   range, and lets visibility find undo/redo/clear events without parsing messages. Derived only
   from the .jsonl: when it is missing, short, or disagrees with the file, it is rebuilt by a scan.
 - `<id>.lock`: the attach lock, owned by sessions.py.
@@ -39,7 +39,7 @@ import logging
 import os
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from lecode_ls import platform
@@ -49,7 +49,7 @@ from lecode_ls.errors import (
 )
 from lecode_ls.memory.canonical import canonical_json
 from lecode_ls.memory.files import atomic_write
-from lecode_ls.memory.records import VISIBILITY_CODES, Damage, check_stored, kind_code
+from lecode_ls.memory.records import CODES, VISIBILITY_CODES, Damage, check_stored, kind_code
 from lecode_ls.memory.transcript_files import (
     ENTRY,
     TranscriptPaths,
@@ -61,7 +61,7 @@ from lecode_ls.memory.transcript_files import (
 log = logging.getLogger(__name__)
 
 # The kind codes (records.py) an index entry may hold; 0 never is, so a zero-filled entry shows.
-_VALID_CODES = bytes(range(1, 11))
+_VALID_CODES = CODES
 _VISIBILITY_BYTE = re.compile(rb"[\x05-\x07]")  # finds UNDO, REDO, CLEAR in `codes` at C speed
 
 _OFFSET_MASK = (1 << 56) - 1
@@ -254,15 +254,54 @@ class Transcript:
         try:
             return self._read_lines(start, end, self.state.count, self.state.codes, known)
         except _StaleIndex:
-            pass
-        log.warning(
-            "session %s: index disagrees with the transcript; rebuilding", self.paths.session_id
-        )
-        self.state = self._rebuild()
+            self._rebuild_stale()
         try:
             return self._read_lines(start, end, self.state.count, self.state.codes)
         except _StaleIndex:
             raise self._damage(f"records {start}..{end} changed while being read") from None
+
+    def read_each(self, seqs: Sequence[int]) -> list[dict[str, Any]]:
+        """The records at `seqs` (ascending; the caller checks the bounds), one read each: the
+        index entries of their span are read once, and no record between them is."""
+        try:
+            return self._read_each(seqs)
+        except _StaleIndex:
+            self._rebuild_stale()
+        try:
+            return self._read_each(seqs)
+        except _StaleIndex:
+            raise self._damage(f"records {seqs[0]}..{seqs[-1]} changed while being read") from None
+
+    def _rebuild_stale(self) -> None:
+        log.warning(
+            "session %s: index disagrees with the transcript; rebuilding", self.paths.session_id
+        )
+        self.state = self._rebuild()
+
+    def _read_each(self, seqs: Sequence[int]) -> list[dict[str, Any]]:
+        if not seqs:
+            return []
+        count, codes = self.state.count, self.state.codes
+        first = seqs[0]
+        entries = self._entries(first, min(seqs[-1] + 2, count))
+        records: list[dict[str, Any]] = []
+        for seq in seqs:
+            entry = entries[seq - first]
+            begin = entry & _OFFSET_MASK
+            stop = entries[seq - first + 1] & _OFFSET_MASK if seq + 1 < count else self._size
+            line = platform.pread(self._fd, stop - begin, begin) if stop > begin else b""
+            if not line.endswith(b"\n"):
+                raise _StaleIndex
+            try:
+                record = _decode(line[:-1])
+                code = check_stored(record, seq, self.paths.session_id)
+            except (_Unreadable, Damage):
+                raise _StaleIndex from None
+            if code != entry >> 56 or code != codes[seq]:
+                raise _StaleIndex
+            assert isinstance(record, dict)
+            records.append(record)
+        return records
 
     def verify(self) -> None:
         """Check every line of the file (a full scan) and rewrite the index from it."""

@@ -8,9 +8,9 @@ stale), a `compact` event (a summary that was kept) or a `memory_usage` event (a
 was not kept, and every learning call). Undone and cleared records still count: their calls were
 made. The sum is the sum of every turn's and compaction's `usage` result.
 
-Transcripts only grow, so the total is kept per transcript (its file identity) and extended by
-the records appended since: a long session is read in full once per process (1.1 s for 100,000
-records on the development machine), then only what was appended. Blocking.
+The records are found from the transcript index (codes USAGE and COMPACT, records.py), so no
+message is parsed; and since transcripts only grow, the total is kept per transcript (its file
+identity) and extended by the records appended since. Blocking.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from lecode_ls.memory.records import COMPACT, USAGE
 from lecode_ls.memory.sessions import SessionStore
 
 USAGE_EVENTS = frozenset({"usage", "discarded", "compact", "memory_usage"})
 BLOCK = 1000
-"""Records read at a time."""
+"""Records read under one lock."""
 MAX_REMEMBERED = 256
 """Sessions whose running total is kept."""
 
@@ -78,13 +79,16 @@ def session_usage(sessions: SessionStore, session_id: str) -> UsageTotal:
     if known is None or known.identity != identity or known.read > length:
         known = _Known(identity, 1)
     total = UsageTotal(**known.total.to_json())
-    start = known.read
-    while start < length:
-        end = min(length - 1, start + BLOCK - 1)
-        for record in sessions.read_range(session_id, start, end).records:
+    seqs = sorted(
+        seq
+        for code in (USAGE, COMPACT)
+        for seq in sessions.seqs_of_kind(session_id, code)
+        if known.read <= seq < length
+    )
+    for at in range(0, len(seqs), BLOCK):
+        for record in sessions.read_seqs(session_id, seqs[at : at + BLOCK]):
             if record.get("kind") == "event" and record.get("type") in USAGE_EVENTS:
                 total.add_json(record.get("usage"))
-        start = end + 1
     with _lock:
         if len(_known) >= MAX_REMEMBERED:
             _known.clear()

@@ -440,6 +440,25 @@ class TestIndex:
         assert again.read(session_id, 1, 1)[0]["content"] == "m1"
         assert again.append(session_id, user("after")) == total
 
+    def test_records_are_read_at_chosen_seqs_and_a_stale_index_is_rebuilt(
+        self, store: SessionStore
+    ) -> None:
+        session_id = store.create()
+        exchange(store, session_id, "q1")
+        exchange(store, session_id, "q2")
+        wanted = [1, 3, 4]
+        expected = [store.read(session_id, seq, seq)[0] for seq in wanted]
+        assert store.read_seqs(session_id, wanted) == expected
+        assert store.read_seqs(session_id, []) == []
+        for bad in ([3, 1], [1, 1], [1, 99]):
+            with pytest.raises(InvalidParams):
+                store.read_seqs(session_id, bad)
+        index = store.folder / f"{session_id}.idx"
+        entries = bytearray(index.read_bytes())
+        entries[8:16] = entries[16:24]  # seq 1's entry points at seq 2's line
+        index.write_bytes(bytes(entries))
+        assert SessionStore(store.root).read_seqs(session_id, wanted) == expected
+
     def test_a_garbage_index_is_rebuilt_from_the_transcript(self, store: SessionStore) -> None:
         session_id = store.create()
         exchange(store, session_id, "q")

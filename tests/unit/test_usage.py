@@ -14,6 +14,8 @@ import pytest
 
 from lecode_ls.agent.compaction import compact_session
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, Usage
+from lecode_ls.memory.records import EVENT, HEADER, USAGE
+from lecode_ls.memory.sessions import SessionStore
 from lecode_ls.memory.usage import UsageTotal, session_usage
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat
@@ -55,6 +57,26 @@ class TestSessionUsage:
         runtime.sessions.append(session, event("usage", KNOWN, purpose="chat"))
         runtime.sessions.undo(session)  # the call was made all the same
         assert session_usage(runtime.sessions, session).total_tokens == 220
+
+    def test_an_index_from_before_the_usage_code_is_rebuilt_and_counted_in_full(
+        self, runtime: Runtime
+    ) -> None:
+        """Usage records are found from the index (code USAGE); an index written before that
+        code existed (header 1, usage events under EVENT) is rebuilt, not trusted."""
+        session = chat(runtime, {"role": "user", "content": "hi"})
+        runtime.sessions.append(session, event("usage", KNOWN, purpose="chat"))
+        runtime.sessions.append(session, event("memory_usage", KNOWN, purpose="learning"))
+        index = runtime.sessions.folder / f"{session}.idx"
+        old = bytearray(index.read_bytes())
+        old[7] = 1  # HEADER's old code
+        for seq in range(len(old) // 8):
+            if old[seq * 8 + 7] == USAGE:
+                old[seq * 8 + 7] = EVENT
+        index.write_bytes(bytes(old))
+        fresh = SessionStore(runtime.sessions.root)
+        assert session_usage(fresh, session).calls == 2
+        assert fresh.seqs_of_kind(session, USAGE) == [2, 3]
+        assert index.read_bytes()[7] == HEADER
 
     def test_a_new_transcript_under_the_same_id_is_read_afresh(self, runtime: Runtime) -> None:
         session = chat(runtime, {"role": "user", "content": "hi"})
