@@ -236,10 +236,12 @@ class DriftTracker:
         """The state of every anchor in one file (with those of files renamed to it): from its
         open buffer, else from the disk. For a file renamed away, its anchors as checked in the
         file it became."""
-        followed = self._followed(checkout)
+        return self._states(checkout, path, self._followed(checkout))
+
+    def _states(self, checkout: Path, path: str, followed: dict[str, str]) -> list[AnchorState]:
         new = followed.get(path)
         if new is not None:
-            return [s for s in self.states(checkout, new) if s.anchor.path == path]
+            return [s for s in self._states(checkout, new, followed) if s.anchor.path == path]
         with self._lock:
             held = self._buffers.get((checkout, path))
         return held if held is not None else self._disk_states(checkout, path, followed)
@@ -312,8 +314,9 @@ class DriftTracker:
                 for (where, path), states in self._buffers.items():
                     if where == checkout:
                         before[path] = [state.key for state in states]
+            followed = self._followed(checkout)
             for path in self.paths():
-                if [s.key for s in self.states(checkout, path)] != before.get(path):
+                if [s.key for s in self._states(checkout, path, followed)] != before.get(path):
                     changed.add(path)
         return sorted(changed)
 
@@ -324,6 +327,7 @@ class DriftTracker:
         facts without anchors are left out. Without a checkout, every anchor is unchecked."""
         wanted = set(fact_ids)
         checkout = checkout or self.default_checkout()
+        followed = self._followed(checkout) if checkout is not None else {}
         found: dict[int, list[AnchorState]] = {}
         for path, anchors in self._index().items():
             if not any(a.fact_id in wanted for a in anchors):
@@ -331,9 +335,11 @@ class DriftTracker:
             if checkout is None:
                 states = [AnchorState(a, _UNCHECKED, None) for a in anchors]
             else:
-                states = self.states(checkout, path)
+                states = self._states(checkout, path, followed)
             for state in states:
-                if state.anchor.fact_id in wanted:
+                # A file's states include those of files renamed to it: each is taken once,
+                # under the path it is stored with.
+                if state.anchor.fact_id in wanted and state.anchor.path == path:
                     found.setdefault(state.anchor.fact_id, []).append(state)
         for states in found.values():
             states.sort(key=lambda s: s.anchor.index)

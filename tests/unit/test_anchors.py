@@ -292,6 +292,21 @@ class TestGitChanges:
         )
         assert changed and [s.located.status for s in states] == ["changed"]
 
+    def test_a_fact_of_the_new_file_and_one_followed_into_it_are_each_listed_once(
+        self, runtime: Runtime, repo: Path
+    ) -> None:
+        followed = self.remember(runtime, repo)
+        git(repo, "mv", "app.py", "main.py")
+        anchor = make_anchor(split_lines(SOURCE)[0:1], 1, "main.py", head_commit(repo))
+        own = TestStorage().remember(runtime, "main is defined", [anchor])
+        runtime.drift.reload()
+        states = runtime.drift.fact_states([followed, own])
+        assert [(s.located.status, s.renamed_to) for s in states[followed]] == [
+            ("moved", "main.py")
+        ]
+        assert [(s.located.status, s.renamed_to) for s in states[own]] == [("current", None)]
+        assert len(runtime.drift.states(repo, "main.py")) == 2
+
     def test_a_committed_rename_is_followed_from_the_anchors_commit(
         self, runtime: Runtime, repo: Path
     ) -> None:
