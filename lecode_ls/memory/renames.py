@@ -13,8 +13,8 @@ followed and the anchor stays `deleted`.
 
 This is the one place lecode-ls runs Git (identity and checkouts read its files), and it is
 bounded: Git runs only when some anchored file is missing, once per state of the checkout (see
-`git_stamp`), for at most MAX_COMMITS commits, each run stopped after GIT_TIMEOUT seconds or
-MAX_OUTPUT bytes of output.
+`git_stamp`), for at most MAX_COMMITS commits and GIT_TIMEOUT seconds in all, each run stopped
+after MAX_OUTPUT bytes of output.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def _git_env() -> dict[str, str]:
     return env
 
 
-def git_renames(checkout: Path, commit: str) -> dict[str, str] | None:
+def git_renames(checkout: Path, commit: str, timeout: float = GIT_TIMEOUT) -> dict[str, str] | None:
     """Git's renames from `commit` (or "HEAD") to the index of `checkout`: old path -> new path,
     "/"-separated and relative to the checkout; None when Git is absent, fails or passes a
     bound."""
@@ -89,7 +90,7 @@ def git_renames(checkout: Path, commit: str) -> dict[str, str] | None:
     except OSError as exc:
         log.debug("git not run: %s", exc.strerror)
         return None
-    timer = threading.Timer(GIT_TIMEOUT, process.kill)
+    timer = threading.Timer(timeout, process.kill)
     timer.start()
     try:
         assert process.stdout is not None
@@ -159,8 +160,15 @@ class Renames:
                 counts[commit] = counts.get(commit, 0) + 1
         commits = sorted(counts, key=lambda c: -counts[c])[:MAX_COMMITS]
         found: dict[str, str] = {}
+        deadline = time.monotonic() + GIT_TIMEOUT
         for commit in commits:
-            renames = git_renames(checkout, commit) or {}
+            left = deadline - time.monotonic()
+            if left <= 0:
+                log.info(
+                    "renames in %s: Git took %s s; the rest not followed", checkout, GIT_TIMEOUT
+                )
+                break
+            renames = git_renames(checkout, commit, left) or {}
             for old in missing:
                 new = renames.get(old)
                 if old not in found and new is not None and (checkout / new).is_file():

@@ -5,6 +5,7 @@ evidence. Real files, real SQLite, real Git repositories made with the `git` com
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from datetime import date
 from pathlib import Path
@@ -15,6 +16,7 @@ from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.tools import run_tool
 from lecode_ls.commands import run_memory_command
 from lecode_ls.errors import InvalidParams, NotFound, StaleRevision
+from lecode_ls.memory import renames
 from lecode_ls.memory.anchor_capture import make_anchor, read_paths, verified_fact_anchor
 from lecode_ls.memory.anchor_text import Text, lines_digest, split_lines
 from lecode_ls.memory.anchors import NewAnchor, check_path
@@ -356,6 +358,21 @@ class TestGitChanges:
         assert self.where(runtime, fact_id) == [("changed", None, None)]
         git(repo, "checkout", "-q", "-b", "same")  # HEAD moved, the anchors did not
         assert runtime.drift.poll_checkouts() == []
+
+    def test_a_git_that_hangs_is_stopped_at_the_bound(
+        self, runtime: Runtime, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        fact_id = self.remember(runtime, repo)
+        git(repo, "mv", "app.py", "main.py")
+        bin_dir, pid_file = tmp_path / "bin", tmp_path / "git.pid"
+        bin_dir.mkdir()
+        (bin_dir / "git").write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 600\n")
+        (bin_dir / "git").chmod(0o755)
+        monkeypatch.setenv("PATH", str(bin_dir))
+        monkeypatch.setattr(renames, "GIT_TIMEOUT", 0.5)
+        assert self.where(runtime, fact_id) == [("deleted", None, None)]
+        with pytest.raises(ProcessLookupError):  # killed and reaped
+            os.kill(int(pid_file.read_text()), 0)
 
     def test_no_hook_or_filter_of_the_repository_runs(
         self, runtime: Runtime, repo: Path, tmp_path: Path
