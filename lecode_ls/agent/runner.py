@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -62,6 +63,11 @@ MAX_COMPACTIONS = 8
 
 MAX_ROUNDS = 24
 """Provider requests in one turn at most; a model still calling tools after that is stopped."""
+
+MAX_SAME_ROUNDS = 3
+"""Rounds in a row asking for the very same calls (names and arguments) at most: a model doing
+that is looping (a 0.5B model read the same note 24 times running in the live comparison),
+and its turn is stopped as at MAX_ROUNDS once the calls have run."""
 
 BASE_PROMPT = """\
 You are lecode, a coding assistant working in the project at {root}.
@@ -231,6 +237,8 @@ class ChatTurn:
         try:
             await self._append({"kind": "message", "role": "user", "content": text})
             await self._load_history()
+            previous: list[tuple[str, str]] = []
+            same = 0
             for _ in range(MAX_ROUNDS):
                 outcome = await self._round()
                 if isinstance(outcome, str):
@@ -242,16 +250,17 @@ class ChatTurn:
                     tool = asyncio.ensure_future(self._run_call(call, generation))
                     await asyncio.shield(tool)
                     tool = None
-            await self._event("tool_limit", rounds=MAX_ROUNDS)
-            self.emit(
-                "error",
-                {
-                    "code": "tool_limit",
-                    "message": f"the model was still calling tools after {MAX_ROUNDS} requests; "
-                    "the turn was stopped",
-                },
+                asked = [(call.name, _canonical_arguments(call.arguments)) for call in calls]
+                same = same + 1 if asked and asked == previous else 1
+                previous = asked
+                if same >= MAX_SAME_ROUNDS:
+                    return await self._tool_limit(
+                        f"the model asked for the same tool calls {same} times in a row",
+                        rounds=same,
+                    )
+            return await self._tool_limit(
+                f"the model was still calling tools after {MAX_ROUNDS} requests", rounds=MAX_ROUNDS
             )
-            return self._result("toolLimit")
         except asyncio.CancelledError:
             # An unanswered permission question counts as "deny", and so does a later one.
             if self._asker is not None:
@@ -261,6 +270,11 @@ class ChatTurn:
                     await tool  # a tool that started finishes and its result is recorded
             await asyncio.shield(self._append(self._record_event("cancelled")))
             return self._result("cancelled")
+
+    async def _tool_limit(self, why: str, rounds: int) -> TurnResult:
+        await self._event("tool_limit", rounds=rounds)
+        self.emit("error", {"code": "tool_limit", "message": f"{why}; the turn was stopped"})
+        return self._result("toolLimit")
 
     async def _round(self) -> str | tuple[list[ToolCall], int]:
         """One provider request: the stop reason when the turn ends, else the calls to run and
@@ -559,3 +573,11 @@ def _tool_calls_json(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
         {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
         for c in calls
     ]
+
+
+def _canonical_arguments(text: str) -> str:
+    """A call's arguments as compared between rounds: key order and spacing do not count."""
+    try:
+        return json.dumps(json.loads(text), sort_keys=True)
+    except (ValueError, RecursionError):
+        return text

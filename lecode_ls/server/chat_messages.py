@@ -53,7 +53,8 @@ class ChatSendResult(Message):
     limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `paused` (the next request cannot
     fit the model's window even after compaction; a `paused` delta says why), `error` (the
     provider failed; an `error` delta says why), `toolLimit` (the model kept calling tools past
-    the limit of rounds)."""
+    the limit of 24 rounds, or asked for the very same calls 3 rounds in a row; an `error`
+    delta with code `tool_limit` says which)."""
     usage: UsageModel
     """The turn's usage, every provider call counted once."""
 

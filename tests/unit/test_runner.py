@@ -338,14 +338,37 @@ class TestTools:
     async def test_a_model_that_never_stops_calling_tools_is_stopped(
         self, runtime: Runtime, folder: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        monkeypatch.setattr(runner_module, "MAX_ROUNDS", 3)
+        monkeypatch.setattr(runner_module, "MAX_ROUNDS", 4)
         session = runtime.sessions.create("t")
-        listing = call("memory_list", {})
-        provider = ScriptedProvider().add(*(tool_turn([listing]) for _ in range(3)))
+        listings = [call("memory_list", {"offset": i}) for i in range(4)]  # never the same call
+        provider = ScriptedProvider().add(*(tool_turn([listing]) for listing in listings))
+        deltas = Deltas()
+        result = await make_turn(runtime, session, provider, folder, deltas).run("loop")
+        assert result.stop_reason == "toolLimit" and len(provider.requests) == 4
+        assert shapes(runtime, session)[-1] == "event:tool_limit"
+        assert "after 4 requests" in dict(deltas)["error"]["message"]
+
+    async def test_a_model_repeating_the_same_calls_is_stopped_at_the_third_round(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        """Found live: a 0.5B model read the same note 24 times in a row (bench.compare)."""
+        session = runtime.sessions.create("t")
+        same = [
+            ToolCall("c", "memory_read", '{"path": "MEMORY.md", "offset": 0}'),
+            ToolCall("c", "memory_read", '{"offset":0,"path":"MEMORY.md"}'),  # same arguments
+            ToolCall("c", "memory_read", '{"path": "MEMORY.md", "offset": 0}'),
+        ]
+        provider = ScriptedProvider().add(*(tool_turn([c]) for c in same), text_turn("unused"))
         deltas = Deltas()
         result = await make_turn(runtime, session, provider, folder, deltas).run("loop")
         assert result.stop_reason == "toolLimit" and len(provider.requests) == 3
-        assert shapes(runtime, session)[-1] == "event:tool_limit"
+        assert dict(deltas)["error"] == {
+            "code": "tool_limit",
+            "message": "the model asked for the same tool calls 3 times in a row; "
+            "the turn was stopped",
+        }
+        # Every call asked for ran and has its result: the transcript stays well formed.
+        assert shapes(runtime, session)[-2:] == ["tool", "event:tool_limit"]
 
 
 class TestGenerationStamps:

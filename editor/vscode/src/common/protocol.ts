@@ -336,7 +336,7 @@ export interface ChatSendParams {
 export interface ChatSendResult {
   /** The turn's ID (also on every delta of the turn). */
   turnId: string;
-  /** Why the turn ended: `stop` (the model finished), `length` (the model hit its output limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `paused` (the next request cannot fit the model's window even after compaction; a `paused` delta says why), `error` (the provider failed; an `error` delta says why), `toolLimit` (the model kept calling tools past the limit of rounds). */
+  /** Why the turn ended: `stop` (the model finished), `length` (the model hit its output limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `paused` (the next request cannot fit the model's window even after compaction; a `paused` delta says why), `error` (the provider failed; an `error` delta says why), `toolLimit` (the model kept calling tools past the limit of 24 rounds, or asked for the very same calls 3 rounds in a row; an `error` delta with code `tool_limit` says which). */
   stopReason: "stop" | "length" | "contentFilter" | "cancelled" | "paused" | "error" | "toolLimit";
   /** The turn's usage, every provider call counted once. */
   usage: UsageModel;
