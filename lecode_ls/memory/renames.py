@@ -164,9 +164,7 @@ class Renames:
         for commit in commits:
             left = deadline - time.monotonic()
             if left <= 0:
-                log.info(
-                    "renames in %s: Git took %s s; the rest not followed", checkout, GIT_TIMEOUT
-                )
+                log.info("renames: Git took over %s s; the rest are not followed", GIT_TIMEOUT)
                 break
             renames = git_renames(checkout, commit, left) or {}
             for old in missing:
