@@ -187,14 +187,14 @@ async def watch_checkouts(ls: LecodeServer, interval: float = 1.0) -> None:
         for runtime in ls.runtimes.all():
             if not runtime.settings.memory.enabled:
                 continue
-            root = runtime.project.root
             try:
                 paths = await asyncio.to_thread(runtime.drift.poll_checkouts)
             except Exception as exc:  # one unreadable checkout must not end the watch
-                log.warning("anchors of %s not re-checked: %s", root, type(exc).__name__)
+                log.warning("anchors not re-checked after a change in Git: %s", type(exc).__name__)
                 continue
             if not paths:
                 continue
+            root = runtime.project.root
             ls.send(
                 "lecode/anchors/didChange",
                 AnchorsDidChangeParams(
