@@ -34,6 +34,7 @@ SOURCE = "lecode"
 LENS_CHARS = 60
 MESSAGE_CHARS = 80
 REMEMBER_KIND = "refactor.lecode.remember"
+MAX_NOTIFIED_PATHS = 1000
 ACTION_KINDS = [types.CodeActionKind.QuickFix, REMEMBER_KIND]
 
 
@@ -147,14 +148,22 @@ async def check_document(ls: LecodeServer, uri: str, *, publish: bool = False) -
     diagnostics = await asyncio.to_thread(_diagnostics, ls, runtime, doc, states, text)
     _publish(ls, uri, diagnostics)
     if changed:
-        root = runtime.project.root
-        ls.send(
-            "lecode/anchors/didChange",
-            AnchorsDidChangeParams(
-                workspace_uri=path_to_uri(root), project_root=str(root), paths=[doc.rel]
-            ),
-        )
-        refresh_lenses(ls)
+        anchors_changed(ls, runtime, [doc.rel])
+
+
+def anchors_changed(ls: LecodeServer, runtime: Runtime, paths: list[str]) -> None:
+    """Tell the client that the drift of these files' anchors changed (at most
+    MAX_NOTIFIED_PATHS are named), and refresh its CodeLenses."""
+    root = runtime.project.root
+    ls.send(
+        "lecode/anchors/didChange",
+        AnchorsDidChangeParams(
+            workspace_uri=path_to_uri(root),
+            project_root=str(root),
+            paths=paths[:MAX_NOTIFIED_PATHS],
+        ),
+    )
+    refresh_lenses(ls)
 
 
 def _publish(ls: LecodeServer, uri: str, diagnostics: list[types.Diagnostic]) -> None:
@@ -174,13 +183,10 @@ def refresh_lenses(ls: LecodeServer) -> None:
         ls.workspace_code_lens_refresh(None)
 
 
-MAX_NOTIFIED_PATHS = 1000
-
-
 async def watch_checkouts(ls: LecodeServer, interval: float = 1.0) -> None:
     """Every `interval` seconds: when the Git state of a project's checkout changed (a branch
     switch, a commit, a `git mv`), re-check its anchored files on disk and name those whose
-    anchors changed in `lecode/anchors/didChange` (at most MAX_NOTIFIED_PATHS), so fact views
+    anchors changed in `lecode/anchors/didChange`, so fact views
     refresh without being asked. Open documents follow their buffers, which the editor updates."""
     while True:
         await asyncio.sleep(interval)
@@ -192,18 +198,8 @@ async def watch_checkouts(ls: LecodeServer, interval: float = 1.0) -> None:
             except Exception as exc:  # one unreadable checkout must not end the watch
                 log.warning("anchors not re-checked after a change in Git: %s", type(exc).__name__)
                 continue
-            if not paths:
-                continue
-            root = runtime.project.root
-            ls.send(
-                "lecode/anchors/didChange",
-                AnchorsDidChangeParams(
-                    workspace_uri=path_to_uri(root),
-                    project_root=str(root),
-                    paths=paths[:MAX_NOTIFIED_PATHS],
-                ),
-            )
-            refresh_lenses(ls)
+            if paths:
+                anchors_changed(ls, runtime, paths)
 
 
 async def did_close(ls: LecodeServer, uri: str) -> None:
