@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 ROOT = Path(__file__).resolve().parent.parent
 LECODE = [sys.executable, "-m", "lecode_ls"]
@@ -37,8 +37,9 @@ class RpcError(Exception):
         self.error = error
 
 
-class Server:
-    """One server process spoken to over stdio with Content-Length framed JSON-RPC."""
+class RpcProcess:
+    """A server process spoken to over stdio with JSON-RPC. The framing is the subclass's
+    (`_frame`, `_read_message`), and so is the answer to a server-to-client request (`_answer`)."""
 
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
@@ -51,7 +52,7 @@ class Server:
         return self.proc.pid
 
     @classmethod
-    async def spawn(cls, command: Sequence[str], env: dict[str, str]) -> Server:
+    async def spawn(cls, command: Sequence[str], env: dict[str, str], **options: Any) -> Self:
         proc = await asyncio.create_subprocess_exec(
             *command,
             stdin=asyncio.subprocess.PIPE,
@@ -60,13 +61,24 @@ class Server:
             stderr=asyncio.subprocess.DEVNULL,
             cwd=ROOT,
             env=env,
+            **options,
         )
         return cls(proc)
 
+    def _frame(self, body: bytes) -> bytes:
+        raise NotImplementedError
+
+    async def _read_message(self, stdout: asyncio.StreamReader) -> bytes | None:
+        """The next message's JSON text; None at the end of the output."""
+        raise NotImplementedError
+
+    def _answer(self, request_id: Any) -> dict[str, Any]:
+        """The reply to a request the server sends to the client."""
+        raise NotImplementedError
+
     def _send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.proc.stdin.write(self._frame(json.dumps({"jsonrpc": "2.0", **message}).encode()))
 
     async def request(self, method: str, params: Any = None) -> Any:
         request_id = next(self._ids)
@@ -82,17 +94,10 @@ class Server:
         stdout = self.proc.stdout
         assert stdout is not None
         try:
-            while True:
-                header = await stdout.readuntil(b"\r\n\r\n")
-                length = next(
-                    int(line.split(b":", 1)[1])
-                    for line in header.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                )
-                message = json.loads(await stdout.readexactly(length))
+            while (text := await self._read_message(stdout)) is not None:
+                message = json.loads(text)
                 if "id" in message and "method" in message:
-                    # A server-to-client request (registerCapability, ...): accept it.
-                    self._send({"id": message["id"], "result": None})
+                    self._send(self._answer(message["id"]))
                 elif "id" in message:
                     future = self._pending.pop(message["id"], None)
                     if future is None or future.done():  # answered after a client timeout
@@ -103,8 +108,6 @@ class Server:
                         future.set_result(message.get("result"))
                 else:
                     self.notified(message.get("method", ""), message.get("params"))
-        except asyncio.IncompleteReadError:
-            pass
         finally:
             for future in self._pending.values():
                 if not future.done():
@@ -112,6 +115,29 @@ class Server:
 
     def notified(self, method: str, params: Any) -> None:
         """A notification from the server; ignored here, for subclasses to watch."""
+
+
+class Server(RpcProcess):
+    """A language server: Content-Length framed JSON-RPC."""
+
+    def _frame(self, body: bytes) -> bytes:
+        return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+    async def _read_message(self, stdout: asyncio.StreamReader) -> bytes | None:
+        try:
+            header = await stdout.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":", 1)[1])
+                for line in header.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            )
+            return await stdout.readexactly(length)
+        except asyncio.IncompleteReadError:
+            return None
+
+    def _answer(self, request_id: Any) -> dict[str, Any]:
+        # A server-to-client request (registerCapability, ...): accept it.
+        return {"id": request_id, "result": None}
 
     async def initialize(self, folders: Sequence[Path]) -> Any:
         result = await self.request("initialize", initialize_params(folders))

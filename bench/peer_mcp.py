@@ -6,25 +6,25 @@ seconds), and answers a reason to skip instead when that cannot be done (no uv, 
 no registry). The server is started from that environment's own `basic-memory` script, so a
 start is timed without uv in front of it.
 
-MCP's stdio transport is newline-delimited JSON-RPC; `McpServer` is the same few lines as
-`common.Server` with that framing, so neither side gets a heavier client.
+MCP's stdio transport is newline-delimited JSON-RPC; `McpServer` is `common.RpcProcess` with that
+framing, as `common.Server` is with LSP's, so neither side gets a heavier client.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from bench.common import ROOT, RpcError, now
+from bench.common import RpcError, RpcProcess, now
 
 PEER = "basic-memory"
 PEER_VERSION = "0.24.1"
@@ -161,42 +161,22 @@ async def wait_settled(home: Path, before: int, limit: float) -> float:
     return now() - start
 
 
-class McpServer:
-    """One MCP server over stdio: newline-delimited JSON-RPC."""
-
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self._ids = itertools.count(1)
-        self._pending: dict[int, asyncio.Future[Any]] = {}
-        self._reader = asyncio.create_task(self._read_loop(), name=f"mcp-reader-{proc.pid}")
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
+class McpServer(RpcProcess):
+    """An MCP server: newline-delimited JSON-RPC."""
 
     @classmethod
-    async def spawn(cls, command: list[str], env: dict[str, str]) -> McpServer:
-        proc = await asyncio.create_subprocess_exec(
-            *command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,  # it logs to its config folder too
-            cwd=ROOT,
-            env=env,
-            limit=2**24,  # one JSON-RPC message is one line
-        )
-        return cls(proc)
+    async def spawn(cls, command: Sequence[str], env: dict[str, str], **options: Any) -> Self:
+        return await super().spawn(command, env, limit=2**24, **options)  # a message is a line
 
-    def _send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+    def _frame(self, body: bytes) -> bytes:
+        return body + b"\n"
 
-    async def request(self, method: str, params: Any = None) -> Any:
-        request_id = next(self._ids)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        self._send({"id": request_id, "method": method, "params": params})
-        return await future
+    async def _read_message(self, stdout: asyncio.StreamReader) -> bytes | None:
+        return await stdout.readline() or None
+
+    def _answer(self, request_id: Any) -> dict[str, Any]:
+        # ping, sampling...: declined.
+        return {"id": request_id, "error": {"code": -32601, "message": "no"}}
 
     async def initialize(self) -> Any:
         result = await self.request(
@@ -207,7 +187,7 @@ class McpServer:
                 "clientInfo": {"name": "lecode-bench", "version": "0"},
             },
         )
-        self._send({"method": "notifications/initialized"})
+        self.notify("notifications/initialized")
         return result
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
@@ -216,27 +196,6 @@ class McpServer:
         if result.get("isError"):
             raise RpcError({"code": "isError", "message": json.dumps(result)[:500]})
         return result["structuredContent"]["result"]
-
-    async def _read_loop(self) -> None:
-        stdout = self.proc.stdout
-        assert stdout is not None
-        try:
-            while line := await stdout.readline():
-                message = json.loads(line)
-                if "id" in message and "method" in message:  # ping, sampling...: decline
-                    self._send({"id": message["id"], "error": {"code": -32601, "message": "no"}})
-                elif "id" in message:
-                    future = self._pending.pop(message["id"], None)
-                    if future is None or future.done():
-                        continue
-                    if "error" in message:
-                        future.set_exception(RpcError(message["error"]))
-                    else:
-                        future.set_result(message.get("result"))
-        finally:
-            for future in self._pending.values():
-                if not future.done():
-                    future.set_exception(ConnectionError("the server closed its output"))
 
     async def close(self) -> None:
         """MCP's stdio shutdown: close its input; kill only if it does not end by itself."""
