@@ -109,6 +109,19 @@ async def remembered(
     )
 
 
+async def open_remembered(client: LanguageClient, doc: str) -> None:
+    """Open the document with SOURCE and remember its port line as a fact."""
+    open_doc(client, doc, SOURCE)
+    await remembered(client, doc)
+
+
+async def port_changed(client: LanguageClient, doc: str, new: str) -> types.Diagnostic:
+    """Change the remembered port line in the buffer (version 2); its one diagnostic."""
+    edit(client, doc, 2, PORT_LINE, "PORT = 8080", new)
+    [diagnostic] = await diagnostics_until(client, doc, lambda found: len(found) == 1)
+    return diagnostic
+
+
 class TestRememberSelection:
     async def test_the_selection_becomes_evidence_and_an_anchor(
         self, start: Start, repo: Path, app: Path
@@ -191,11 +204,9 @@ class TestDriftInTheEditor:
         client = await start(repo, capabilities=CAPS)
         fix_code_action_parsing(client)
         doc = uri(app)
-        open_doc(client, doc, SOURCE)
-        await remembered(client, doc)
+        await open_remembered(client, doc)
         changed = client.protocol.wait_for_notification_async("lecode/anchors/didChange")
-        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 9090")
-        [diagnostic] = await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        diagnostic = await port_changed(client, doc, "PORT = 9090")
         assert (await asyncio.wait_for(changed, 10))["paths"] == ["src/app.py"]
         assert diagnostic.code == "fact-changed"
         assert diagnostic.severity == types.DiagnosticSeverity.Warning
@@ -238,8 +249,7 @@ class TestDriftInTheEditor:
     ) -> None:
         client = await start(repo, capabilities=CAPS)
         doc = uri(app)
-        open_doc(client, doc, SOURCE)
-        await remembered(client, doc)
+        await open_remembered(client, doc)
         changed = client.protocol.wait_for_notification_async("lecode/anchors/didChange")
         edit(client, doc, 2, 0, "", "# header\n# more\n")
         await asyncio.wait_for(changed, 10)
@@ -270,10 +280,8 @@ class TestDriftInTheEditor:
     ) -> None:
         client = await start(repo)
         doc = uri(app)
-        open_doc(client, doc, SOURCE)
-        await remembered(client, doc)
-        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 1")
-        await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        await open_remembered(client, doc)
+        await port_changed(client, doc, "PORT = 1")
         client.text_document_did_close(
             types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(doc))
         )
@@ -335,8 +343,7 @@ class TestRenamedFiles:
         assert lenses is not None and [lens.command.title for lens in lenses if lens.command] == [
             "fact #1 r1: The app serves on 8080."
         ]
-        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 1")
-        [flagged] = await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        flagged = await port_changed(client, doc, "PORT = 1")
         assert flagged.code == "fact-changed"
 
     async def test_a_branch_switch_is_announced_without_a_request(
@@ -433,12 +440,10 @@ class TestTheModelsNextRequest:
             server.push(Stream(text_chunks("ok")), Stream(text_chunks("ok")))
             client = await chat_client(start, repo, server)
             doc = uri(app)
-            open_doc(client, doc, SOURCE)
-            await remembered(client, doc)
+            await open_remembered(client, doc)
             session = await new_session(client)
             await call(client, "lecode/chat/send", {"sessionId": session, "text": "port?"})
-            edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 9090")
-            await diagnostics_until(client, doc, lambda found: len(found) == 1)
+            await port_changed(client, doc, "PORT = 9090")
             await call(client, "lecode/chat/send", {"sessionId": session, "text": "port now?"})
             before, after = (
                 [
@@ -499,10 +504,8 @@ class TestCorrectSelection:
         # covers F6: the correction's evidence is the person's message quoting the new lines
         client = await start(repo)
         doc = uri(app)
-        open_doc(client, doc, SOURCE)
-        await remembered(client, doc)
-        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 9090")
-        await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        await open_remembered(client, doc)
+        await port_changed(client, doc, "PORT = 9090")
         stale = await error_of(
             call(
                 client,
@@ -546,10 +549,8 @@ class TestBufferBounds:
         client = await start(repo)
         doc = uri(app)
         assert "%20" in doc
-        open_doc(client, doc, SOURCE)
-        await remembered(client, doc)
-        edit(client, doc, 2, PORT_LINE, "PORT = 8080", "PORT = 1")
-        await diagnostics_until(client, doc, lambda found: len(found) == 1)
+        await open_remembered(client, doc)
+        await port_changed(client, doc, "PORT = 1")
         [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
         assert (anchor["status"], anchor["checkedAgainst"]) == ("changed", "buffer")
 
