@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pygls.exceptions import JsonRpcException
@@ -40,3 +41,22 @@ async def remember(client: Any, session: str, seq: int, text: str) -> dict[str, 
         client, "lecode/facts/remember", {"text": text, "source": source}
     )
     return result
+
+
+def candidate(text: str, seq: int, *, proposal: bool = False) -> dict[str, Any]:
+    """A learning candidate quoting the user message at `seq` as an explicit preference."""
+    return {
+        "text": text,
+        "source_seqs": [seq],
+        "kind": "explicit_user_preference",
+        "quote": text,
+        "conflicts": [],
+        "proposal": proposal,
+    }
+
+
+def seq_of(payload: str, text: str) -> int:
+    """The seq of the user message starting with `text` in a learning request's transcript."""
+    match = re.search(rf"\[seq (\d+)\] user: {re.escape(text)}", payload)
+    assert match, text
+    return int(match[1])

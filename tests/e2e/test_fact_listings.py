@@ -9,7 +9,6 @@ none is given (A6).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from pytest_lsp import LanguageClient
 
 from tests.e2e.chat import Deltas, new_session, tool_chunks
 from tests.e2e.conftest import Start, call, command
-from tests.e2e.facts import imported, remember
+from tests.e2e.facts import candidate, imported, remember, seq_of
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 CAP = 16_384
@@ -32,23 +31,6 @@ def size(value: Any) -> int:
     if isinstance(value, str):
         return len(value.encode("utf-8"))
     return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
-
-
-def seq_of(payload: str, text: str) -> int:
-    match = re.search(rf"\[seq (\d+)\] user: {re.escape(text)}", payload)
-    assert match, text
-    return int(match[1])
-
-
-def proposal(text: str, seq: int) -> dict[str, Any]:
-    return {
-        "text": text,
-        "source_seqs": [seq],
-        "kind": "explicit_user_preference",
-        "quote": text,
-        "conflicts": [],
-        "proposal": True,
-    }
 
 
 def model(extraction: Extraction) -> Callable[[dict[str, Any]], Stream]:
@@ -109,7 +91,7 @@ class TestTheCap:
         wishes = [f"Prefer the style number {n} " + "abc " * 118 for n in range(4)]
 
         def extraction(payload: str) -> list[dict[str, Any]]:
-            return [proposal(w, seq_of(payload, w)) for w in wishes]
+            return [candidate(w, seq_of(payload, w), proposal=True) for w in wishes]
 
         async with FakeOpenAI(respond=model(extraction)) as server:
             client = await learning_client(start, repo, server)
@@ -143,7 +125,7 @@ class TestTheCurrentSession:
         def extraction(payload: str) -> list[dict[str, Any]]:
             if "session B" not in payload:
                 return []  # session A: no_candidates
-            return [proposal("not said by anyone", seq_of(payload, "session B"))]
+            return [candidate("not said by anyone", seq_of(payload, "session B"), proposal=True)]
 
         async with FakeOpenAI(respond=model(extraction)) as server:
             client = await learning_client(start, repo, server)

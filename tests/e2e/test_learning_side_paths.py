@@ -22,6 +22,7 @@ from pytest_lsp import LanguageClient
 from lecode_ls.memory.transcript_files import TranscriptPaths, lock_transcript
 from tests.e2e.chat import new_session
 from tests.e2e.conftest import Start, call
+from tests.e2e.facts import candidate
 from tests.fakes.openai_server import FakeOpenAI, Stream, Wait, text_chunks
 
 PREFERENCE = "We use tabs for indentation in this repo."
@@ -76,17 +77,6 @@ async def learn_once(start: Start, repo: Path, server: FakeOpenAI) -> tuple[Lang
     result = await call(client, "lecode/session/compact", {"sessionId": session})
     assert result["status"] == "compacted"
     return client, session
-
-
-def candidate(text: str, seq: int) -> dict[str, Any]:
-    return {
-        "text": text,
-        "source_seqs": [seq],
-        "kind": "explicit_user_preference",
-        "quote": text,
-        "conflicts": [],
-        "proposal": False,
-    }
 
 
 class TestAnswerParsing:

@@ -9,7 +9,6 @@ gave its input back.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from pytest_lsp import LanguageClient
 
 from tests.e2e.chat import new_session
 from tests.e2e.conftest import Start, call
+from tests.e2e.facts import candidate, seq_of
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 SUMMARISER = "You maintain the working summary"
@@ -28,27 +28,10 @@ CONVENTION = "Never commit uv.lock."
 PREFERENCE = "We use tabs for indentation in this repo."
 
 
-def candidate(text: str, seq: int) -> dict[str, Any]:
-    return {
-        "text": text,
-        "source_seqs": [seq],
-        "kind": "explicit_user_preference",
-        "quote": text,
-        "conflicts": [],
-        "proposal": False,
-    }
-
-
 def fenced(value: Any, before: str = "") -> list[dict[str, Any]]:
     """Indented JSON in one ```json fence, streamed a line at a time, as the model sent it."""
     lines = ["```json", *json.dumps(value, indent=2).split("\n"), "```"]
     return text_chunks(before, *(line + "\n" for line in lines[:-1]), lines[-1], usage=(300, 90))
-
-
-def seq_of(payload: str, text: str) -> int:
-    match = re.search(rf"\[seq (\d+)\] user: {re.escape(text)}", payload)
-    assert match, text
-    return int(match[1])
 
 
 def model(
