@@ -178,13 +178,14 @@ class DriftTracker:
                         del cache[key]
         return followed
 
-    def renamed_to(self, path: str, checkout: Path | None = None) -> list[str]:
-        """The anchored files Git says were renamed to `path` in `checkout` (default:
-        `default_checkout`), sorted."""
+    def renamed_into(self, checkout: Path | None = None) -> dict[str, list[str]]:
+        """For each file Git says anchored files were renamed to in `checkout` (default:
+        `default_checkout`), those files, sorted. One look at Git's state for all of them."""
         checkout = checkout or self.default_checkout()
-        if checkout is None:
-            return []
-        return sorted(old for old, new in self._followed(checkout).items() if new == path)
+        into: dict[str, list[str]] = {}
+        for old, new in sorted(self._followed(checkout).items() if checkout else ()):
+            into.setdefault(new, []).append(old)
+        return into
 
     def _anchors_for(self, path: str, followed: dict[str, str]) -> list[StoredAnchor]:
         """The anchors checked in file `path`: its own and those of the files renamed to it."""

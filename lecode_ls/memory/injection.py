@@ -225,11 +225,12 @@ def _candidates(runtime: Runtime, read_paths: Iterable[str]) -> list[Fact]:
     conversation (at most 50, by ID), then the first 50 by ID (I3's selection), once each."""
     facts, drift = runtime.facts, runtime.drift
     page, _ = facts.list(0, MAX_INSPECTED_FACTS)
+    renamed = drift.renamed_into()
     preferred_ids = sorted(
         {
             anchor.fact_id
             for path in sorted(drift.open_paths() | set(read_paths))
-            for anchored in (path, *drift.renamed_to(path))
+            for anchored in (path, *renamed.get(path, ()))
             for anchor in drift.anchors_in(anchored)
         }
     )[:MAX_INSPECTED_FACTS]

@@ -190,7 +190,7 @@ def list_facts(
     text). A page holds at least one fact while any is left, so following `next_offset` ends.
     With `drift`, each fact's code anchors and their drift now; with `path` (checkout-relative),
     only the facts anchored in that file (or in a file Git says was renamed to it)."""
-    also = drift.renamed_to(path) if drift is not None and path is not None else []
+    also = drift.renamed_into().get(path, []) if drift is not None and path is not None else []
     items, next_offset = facts.list(offset, LIST_PAGE, path=path, also=also)
     states = drift.fact_states(f.id for f in items) if drift is not None else {}
     answer: dict[str, Any] = {"facts": [], "offset": offset, "next_offset": next_offset}
