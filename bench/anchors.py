@@ -32,8 +32,8 @@ from bench.common import (
     server_env,
 )
 from lecode_ls.config import Settings
-from lecode_ls.memory.anchor_capture import make_anchor
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.anchors import make_anchor
+from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtimes
 
 LINES = 200

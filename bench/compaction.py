@@ -33,8 +33,8 @@ from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, Usag
 from lecode_ls.agent.runner import ChatTurn, TurnOptions
 from lecode_ls.config import Settings
 from lecode_ls.memory.canonical import canonical_json, records_digest
-from lecode_ls.memory.identity import Project
-from lecode_ls.memory.sources import MAX_POSITIONS
+from lecode_ls.memory.project import Project
+from lecode_ls.memory.sessions import MAX_POSITIONS
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench.common import make_repo, markdown_table, now, percentile, ratio, run_bench
 from lecode_ls.config import Settings
-from lecode_ls.memory.sources import SourceRef, source_snapshot
+from lecode_ls.memory.sessions import SourceRef, source_snapshot
 from lecode_ls.runtime import Runtimes
 
 RECORD = b'{"content":"' + b"x" * 80 + b'","kind":"message","seq":0}\n'  # 120 bytes

@@ -35,7 +35,7 @@ from bench.common import (
     server_env,
 )
 from lecode_ls.config import Settings
-from lecode_ls.memory.sources import SourceRef
+from lecode_ls.memory.sessions import SourceRef
 from lecode_ls.runtime import Runtime, Runtimes
 
 TARGET_MS = 10.0

@@ -21,9 +21,9 @@ from bench.sources import write_transcript
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.memory import injection
 from lecode_ls.memory.files import make_dirs
-from lecode_ls.memory.identity import Project
 from lecode_ls.memory.injection import MAX_INSPECTED_FACTS, build_memory_section
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.project import Project
+from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtime
 
 TARGET_MS = 5.0

@@ -26,9 +26,14 @@ from bench.common import markdown_table, now, percentile, ratio, run_bench
 from lecode_ls.memory.canonical import canonical_json
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.files import FILE_MODE, make_dirs
-from lecode_ls.memory.records import new_session_id
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, source_snapshot, validate_source
+from lecode_ls.memory.sessions import (
+    MAX_POSITIONS,
+    SessionStore,
+    SourceRef,
+    new_session_id,
+    source_snapshot,
+    validate_source,
+)
 
 TARGET = 2.0
 RANGE = MAX_POSITIONS  # 200 records, the largest source there is

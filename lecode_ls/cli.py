@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("pygls.protocol.json_rpc").addFilter(_QuietDomainErrors())
 
     # Imported here so `--help` and `--version` answer without loading the server.
-    from lecode_ls.memory.layout import config_dir
+    from lecode_ls.memory.project import config_dir
     from lecode_ls.server import transport
     from lecode_ls.server.routes import register
     from lecode_ls.server.server import LecodeServer

@@ -19,11 +19,11 @@ from typing import Any
 from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.tools import dispatch
 from lecode_ls.errors import InvalidParams
-from lecode_ls.memory.anchors import check_path
+from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import describe, latest_learning
-from lecode_ls.memory.markdown import daily_name
+from lecode_ls.memory.notes import daily_name
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtime
 
 

@@ -105,7 +105,7 @@ class StoreError(LecodeError):
     code = "store_error"
 
 
-# Facts (lecode_ls/memory/facts.py).
+# Facts (lecode_ls/memory/facts/store.py).
 
 
 class FactNotFound(NotFound):
@@ -150,7 +150,7 @@ class SourceAlreadyAttached(LecodeError):
     code = "source_already_attached"
 
 
-# Sessions and sources (lecode_ls/memory/transcript.py, sessions.py, sources.py).
+# Sessions and sources (lecode_ls/memory/sessions/transcript.py, sessions.py, sources.py).
 
 
 class InvalidSessionId(LecodeError):

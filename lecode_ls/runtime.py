@@ -16,17 +16,12 @@ from pathlib import Path
 
 from lecode_ls.config import Settings
 from lecode_ls.errors import ExcludedEvidence, MemoryDisabled
-from lecode_ls.memory.anchor_capture import verified_fact_anchor
-from lecode_ls.memory.anchors import NewAnchor
-from lecode_ls.memory.drift import DriftTracker
-from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.facts_types import Purpose, SourceLike
+from lecode_ls.memory.anchors import DriftTracker, verified_fact_anchor
+from lecode_ls.memory.facts import FactStore, NewAnchor, Purpose, SourceLike
 from lecode_ls.memory.files import STALE_TEMP_SECONDS, remove_stale_temps
-from lecode_ls.memory.identity import Project, resolve_project
-from lecode_ls.memory.layout import migrate_legacy, store_dir
-from lecode_ls.memory.markdown import MarkdownStore
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.sources import SourceRef, validate_source
+from lecode_ls.memory.notes import MarkdownStore
+from lecode_ls.memory.project import Project, migrate_legacy, resolve_project, store_dir
+from lecode_ls.memory.sessions import SessionStore, SourceRef, validate_source
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +40,7 @@ class Runtime:
         self.facts_path = self.store_path / "facts.sqlite3"
         self.facts = FactStore(self.facts_path, root=self.store_path)
         self.drift = DriftTracker(self.facts)
-        """Where the facts' code anchors are now, in open buffers or on disk (drift.py)."""
+        """Where the facts' code anchors are now, in open buffers or on disk (memory/anchors/drift.py)."""
         self._migrated: set[Path] = set()
         self._swept_at: float | None = None
         self.closed = False

@@ -40,13 +40,13 @@ from lecode_ls.agent.provider import (
 )
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
+from lecode_ls.memory.sessions import well_formed_calls
 from lecode_ls.memory.working import (
     MIN_RAW_MESSAGES,
     WorkingView,
     coverable,
     covered_messages,
     lineage_chunks,
-    well_formed_calls,
     working_view,
 )
 from lecode_ls.runtime import Runtime

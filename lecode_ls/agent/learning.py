@@ -59,7 +59,7 @@ from lecode_ls.agent.provider import (
 )
 from lecode_ls.errors import LecodeError, ProviderError
 from lecode_ls.memory.learning_status import REASON_CODES, Status, current_revision
-from lecode_ls.memory.sources import SourceRef, validate_source
+from lecode_ls.memory.sessions import SourceRef, validate_source
 from lecode_ls.runtime import Runtime
 
 log = logging.getLogger(__name__)

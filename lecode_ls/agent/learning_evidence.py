@@ -18,11 +18,10 @@ from typing import Any
 
 from lecode_ls.agent.workspace_read import number_line
 from lecode_ls.errors import LecodeError
-from lecode_ls.memory.anchor_capture import fact_path_line
+from lecode_ls.memory.anchors import fact_path_line
 from lecode_ls.memory.injection import valid_facts
 from lecode_ls.memory.learning_status import KINDS
-from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, source_snapshot
-from lecode_ls.memory.working import well_formed_calls
+from lecode_ls.memory.sessions import MAX_POSITIONS, SourceRef, source_snapshot, well_formed_calls
 from lecode_ls.runtime import Runtime
 
 PAYLOAD_MAX_BYTES = 16_000

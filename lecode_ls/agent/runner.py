@@ -49,11 +49,11 @@ from lecode_ls.agent.provider import ChatRequest, Finish, Provider, TextDelta, T
 from lecode_ls.agent.tools import BY_NAME, ToolResult, run_tool, tool_definitions
 from lecode_ls.agent.workspace_read import READ_TOOL, run_read_tool
 from lecode_ls.errors import ContextOverflow, ProviderError
-from lecode_ls.memory.agents import read_agents
-from lecode_ls.memory.anchor_capture import read_paths
+from lecode_ls.memory.anchors import read_paths
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
-from lecode_ls.memory.usage import UsageTotal
-from lecode_ls.memory.working import well_formed_calls, working_view
+from lecode_ls.memory.project import read_agents
+from lecode_ls.memory.sessions import UsageTotal, well_formed_calls
+from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ AfterTool = Callable[[str, ToolResult], Awaitable[None]]
 
 class TurnUsage(UsageTotal):
     """Usage of a turn's provider calls: each call counted once; unknown usage as unknown (C10).
-    The same sums as a session's total (memory/usage.py), counted from the calls themselves."""
+    The same sums as a session's total (memory/sessions/usage.py), counted from the calls themselves."""
 
     def add(self, usage: Usage | None) -> None:
         self.add_json(usage_json(usage))

@@ -21,10 +21,10 @@ from typing import Any, Literal
 
 from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied, ReadonlyMode
-from lecode_ls.memory.anchors import check_path
+from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import latest_learning
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
-from lecode_ls.memory.sources import SourceRef
+from lecode_ls.memory.sessions import SourceRef
 from lecode_ls.runtime import Runtime
 
 ToolClass = Literal["read", "write"]

@@ -56,7 +56,7 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=args.log_level, handlers=[handler])
 
     from lecode_ls.mcp.app import serve
-    from lecode_ls.memory.layout import config_dir
+    from lecode_ls.memory.project import config_dir
     from lecode_ls.platform.paths import canonical
 
     return serve(canonical(folder), config_dir(os.environ))

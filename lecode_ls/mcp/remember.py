@@ -11,7 +11,7 @@ lecode transcript, one session per MCP connection titled "MCP: <client name>":
     assistant  the fact text, confirming what the read showed
 
 These four records are the fact's SourceRef (validated by `validate_source` like any other), the
-`read` gives the code anchor (anchor_capture.py), and recall-to-source, provenance, forget and
+`read` gives the code anchor (memory/anchors/capture.py), and recall-to-source, provenance, forget and
 exclusions work as for a fact learned in chat. Refusals name the rule. Blocking.
 """
 
@@ -27,8 +27,8 @@ from typing import Any
 from lecode_ls.agent.tools import ToolResult
 from lecode_ls.agent.workspace_read import find_line, read_workspace_file, secret_match
 from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied, SessionNotFound
-from lecode_ls.memory.facts_types import check_text
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.facts import check_text
+from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtime
 
 MAX_CLIENT_CHARS = 80

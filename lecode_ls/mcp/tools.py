@@ -28,8 +28,8 @@ from lecode_ls.agent.workspace_read import MAX_LINE_CHARS
 from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied
 from lecode_ls.mcp.remember import Exchange, remember_verified
-from lecode_ls.memory.facts_types import MAX_TEXT_BYTES
-from lecode_ls.memory.markdown import MAX_FILE_BYTES
+from lecode_ls.memory.facts import MAX_TEXT_BYTES
+from lecode_ls.memory.notes import MAX_FILE_BYTES
 from lecode_ls.runtime import Runtime
 
 MAX_PATH_CHARS = 1024

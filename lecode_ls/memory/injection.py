@@ -42,7 +42,7 @@ that validates now (purpose "durable", exclusions applied). The line shows the c
 memory_correct needs); older revisions are checked, not listed. A fact that does not fit in what
 is left of the allocation is skipped and the next one is tried: one large fact must not starve
 the smaller ones after it, and the choice stays deterministic (ID order, greedy). A fact with code
-anchors lists them with their drift now (drift.py: the open buffer, else the disk); one whose
+anchors lists them with their drift now (anchors/drift.py: the open buffer, else the disk); one whose
 anchor `changed` or was `deleted` is labelled `drift` with a note, or left out with
 `[memory] drifted_facts = "withhold"`.
 
@@ -73,13 +73,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lecode_ls.errors import InvalidSource
-from lecode_ls.memory.anchor_text import DRIFTED
-from lecode_ls.memory.drift import AnchorState
-from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.facts_types import Fact
+from lecode_ls.memory.anchors import DRIFTED, AnchorState
+from lecode_ls.memory.facts import Fact, FactStore
 from lecode_ls.memory.recall import LABEL
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.sources import SourceRef, validate_source
+from lecode_ls.memory.sessions import SessionStore, SourceRef, validate_source
 
 if TYPE_CHECKING:  # the runtime wires the stores; this module only reads through them
     from lecode_ls.runtime import Runtime

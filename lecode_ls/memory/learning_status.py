@@ -14,9 +14,7 @@ from typing import Any, Literal, get_args
 
 from lecode_ls.errors import InvalidParams, LecodeError
 from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.records import DISMISSED, LEARNING
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.sources import SourceRef, validate_source
+from lecode_ls.memory.sessions import DISMISSED, LEARNING, SessionStore, SourceRef, validate_source
 
 log = logging.getLogger(__name__)
 

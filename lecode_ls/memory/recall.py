@@ -13,11 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from lecode_ls.errors import FactNotFound, InvalidParams, SessionNotFound, SourceInvalid
-from lecode_ls.memory.drift import DriftTracker, state_json
-from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.facts_types import Fact
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.sources import SourceRef, source_snapshot, validate_source
+from lecode_ls.memory.anchors import DriftTracker, state_json
+from lecode_ls.memory.facts import Fact, FactStore
+from lecode_ls.memory.sessions import SessionStore, SourceRef, source_snapshot, validate_source
 
 MAX_OUTPUT_BYTES = 16_384
 DEFAULT_LIMIT = 4096

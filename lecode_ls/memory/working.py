@@ -26,7 +26,7 @@ parsing and hashing everything it covers; that verdict (and the event) is rememb
 sha256 of the transcript's raw bytes through the event, the generation, and the undone, cleared
 and excluded positions before it. Any change to those bytes or that state (an edit, an undo, a
 clear, a forget) makes the next view validate in full again. The digest itself is remembered by
-the transcript while this process only appends to it (transcript.py, `prefix_digest`), so a turn
+the transcript while this process only appends to it (sessions/transcript.py, `prefix_digest`), so a turn
 start after a summary costs what follows the summary, whatever the summary covers
 (bench/compaction.py); a new process, or any other change to the file, pays one sha256 pass.
 
@@ -43,9 +43,14 @@ from typing import Any
 from lecode_ls.errors import LecodeError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.records import COMPACT
-from lecode_ls.memory.sessions import SessionStore, Visibility
-from lecode_ls.memory.sources import MAX_POSITIONS, SourceRef, judge_source
+from lecode_ls.memory.sessions import (
+    COMPACT,
+    MAX_POSITIONS,
+    SessionStore,
+    SourceRef,
+    Visibility,
+    judge_source,
+)
 
 MIN_RAW_MESSAGES = 4
 """Messages that always stay raw after the cutoff (C3)."""
@@ -241,22 +246,6 @@ def exchanges(records: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
             groups.append([])
         groups[-1].append(record)
     return groups
-
-
-def well_formed_calls(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The tool calls of an assistant record that have an ID and a function name; a hand-edited
-    or imported record may hold anything, and what is malformed is left out, not fatal."""
-    calls = record.get("tool_calls")
-    if not isinstance(calls, list):
-        return []
-    return [
-        call
-        for call in calls
-        if isinstance(call, dict)
-        and isinstance(call.get("id"), str)
-        and isinstance(call.get("function"), dict)
-        and isinstance(call["function"].get("name"), str)
-    ]
 
 
 def coverable(view: WorkingView) -> list[list[dict[str, Any]]]:

@@ -8,10 +8,9 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from lecode_ls.errors import FileTooLarge, InvalidParams, NotFound, OutsideWorkspace
-from lecode_ls.memory.anchor_text import split_lines
-from lecode_ls.memory.checkout import checkout_root, relative
-from lecode_ls.memory.drift import MAX_FILE_BYTES
+from lecode_ls.memory.anchors import MAX_FILE_BYTES, split_lines
 from lecode_ls.memory.files import NotRegularFile, read_regular
+from lecode_ls.memory.project import checkout_root, relative
 from lecode_ls.platform.paths import canonical, is_within, path_to_uri, uri_to_path
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.server import LecodeServer
@@ -24,7 +23,7 @@ class Doc:
     uri: str  # as the client spells it (diagnostics go back under it)
     path: Path  # canonical
     folder: Path  # the innermost workspace folder holding it
-    checkout: Path  # its checkout root (checkout.py)
+    checkout: Path  # its checkout root (memory/project/checkout.py)
     rel: str  # relative to the checkout, "/"-separated
 
 

@@ -16,13 +16,11 @@ import re
 from lsprotocol import types
 
 from lecode_ls.errors import InvalidParams, SessionNotFound
-from lecode_ls.memory.anchor_capture import make_anchor
-from lecode_ls.memory.anchors import MAX_ANCHOR_LINES, NewAnchor
-from lecode_ls.memory.checkout import head_commit
-from lecode_ls.memory.drift import AnchorState, state_json
+from lecode_ls.memory.anchors import AnchorState, make_anchor, state_json
+from lecode_ls.memory.facts import MAX_ANCHOR_LINES, NewAnchor
+from lecode_ls.memory.project import head_commit
 from lecode_ls.memory.recall import recall_fact
-from lecode_ls.memory.records import check_session_id
-from lecode_ls.memory.sources import SourceRef, source_snapshot
+from lecode_ls.memory.sessions import SourceRef, check_session_id, source_snapshot
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import anchor_messages as p
 from lecode_ls.server import fact_messages as fp

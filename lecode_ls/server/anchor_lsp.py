@@ -19,8 +19,7 @@ from typing import Any
 from lsprotocol import types
 
 from lecode_ls.errors import LecodeError
-from lecode_ls.memory.anchor_text import DRIFTED, split_lines
-from lecode_ls.memory.drift import AnchorState
+from lecode_ls.memory.anchors import DRIFTED, AnchorState, split_lines
 from lecode_ls.memory.recall import fact_status
 from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime

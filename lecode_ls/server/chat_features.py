@@ -21,8 +21,7 @@ from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
 from lecode_ls.agent.tools import ToolResult
 from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams
-from lecode_ls.memory.records import check_session_id
-from lecode_ls.memory.usage import UsageTotal, session_usage
+from lecode_ls.memory.sessions import UsageTotal, check_session_id, session_usage
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import chat_messages as p
 from lecode_ls.server import fact_messages as fp

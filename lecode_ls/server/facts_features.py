@@ -12,13 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from lecode_ls.errors import FactNotFound, InvalidParams, NotFound, OutsideWorkspace
-from lecode_ls.memory.anchors import check_path
+from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.learning_status import dismiss, latest_learning
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
-from lecode_ls.memory.records import check_session_id
-from lecode_ls.memory.sessions import SessionInfo
-from lecode_ls.memory.sources import SourceRef, source_snapshot
+from lecode_ls.memory.sessions import SessionInfo, SourceRef, check_session_id, source_snapshot
 from lecode_ls.platform.paths import canonical, is_within
 from lecode_ls.runtime import Runtime
 from lecode_ls.server import fact_messages as p

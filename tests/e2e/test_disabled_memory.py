@@ -11,7 +11,7 @@ from typing import Any
 
 from pytest_lsp import LanguageClient
 
-from lecode_ls.memory.identity import project_slug
+from lecode_ls.memory.project.identity import project_slug
 from tests.e2e.chat import new_session
 from tests.e2e.conftest import Start, call
 from tests.e2e.facts import error_of, remember

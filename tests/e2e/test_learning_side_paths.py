@@ -19,7 +19,7 @@ import apsw
 import pytest
 from pytest_lsp import LanguageClient
 
-from lecode_ls.memory.transcript_files import TranscriptPaths, lock_transcript
+from lecode_ls.memory.sessions.transcript_files import TranscriptPaths, lock_transcript
 from tests.e2e.chat import new_session
 from tests.e2e.conftest import Start, call
 from tests.e2e.facts import candidate

@@ -23,8 +23,8 @@ import pytest
 from pygls.exceptions import JsonRpcException
 
 from lecode_ls.memory.canonical import records_digest
-from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.sessions import SessionStore
+from lecode_ls.memory.facts.store import FactStore
+from lecode_ls.memory.sessions.store import SessionStore
 from tests.e2e.conftest import Start, call
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from lecode_ls import __version__
-from lecode_ls.memory.identity import project_slug
+from lecode_ls.memory.project.identity import project_slug
 from tests.e2e.conftest import uri
 from tests.fakes.openai_server import FakeOpenAI, Stream, chunk, text_chunks
 

@@ -23,9 +23,9 @@ import pytest_asyncio
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.facts.store import FactStore
 from lecode_ls.memory.recall import list_facts
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.sessions.sources import source_snapshot
 from tests.e2e.conftest import make_repo
 from tests.reliability.processes import Worker
 from tests.reliability.servers import Servers, call, listed, outcome, snapshot

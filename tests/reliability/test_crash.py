@@ -24,11 +24,11 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from lecode_ls.errors import ExcludedEvidence
-from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.facts_types import Fact, Purpose, SourceLike, StoredRef
+from lecode_ls.memory.facts.model import Fact, Purpose, SourceLike, StoredRef
+from lecode_ls.memory.facts.store import FactStore
 from lecode_ls.memory.recall import list_facts
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.sources import SourceRef
+from lecode_ls.memory.sessions.sources import SourceRef
+from lecode_ls.memory.sessions.store import SessionStore
 from tests.e2e.conftest import make_repo
 from tests.reliability.processes import Worker
 from tests.reliability.servers import Servers, call, listed, outcome, snapshot

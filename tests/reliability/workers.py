@@ -84,7 +84,7 @@ def _hook_writes(on_line: Callable[[int, bytes], int | None]) -> None:
 
 
 def run_append(store_root: str, session_id: str, iteration: int, variant: str, *rest: str) -> None:
-    from lecode_ls.memory.sessions import SessionStore
+    from lecode_ls.memory.sessions.store import SessionStore
 
     store = SessionStore(Path(store_root))
     state = {"k": 0}
@@ -126,8 +126,8 @@ WORKER_MESSAGES = 60  # more than any test lets one facts worker acknowledge
 def runtime_for(folder: str | Path) -> Any:
     """A Runtime for the project of `folder`, in the config dir of LECODE_CONFIG_DIR."""
     from lecode_ls.config import Settings
-    from lecode_ls.memory.identity import resolve_project
-    from lecode_ls.memory.layout import config_dir
+    from lecode_ls.memory.project.identity import resolve_project
+    from lecode_ls.memory.project.layout import config_dir
     from lecode_ls.runtime import Runtime
 
     return Runtime(resolve_project(Path(folder)), config_dir(os.environ), Settings())
@@ -159,7 +159,7 @@ def _announce_commits() -> None:
 
 
 def run_facts(folder: str, seed: int) -> None:
-    from lecode_ls.memory.sources import source_snapshot
+    from lecode_ls.memory.sessions.sources import source_snapshot
 
     _announce_commits()
     runtime = runtime_for(folder)
@@ -220,7 +220,7 @@ def run_race(folder: str, plan: list[dict[str, Any]]) -> None:
     """Run `plan` against the shared project. Every outcome is printed, errors as their code:
     the test decides which codes a race may produce."""
     from lecode_ls.errors import LecodeError, StaleRevision
-    from lecode_ls.memory.sources import source_snapshot
+    from lecode_ls.memory.sessions.sources import source_snapshot
 
     runtime = runtime_for(folder)
     sessions, facts = runtime.require_facts()
@@ -278,7 +278,7 @@ class _Ref:
 def run_create() -> None:
     """Open a new FactStore per line and write to it, as the first write of a server does."""
     from lecode_ls.errors import LecodeError
-    from lecode_ls.memory.facts import FactStore
+    from lecode_ls.memory.facts.store import FactStore
 
     emit(ready=True)
     for line in sys.stdin:

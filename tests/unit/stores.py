@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from lecode_ls.config import Settings
-from lecode_ls.memory.identity import Project
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.project.identity import Project
+from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.runtime import Runtime
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lecode_ls.errors import StoreError, SymlinkRefused
-from lecode_ls.memory.agents import AGENTS_MAX_BYTES, TRUNCATION_MARKER, read_agents
+from lecode_ls.memory.project.agents import AGENTS_MAX_BYTES, TRUNCATION_MARKER, read_agents
 
 
 @pytest.fixture

@@ -16,14 +16,14 @@ from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.tools import run_tool
 from lecode_ls.commands import run_memory_command
 from lecode_ls.errors import InvalidParams, NotFound, StaleRevision
-from lecode_ls.memory import renames
-from lecode_ls.memory.anchor_capture import make_anchor, read_paths, verified_fact_anchor
-from lecode_ls.memory.anchor_text import Text, lines_digest, split_lines
-from lecode_ls.memory.anchors import NewAnchor, check_path
-from lecode_ls.memory.checkout import checkout_root, head_commit
-from lecode_ls.memory.drift import MAX_FILE_BYTES, state_json
+from lecode_ls.memory.anchors import renames
+from lecode_ls.memory.anchors.capture import make_anchor, read_paths, verified_fact_anchor
+from lecode_ls.memory.anchors.drift import MAX_FILE_BYTES, state_json
+from lecode_ls.memory.anchors.text import Text, lines_digest, split_lines
+from lecode_ls.memory.facts.anchor_rows import NewAnchor, check_path
 from lecode_ls.memory.injection import build_memory_section
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.project.checkout import checkout_root, head_commit
+from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat
 from tests.unit.test_identity import git, make_repo

@@ -47,8 +47,24 @@ def import_graph() -> dict[str, set[str]]:
     graph = {}
     for path in MODULES:
         name = module_name(path)
-        graph[name] = {m for m in imported_modules(path) if m in known} - {name, "lecode_ls"}
+        found = {m for m in imported_modules(path) if m in known}
+        # `from package import module` depends on the module, not on the package's face.
+        faces = {m.rsplit(".", 1)[0] for m in found if m.rsplit(".", 1)[0] in known}
+        faces -= {m for m in found if m in known and _imports_names_of(path, m)}
+        graph[name] = found - faces - {name, "lecode_ls"}
     return graph
+
+
+def _imports_names_of(path: Path, module: str) -> bool:
+    """Whether `path` imports a name that is not a module from `module` (`from m import X`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    known = {module_name(p) for p in MODULES}
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == module
+        and any(f"{module}.{alias.name}" not in known for alias in node.names)
+        for node in ast.walk(tree)
+    )
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

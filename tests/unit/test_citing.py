@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat, remember
 

@@ -31,8 +31,8 @@ from lecode_ls.agent.tools import run_tool
 from lecode_ls.errors import ContextOverflow, ProviderError
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.recall import recall_session
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.transcript import Transcript
+from lecode_ls.memory.sessions.store import SessionStore
+from lecode_ls.memory.sessions.transcript import Transcript
 from lecode_ls.memory.working import MIN_RAW_MESSAGES, working_view
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import remember

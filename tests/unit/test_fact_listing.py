@@ -15,7 +15,7 @@ from typing import Any
 from lecode_ls.commands import Invocation, run_memory_command
 from lecode_ls.memory.learning_status import MAX_STATUS_BYTES, latest_learning
 from lecode_ls.memory.recall import MAX_OUTPUT_BYTES, list_facts
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.runtime import Runtime
 
 HEAVY = "\x01" * 512  # 512 characters, 3,072 bytes of JSON

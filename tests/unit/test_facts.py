@@ -32,9 +32,7 @@ from lecode_ls.errors import (
     StoreError,
     SymlinkRefused,
 )
-from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.facts_schema import SCHEMA_VERSION
-from lecode_ls.memory.facts_types import (
+from lecode_ls.memory.facts.model import (
     Fact,
     Positions,
     Purpose,
@@ -42,6 +40,8 @@ from lecode_ls.memory.facts_types import (
     SourceLike,
     StoredRef,
 )
+from lecode_ls.memory.facts.schema import SCHEMA_VERSION
+from lecode_ls.memory.facts.store import FactStore
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ import apsw
 import pytest
 
 from lecode_ls.errors import ExcludedEvidence
-from lecode_ls.memory.anchors import NewAnchor
-from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.facts_schema import MIGRATIONS, SCHEMA_VERSION
-from lecode_ls.memory.facts_types import Positions, Purpose, SourceLike, StoredRef
+from lecode_ls.memory.facts.anchor_rows import NewAnchor
+from lecode_ls.memory.facts.model import Positions, Purpose, SourceLike, StoredRef
+from lecode_ls.memory.facts.schema import MIGRATIONS, SCHEMA_VERSION
+from lecode_ls.memory.facts.store import FactStore
 
 # Schema version 1, before source-linked recall: no source_refs, no search index.
 LEGACY_SCHEMA_V1 = """

@@ -34,9 +34,9 @@ from lecode_ls.errors import (
     SourceAlreadyAttached,
     StaleRevision,
 )
-from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.facts_schema import canonical_text
-from lecode_ls.memory.facts_types import Purpose, SourceLike
+from lecode_ls.memory.facts.model import Purpose, SourceLike
+from lecode_ls.memory.facts.schema import canonical_text
+from lecode_ls.memory.facts.store import FactStore
 
 SESSIONS = ("s1", "s2")
 Position = tuple[str, int]

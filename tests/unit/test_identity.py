@@ -15,7 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from lecode_ls.memory.identity import Project, find_project_root, project_slug, resolve_project
+from lecode_ls.memory.project.identity import (
+    Project,
+    find_project_root,
+    project_slug,
+    resolve_project,
+)
 
 SLUG_SHAPE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,39}-[0-9a-f]{12}")
 
@@ -248,7 +253,7 @@ class TestSlug:
     def test_the_slug_is_the_same_in_another_process(self, repo: Path) -> None:
         code = (
             "import sys; from pathlib import Path; "
-            "from lecode_ls.memory.identity import resolve_project; "
+            "from lecode_ls.memory.project.identity import resolve_project; "
             "print(resolve_project(Path(sys.argv[1])).slug)"
         )
         env = dict(os.environ, PYTHONHASHSEED="12345")

@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lecode_ls.config import MemorySettings, Settings
-from lecode_ls.memory.identity import Project
 from lecode_ls.memory.injection import (
     FACTS_HEADER,
     FENCE_NOTE,
@@ -27,8 +26,9 @@ from lecode_ls.memory.injection import (
     InjectedMemory,
     build_memory_section,
 )
+from lecode_ls.memory.project.identity import Project
 from lecode_ls.memory.recall import LABEL
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.runtime import Runtime
 from tests.unit import stores
 from tests.unit.stores import chat

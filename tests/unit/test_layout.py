@@ -16,8 +16,8 @@ import platformdirs
 import pytest
 
 from lecode_ls.errors import SymlinkRefused
-from lecode_ls.memory.identity import Project, project_slug, resolve_project
-from lecode_ls.memory.layout import (
+from lecode_ls.memory.project.identity import Project, project_slug, resolve_project
+from lecode_ls.memory.project.layout import (
     CONFIG_DIR_ENV,
     LEGACY_IMPORTS,
     config_dir,
@@ -204,7 +204,7 @@ class TestLegacyImportCopiesOnlyMarkdown:
         (legacy / "notes" / "linked.md").symlink_to(secret)
         (legacy / "scratchpad.md").unlink()
         (legacy / "scratchpad.md").symlink_to(secret)
-        with caplog.at_level(logging.WARNING, logger="lecode_ls.memory.layout"):
+        with caplog.at_level(logging.WARNING, logger="lecode_ls.memory.project.layout"):
             copied = migrate_legacy(config, project, cwd)
         assert copied == ["MEMORY.md", "daily/2024-05-01.md", "notes/build.md"]
         assert not (store_dir(config, project) / "notes" / "linked.md").exists()

@@ -14,7 +14,7 @@ import pytest
 
 from lecode_ls.config import ProviderSettings
 from lecode_ls.errors import StoreError
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.chat_state import Chat
 from tests.unit.stores import chat

@@ -28,7 +28,7 @@ from lecode_ls.errors import (
     StoreError,
     SymlinkRefused,
 )
-from lecode_ls.memory.markdown import MAX_FILE_BYTES, MarkdownStore, SearchHit, daily_name
+from lecode_ls.memory.notes.store import MAX_FILE_BYTES, MarkdownStore, SearchHit, daily_name
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -446,7 +446,7 @@ class TestSearch:
         self, store: MarkdownStore, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         store.write("MEMORY.md", "a\n", "replace")
-        monkeypatch.setattr("lecode_ls.memory.markdown.SEARCH_SECONDS", -1.0)
+        monkeypatch.setattr("lecode_ls.memory.notes.store.SEARCH_SECONDS", -1.0)
         with pytest.raises(InvalidPattern, match="was stopped"):
             store.search("a")
 
@@ -530,7 +530,7 @@ class TestConcurrentAppends:
     def test_appends_from_four_processes_all_land(self, store: MarkdownStore) -> None:
         script = (
             "import sys; from pathlib import Path\n"
-            "from lecode_ls.memory.markdown import MarkdownStore\n"
+            "from lecode_ls.memory.notes.store import MarkdownStore\n"
             "store = MarkdownStore(Path(sys.argv[1]))\n"
             "for i in range(25):\n"
             "    store.write('notes/log.md', f'p{sys.argv[2]}-{i}\\n', 'append')\n"

@@ -16,15 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lecode_ls.memory.markdown import (
+from lecode_ls.memory.notes.index import INDEX_NAME
+from lecode_ls.memory.notes.pattern import compile_pattern, required_literals
+from lecode_ls.memory.notes.store import (
     MAX_FILE_BYTES,
     MAX_HIT_CHARS,
     MAX_SEARCH_HITS,
     MarkdownStore,
     SearchHit,
 )
-from lecode_ls.memory.note_index import INDEX_NAME
-from lecode_ls.memory.pattern import compile_pattern, required_literals
 from lecode_ls.platform import watch
 
 REPO = Path(__file__).resolve().parents[2]
@@ -143,7 +143,7 @@ class TestNeverStale:
         assert store.search("elsewhere") == ([], False)
         script = (
             "import sys; from pathlib import Path\n"
-            "from lecode_ls.memory.markdown import MarkdownStore\n"
+            "from lecode_ls.memory.notes.store import MarkdownStore\n"
             "MarkdownStore(Path(sys.argv[1])).write('notes/p.md', 'from elsewhere', 'append')\n"
         )
         subprocess.run([sys.executable, "-c", script, str(store.root)], cwd=REPO, check=True)

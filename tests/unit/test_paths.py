@@ -14,7 +14,7 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
 import pytest
 
-from lecode_ls.memory.identity import project_slug, resolve_project
+from lecode_ls.memory.project.identity import project_slug, resolve_project
 from lecode_ls.platform.paths import (
     canonical,
     canonical_anchor,

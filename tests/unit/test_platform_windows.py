@@ -21,8 +21,8 @@ import pytest
 from lecode_ls import platform
 from lecode_ls.errors import SessionAttached, SymlinkRefused
 from lecode_ls.memory.files import FileLock, atomic_write, read_regular, remove_stale_temps
-from lecode_ls.memory.markdown import MarkdownStore
-from lecode_ls.memory.sessions import SessionStore
+from lecode_ls.memory.notes.store import MarkdownStore
+from lecode_ls.memory.sessions.store import SessionStore
 from lecode_ls.platform import windows as w
 from lecode_ls.platform.windows import WindowsFiles
 from tests.unit import test_files, test_markdown, test_sessions

@@ -34,8 +34,8 @@ from lecode_ls.agent.tools import run_tool
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.memory.injection import build_memory_section
 from lecode_ls.memory.learning_status import latest_learning
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.sessions.sources import source_snapshot
+from lecode_ls.memory.sessions.store import SessionStore
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat, make_runtime, remember

@@ -31,7 +31,7 @@ from lecode_ls.errors import (
     SymlinkRefused,
 )
 from lecode_ls.memory.canonical import canonical_json
-from lecode_ls.memory.sessions import SessionInfo, SessionStore, Visibility
+from lecode_ls.memory.sessions.store import SessionInfo, SessionStore, Visibility
 
 ID_SHAPE = re.compile(r"[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}")
 A_VALID_ID = "20250101T120000Z-0123abcd"
@@ -577,7 +577,7 @@ APPENDER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from lecode_ls.memory.sessions import SessionStore
+    from lecode_ls.memory.sessions.store import SessionStore
     store = SessionStore(Path(sys.argv[1]))
     seqs = [store.append(sys.argv[2], {"kind": "message", "role": "user",
                                        "content": f"{sys.argv[3]}-{i}"}) for i in range(25)]
@@ -589,7 +589,7 @@ ATTACHER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from lecode_ls.memory.sessions import SessionStore
+    from lecode_ls.memory.sessions.store import SessionStore
     with SessionStore(Path(sys.argv[1])).attach(sys.argv[2]):
         print("attached", flush=True)
         sys.stdin.read()

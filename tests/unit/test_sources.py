@@ -13,14 +13,14 @@ import pytest
 
 from lecode_ls.errors import InvalidParams, InvalidSource, SourceInvalid
 from lecode_ls.memory.canonical import records_digest
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.sources import (
+from lecode_ls.memory.sessions.sources import (
     MAX_POSITIONS,
     SourceRef,
     ValidatedSource,
     source_snapshot,
     validate_source,
 )
+from lecode_ls.memory.sessions.store import SessionStore
 
 A_DIGEST = "sha256:" + "0" * 64
 A_VALID_ID = "20250101T120000Z-0123abcd"

@@ -17,8 +17,8 @@ from lecode_ls.agent.tools import (
     tool_definitions,
 )
 from lecode_ls.config import MemorySettings, Settings
-from lecode_ls.memory.identity import Project
-from lecode_ls.memory.sources import source_snapshot
+from lecode_ls.memory.project.identity import Project
+from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat, remember
 

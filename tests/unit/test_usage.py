@@ -14,9 +14,9 @@ import pytest
 
 from lecode_ls.agent.compaction import compact_session
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, Usage
-from lecode_ls.memory.records import EVENT, HEADER, USAGE
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.usage import UsageTotal, session_usage
+from lecode_ls.memory.sessions.records import EVENT, HEADER, USAGE
+from lecode_ls.memory.sessions.store import SessionStore
+from lecode_ls.memory.sessions.usage import UsageTotal, session_usage
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat
 

@@ -16,12 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from lecode_ls.errors import LecodeError
-from lecode_ls.memory.anchor_text import lines_digest
-from lecode_ls.memory.anchors import NewAnchor
-from lecode_ls.memory.checkout import checkout_root, head_commit, relative
-from lecode_ls.memory.facts_types import SourceLike
-from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.memory.working import well_formed_calls
+from lecode_ls.memory.anchors.text import lines_digest
+from lecode_ls.memory.facts import NewAnchor, SourceLike
+from lecode_ls.memory.project import checkout_root, head_commit, relative
+from lecode_ls.memory.sessions import SessionStore, well_formed_calls
 from lecode_ls.platform.paths import canonical
 
 FACT_TEXT = re.compile(r'^(?P<path>[^\s"]+) contains (?P<line>".*")$', re.DOTALL)

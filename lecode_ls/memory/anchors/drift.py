@@ -24,12 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from lecode_ls.memory.anchor_text import Located, Text
-from lecode_ls.memory.anchors import StoredAnchor
-from lecode_ls.memory.checkout import checkout_root
-from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.anchors.renames import Renames, Stamp, git_stamp
+from lecode_ls.memory.anchors.text import Located, Text
+from lecode_ls.memory.facts import FactStore, StoredAnchor
 from lecode_ls.memory.files import NotRegularFile, read_regular
-from lecode_ls.memory.renames import Renames, Stamp, git_stamp
+from lecode_ls.memory.project import checkout_root
 from lecode_ls.platform.paths import canonical, is_within
 
 MAX_FILE_BYTES = 1024 * 1024  # as a memory file (and the read tool's bound on one request)

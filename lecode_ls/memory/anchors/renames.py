@@ -28,9 +28,8 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from lecode_ls.memory.anchors import StoredAnchor
-from lecode_ls.memory.checkout import SHA, git_dir
-from lecode_ls.memory.identity import _read_small
+from lecode_ls.memory.facts import StoredAnchor
+from lecode_ls.memory.project import SHA, git_dir, read_small
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +57,7 @@ def git_stamp(checkout: Path) -> Stamp | None:
     found = git_dir(checkout)
     if found is None:
         return None
-    return (_read_small(found / "HEAD"), _key(found / "index"), _key(found / "logs" / "HEAD"))
+    return (read_small(found / "HEAD"), _key(found / "index"), _key(found / "logs" / "HEAD"))
 
 
 def _git_env() -> dict[str, str]:

@@ -20,9 +20,9 @@ from typing import Any
 import apsw
 
 from lecode_ls.errors import InvalidParams, NotFound, StaleRevision
-from lecode_ls.memory import facts_schema as schema
-from lecode_ls.memory.facts_db import FactsDatabase
-from lecode_ls.memory.facts_schema import as_int
+from lecode_ls.memory.facts import schema
+from lecode_ls.memory.facts.db import FactsDatabase
+from lecode_ls.memory.facts.schema import as_int
 
 MAX_ANCHOR_LINES = 200  # one anchor covers at most this many lines
 MAX_ANCHORS_PER_REVISION = 8

@@ -23,7 +23,7 @@ import apsw
 
 from lecode_ls import platform
 from lecode_ls.errors import LecodeError, StoreError, SymlinkRefused
-from lecode_ls.memory import facts_schema as schema
+from lecode_ls.memory.facts import schema
 from lecode_ls.memory.files import FileLock, make_dirs, refuse_symlinks
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from lecode_ls.errors import InvalidParams, InvalidSource
-from lecode_ls.memory.facts_schema import as_int, parse_seqs
+from lecode_ls.memory.facts.schema import as_int, parse_seqs
 
 MAX_TEXT_BYTES = 4096  # one revision's text, UTF-8
 MAX_SOURCE_POSITIONS = 200  # a SourceRef covers at most 200 sequence positions (S2)

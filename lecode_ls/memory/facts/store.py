@@ -37,8 +37,8 @@ from lecode_ls.errors import (
     SourceAlreadyAttached,
     StaleRevision,
 )
-from lecode_ls.memory import facts_schema as schema
-from lecode_ls.memory.anchors import (
+from lecode_ls.memory.facts import schema
+from lecode_ls.memory.facts.anchor_rows import (
     AnchorStore,
     NewAnchor,
     check_anchors,
@@ -46,9 +46,8 @@ from lecode_ls.memory.anchors import (
     has_anchors,
     insert_anchors,
 )
-from lecode_ls.memory.facts_db import FactsDatabase
-from lecode_ls.memory.facts_schema import as_int, canonical_text
-from lecode_ls.memory.facts_types import (
+from lecode_ls.memory.facts.db import FactsDatabase
+from lecode_ls.memory.facts.model import (
     SOURCE_FIELD,
     AuthoredCheck,
     Fact,
@@ -67,6 +66,7 @@ from lecode_ls.memory.facts_types import (
     fact_from_row,
     to_ref,
 )
+from lecode_ls.memory.facts.schema import as_int, canonical_text
 
 MAX_PAGE = 50  # list/search never return more than this many facts
 MAX_ALSO_PATHS = 100  # list(path=..., also=...): the files renamed to one file, at most

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lecode_ls import platform
-from lecode_ls.memory.pattern import required_literals
+from lecode_ls.memory.notes.pattern import required_literals
 from lecode_ls.platform.watch import FolderWatch
 
 if TYPE_CHECKING:

@@ -43,8 +43,8 @@ from lecode_ls.memory.files import (
     read_regular,
     refuse_symlinks,
 )
-from lecode_ls.memory.note_index import NoteIndex
-from lecode_ls.memory.pattern import compile_pattern
+from lecode_ls.memory.notes.index import NoteIndex
+from lecode_ls.memory.notes.pattern import compile_pattern
 
 FIXED_FILES = ("MEMORY.md", "scratchpad.md")
 SUBFOLDERS = ("daily", "notes")

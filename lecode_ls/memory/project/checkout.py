@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from lecode_ls.memory.files import read_regular
-from lecode_ls.memory.identity import _read_small
+from lecode_ls.memory.project.identity import read_small
 from lecode_ls.platform.paths import canonical, is_within
 
 SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -54,7 +54,7 @@ def git_dir(checkout: Path) -> Path | None:
     dotgit = checkout / ".git"
     if dotgit.is_dir():
         return dotgit
-    text = _read_small(dotgit)
+    text = read_small(dotgit)
     if text is None or not text.startswith("gitdir:"):
         return None
     target = text.splitlines()[0][len("gitdir:") :].strip()
@@ -67,7 +67,7 @@ def head_commit(checkout: Path) -> str | None:
     found = git_dir(checkout)
     if found is None:
         return None
-    head = (_read_small(found / "HEAD") or "").strip()
+    head = (read_small(found / "HEAD") or "").strip()
     if SHA.fullmatch(head):
         return head
     if not head.startswith("ref:"):
@@ -75,10 +75,10 @@ def head_commit(checkout: Path) -> str | None:
     ref = head[len("ref:") :].strip()
     if not _REF.fullmatch(ref) or ".." in ref:
         return None
-    common_text = (_read_small(found / "commondir") or "").strip()
+    common_text = (read_small(found / "commondir") or "").strip()
     common = canonical(found / common_text) if common_text else found
     for base in dict.fromkeys((found, common)):
-        loose = (_read_small(base / ref) or "").strip()
+        loose = (read_small(base / ref) or "").strip()
         if SHA.fullmatch(loose):
             return loose
     for line in _packed_refs(common / "packed-refs").splitlines():

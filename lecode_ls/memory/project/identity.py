@@ -94,7 +94,7 @@ def project_slug(root: PurePath) -> str:
 GIT_FILE_MAX_BYTES = 64 * 1024
 
 
-def _read_small(path: Path) -> str | None:
+def read_small(path: Path) -> str | None:
     """The text of a small Git file of the workspace, or None.
 
     These files come with a cloned repository: a FIFO must not block the server, a gigabyte must
@@ -123,7 +123,7 @@ def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
     marker still says "a checkout starts here", and refusing to serve the folder would lose the
     user's memory for a problem only Git can fix.
     """
-    text = _read_small(dotgit)
+    text = read_small(dotgit)
     if text is None:
         return folder
     first_line = text.splitlines()[0] if text else ""
@@ -139,7 +139,7 @@ def _root_from_gitfile(folder: Path, dotgit: Path) -> Path:
     commondir_file = gitdir / "commondir"
     if not commondir_file.is_file():
         return folder
-    common_ref = (_read_small(commondir_file) or "").strip()
+    common_ref = (read_small(commondir_file) or "").strip()
     if not common_ref:
         return folder
     common = canonical(gitdir / common_ref)
@@ -161,7 +161,7 @@ def _core_worktree(config: Path) -> str | None:
     followed, and a value continued over several lines with a trailing backslash is not joined.
     configparser is no help here: Git configs repeat keys and quote values in ways it rejects.
     """
-    text = _read_small(config)
+    text = read_small(config)
     if text is None:
         return None
     lines = text.splitlines()

@@ -15,8 +15,8 @@ from pathlib import Path
 from lecode_ls import platform
 from lecode_ls.errors import InvalidName, StoreError
 from lecode_ls.memory.files import atomic_write, read_regular, refuse_symlinks
-from lecode_ls.memory.identity import Project, find_project_root, project_slug
-from lecode_ls.memory.markdown import validate_name
+from lecode_ls.memory.notes import validate_name
+from lecode_ls.memory.project.identity import Project, find_project_root, project_slug
 
 log = logging.getLogger(__name__)
 

@@ -191,3 +191,19 @@ def check_new_record(
     except (TypeError, ValueError) as error:
         raise _bad(where, str(error).removeprefix("canonical_json: ")) from None
     return copy
+
+
+def well_formed_calls(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool calls of an assistant record that have an ID and a function name; a hand-edited
+    or imported record may hold anything, and what is malformed is left out, not fatal."""
+    calls = record.get("tool_calls")
+    if not isinstance(calls, list):
+        return []
+    return [
+        call
+        for call in calls
+        if isinstance(call, dict)
+        and isinstance(call.get("id"), str)
+        and isinstance(call.get("function"), dict)
+        and isinstance(call["function"].get("name"), str)
+    ]

@@ -26,8 +26,8 @@ from lecode_ls.errors import (
     SymlinkRefused,
 )
 from lecode_ls.memory.canonical import records_digest
-from lecode_ls.memory.records import check_session_id
-from lecode_ls.memory.sessions import Purpose, SessionStore, Visibility
+from lecode_ls.memory.sessions.records import check_session_id
+from lecode_ls.memory.sessions.store import Purpose, SessionStore, Visibility
 
 MAX_POSITIONS = 200
 """A source covers at most this many consecutive seq positions (first to last cited, inclusive)."""

@@ -31,7 +31,7 @@ from lecode_ls.errors import (
     SymlinkRefused,
 )
 from lecode_ls.memory.files import fsync_dir, make_dirs, refuse_symlinks
-from lecode_ls.memory.records import (
+from lecode_ls.memory.sessions.records import (
     EVENT,
     MESSAGE,
     USAGE,
@@ -39,9 +39,9 @@ from lecode_ls.memory.records import (
     check_session_id,
     new_session_id,
 )
-from lecode_ls.memory.records import check_new_record as _check_new_record
-from lecode_ls.memory.transcript import Known, open_locked
-from lecode_ls.memory.transcript_files import (
+from lecode_ls.memory.sessions.records import check_new_record as _check_new_record
+from lecode_ls.memory.sessions.transcript import Known, open_locked
+from lecode_ls.memory.sessions.transcript_files import (
     TranscriptPaths,
     TranscriptState,
     create_transcript,

@@ -49,8 +49,14 @@ from lecode_ls.errors import (
 )
 from lecode_ls.memory.canonical import canonical_json
 from lecode_ls.memory.files import atomic_write
-from lecode_ls.memory.records import CODES, VISIBILITY_CODES, Damage, check_stored, kind_code
-from lecode_ls.memory.transcript_files import (
+from lecode_ls.memory.sessions.records import (
+    CODES,
+    VISIBILITY_CODES,
+    Damage,
+    check_stored,
+    kind_code,
+)
+from lecode_ls.memory.sessions.transcript_files import (
     ENTRY,
     TranscriptPaths,
     TranscriptState,

@@ -19,7 +19,7 @@ from lecode_ls import platform
 from lecode_ls.errors import SessionNotFound, StoreError, SymlinkRefused
 from lecode_ls.memory.canonical import canonical_json
 from lecode_ls.memory.files import atomic_write, fsync_dir, temp_path, write_all
-from lecode_ls.memory.records import VISIBILITY_CODES, kind_code
+from lecode_ls.memory.sessions.records import VISIBILITY_CODES, kind_code
 
 ENTRY = struct.Struct("<Q")
 """One index entry: bits 0-55 the line's byte offset, bits 56-63 its kind code."""

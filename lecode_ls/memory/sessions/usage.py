@@ -20,8 +20,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from lecode_ls.memory.records import COMPACT, USAGE
-from lecode_ls.memory.sessions import SessionStore
+from lecode_ls.memory.sessions.records import COMPACT, USAGE
+from lecode_ls.memory.sessions.store import SessionStore
 
 USAGE_EVENTS = frozenset({"usage", "discarded", "compact", "memory_usage"})
 BLOCK = 1000

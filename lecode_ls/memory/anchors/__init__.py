@@ -1,0 +1,23 @@
+"""Code anchors, live: the text of anchored lines, their capture for a verified fact, drift against buffers and files, and renames Git can tell."""
+
+from lecode_ls.memory.anchors.capture import (
+    fact_path_line,
+    make_anchor,
+    read_paths,
+    verified_fact_anchor,
+)
+from lecode_ls.memory.anchors.drift import MAX_FILE_BYTES, AnchorState, DriftTracker, state_json
+from lecode_ls.memory.anchors.text import DRIFTED, split_lines
+
+__all__ = [
+    "DRIFTED",
+    "MAX_FILE_BYTES",
+    "AnchorState",
+    "DriftTracker",
+    "fact_path_line",
+    "make_anchor",
+    "read_paths",
+    "split_lines",
+    "state_json",
+    "verified_fact_anchor",
+]

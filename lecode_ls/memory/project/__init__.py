@@ -1,0 +1,21 @@
+"""Which project a folder is, its checkout, and where its store lives: identity (L1-L5), the store layout, the Git checkout's root and HEAD, and AGENTS.md."""
+
+from lecode_ls.memory.project.agents import read_agents
+from lecode_ls.memory.project.checkout import SHA, checkout_root, git_dir, head_commit, relative
+from lecode_ls.memory.project.identity import Project, read_small, resolve_project
+from lecode_ls.memory.project.layout import config_dir, migrate_legacy, store_dir
+
+__all__ = [
+    "SHA",
+    "Project",
+    "checkout_root",
+    "config_dir",
+    "git_dir",
+    "head_commit",
+    "migrate_legacy",
+    "read_agents",
+    "read_small",
+    "relative",
+    "resolve_project",
+    "store_dir",
+]

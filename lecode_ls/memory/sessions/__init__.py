@@ -1,0 +1,38 @@
+"""Transcripts: the records, the JSONL file and its offset index, the session store, the source references into them (S1-S3), and usage totals."""
+
+from lecode_ls.memory.sessions.records import (
+    COMPACT,
+    DISMISSED,
+    LEARNING,
+    check_session_id,
+    new_session_id,
+    well_formed_calls,
+)
+from lecode_ls.memory.sessions.sources import (
+    MAX_POSITIONS,
+    SourceRef,
+    judge_source,
+    source_snapshot,
+    validate_source,
+)
+from lecode_ls.memory.sessions.store import SessionInfo, SessionStore, Visibility
+from lecode_ls.memory.sessions.usage import UsageTotal, session_usage
+
+__all__ = [
+    "COMPACT",
+    "DISMISSED",
+    "LEARNING",
+    "MAX_POSITIONS",
+    "SessionInfo",
+    "SessionStore",
+    "SourceRef",
+    "UsageTotal",
+    "Visibility",
+    "check_session_id",
+    "judge_source",
+    "new_session_id",
+    "session_usage",
+    "source_snapshot",
+    "validate_source",
+    "well_formed_calls",
+]
