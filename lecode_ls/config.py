@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class _Section(BaseModel):
-    # Field docstrings are documentation (README's table reads them with lecode_ls.fielddocs);
+    # Field docstrings are documentation (README's table reads them with lecode_ls.contract.fielddocs);
     # pydantic is not asked to parse them, which would cost start-up time.
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 

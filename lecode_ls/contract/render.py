@@ -1,8 +1,9 @@
 """Generate protocol.md and the extension's protocol.ts from the method table, and (through
-settings_docs.py) everything that describes the settings.
+contract/settings.py) everything that describes the settings.
 
-Run `uv run python -m lecode_ls.server.docs` after changing `protocol.py` or `config.py`; a test
-fails when the committed files differ from what this renders.
+Run `uv run python -m lecode_ls.contract` after changing a method table
+(`server/<feature>/methods.py`) or `config.py`; a test fails when the committed files differ from
+what this renders.
 """
 
 from __future__ import annotations
@@ -11,12 +12,8 @@ import json
 import sys
 from typing import Any, TypeVar
 
-from lecode_ls.errors import LecodeError
-from lecode_ls.fielddocs import field_docs
-from lecode_ls.server.messages import Message
-from lecode_ls.server.method import Method
-from lecode_ls.server.protocol import METHODS
-from lecode_ls.server.settings_docs import (
+from lecode_ls.contract.fielddocs import field_docs
+from lecode_ls.contract.settings import (
     PACKAGE_JSON,
     README,
     ROOT,
@@ -25,7 +22,11 @@ from lecode_ls.server.settings_docs import (
     render_readme,
     render_settings_typescript,
 )
-from lecode_ls.server.ts_types import ts_type
+from lecode_ls.contract.ts_types import ts_type
+from lecode_ls.errors import LecodeError
+from lecode_ls.server.messages import Message
+from lecode_ls.server.method import Method
+from lecode_ls.server.protocol import METHODS
 
 T = TypeVar("T")
 
@@ -39,7 +40,7 @@ lecode-ls speaks LSP over stdio (the default), `--pipe NAME` or `--socket PORT` 
 client that listens, as vscode-languageclient's pipe and socket transports do), or `--tcp HOST:PORT`
 (it listens on a loopback address only and serves the first client alone). Besides the standard
 lifecycle it serves the custom JSON-RPC methods below, so any LSP client can use the memory. This file is
-generated from `lecode_ls/server/protocol.py` by `uv run python -m lecode_ls.server.docs`; a test
+generated from `lecode_ls/server/protocol.py` by `uv run python -m lecode_ls.contract`; a test
 fails when the two disagree. The same memory is also served to other agents over the Model Context
 Protocol by `lecode-ls mcp`: mcp.md documents its tools, resources and errors.
 
@@ -225,7 +226,7 @@ def render_typescript() -> str:
         return f"export const {title} = {{\n{rows}\n}} as const;"
 
     parts = [
-        "// Generated from lecode_ls/server/protocol.py by `uv run python -m lecode_ls.server.docs`.",
+        "// Generated from lecode_ls/server/protocol.py by `uv run python -m lecode_ls.contract`.",
         "// Do not edit: a test fails when this file and the server disagree.",
         "",
         table("Requests", requests),
@@ -247,7 +248,7 @@ def main() -> int:
     PACKAGE_JSON.write_text(render_package_json(PACKAGE_JSON.read_text(encoding="utf-8")))
     SETTINGS_TS.write_text(render_settings_typescript(), encoding="utf-8")
     # The MCP server's contract (no MCP SDK is loaded to render it).
-    from lecode_ls.mcp.docs import MCP_MD, render_mcp_markdown
+    from lecode_ls.contract.mcp import MCP_MD, render_mcp_markdown
 
     MCP_MD.write_text(render_mcp_markdown(), encoding="utf-8")
     written = [PROTOCOL_TS, PACKAGE_JSON, SETTINGS_TS, MCP_MD]

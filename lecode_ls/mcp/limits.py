@@ -1,4 +1,4 @@
-"""The bounds of `lecode-ls mcp` that its documentation states (docs.py renders mcp.md from them
+"""The bounds of `lecode-ls mcp` that its documentation states (contract/mcp.py renders mcp.md from them
 without loading the MCP SDK)."""
 
 MAX_LINE_BYTES = 4 << 20  # one message; a memory_write of a whole 1 MiB note, escaped, fits

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from lecode_ls.server.messages import Message
 
+if TYPE_CHECKING:
+    from lecode_ls.server.server import LecodeServer
+
 Kind = Literal["request", "notification", "command"]
+
+Handler = Callable[["LecodeServer", Any], Awaitable[Message | str]]
+"""What answers a request or a command: validated params in, a result model (or a command's
+string) out. Core errors propagate; the boundary (wiring.dispatch) converts them."""
 
 
 @dataclass(frozen=True)
@@ -19,6 +27,8 @@ class Method:
     summary: str
     params: type[Message]
     result: type[Message] | None
+    handler: Handler | None = None
+    """None for a notification the server sends; every request and command has one."""
     errors: tuple[str, ...] = ()
     example_params: Any = None
     example_result: Any = None

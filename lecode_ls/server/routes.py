@@ -63,7 +63,7 @@ COMMANDS = (
     "lecode.anchor.forget",
     "lecode.anchor.show",
 )
-# Standard features of the code anchors (anchor_lsp.py), with the options the capabilities need.
+# Standard features of the code anchors (server/anchors/lsp.py), with the options the capabilities need.
 STANDARD: tuple[tuple[str, str, Any], ...] = (
     (types.TEXT_DOCUMENT_DID_OPEN, "didOpen", None),
     (types.TEXT_DOCUMENT_DID_CHANGE, "didChange", None),

@@ -31,7 +31,7 @@ from lecode_ls.platform.paths import canonical, is_within, path_to_uri, uri_to_p
 if TYPE_CHECKING:
     from lecode_ls.config import Settings
     from lecode_ls.runtime import Runtime, Runtimes
-    from lecode_ls.server.chat_state import Chat
+    from lecode_ls.server.chat.state import Chat
     from lecode_ls.server.messages import Message
 
 log = logging.getLogger(__name__)
@@ -174,7 +174,7 @@ class LecodeServer(LanguageServer):
     @cached_property
     def chat(self) -> Chat:
         """Chat's state between turns (the provider, calibration, running turns)."""
-        from lecode_ls.server.chat_state import Chat
+        from lecode_ls.server.chat.state import Chat
 
         return Chat()
 
@@ -269,7 +269,7 @@ class LecodeServer(LanguageServer):
 
     async def facts_changed(self, runtime: Runtime) -> None:
         """Tell the client that `runtime`'s facts changed (P3)."""
-        from lecode_ls.server.fact_messages import FactsDidChangeParams
+        from lecode_ls.server.facts.messages import FactsDidChangeParams
 
         generation = await asyncio.to_thread(runtime.facts.generation)
         self._fact_stamps[runtime.project.root] = facts_stamp(runtime)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,61 +23,13 @@ from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
 
 from lecode_ls.errors import INVALID_PARAMS, LecodeError
-from lecode_ls.server import anchor_features as anchors
-from lecode_ls.server import anchor_lsp
-from lecode_ls.server import chat_features as chat
-from lecode_ls.server import facts_features as facts
-from lecode_ls.server import memory_features as memory
+from lecode_ls.server.anchors import lsp as anchor_lsp
 from lecode_ls.server.messages import Message
 from lecode_ls.server.method import Method
 from lecode_ls.server.protocol import METHODS_BY_NAME
 from lecode_ls.server.server import LecodeServer
 
 log = logging.getLogger(__name__)
-
-
-Handler = Callable[[LecodeServer, Any], Awaitable[Message | str]]
-
-HANDLERS: dict[str, Handler] = {
-    "lecode/ping": memory.ping,
-    "lecode/project/info": memory.project_info,
-    "lecode/memory/list": memory.memory_list,
-    "lecode/memory/read": memory.memory_read,
-    "lecode/memory/write": memory.memory_write,
-    "lecode/memory/edit": memory.memory_edit,
-    "lecode/memory/search": memory.memory_search,
-    "lecode/agents/read": memory.agents_read,
-    "lecode/session/list": facts.session_list,
-    "lecode/session/import": facts.session_import,
-    "lecode/session/read": facts.session_read,
-    "lecode/session/snapshot": facts.session_snapshot,
-    "lecode/session/new": facts.session_new,
-    "lecode/session/undo": facts.session_undo,
-    "lecode/session/redo": facts.session_redo,
-    "lecode/session/clear": facts.session_clear,
-    "lecode/session/delete": facts.session_delete,
-    "lecode/facts/list": facts.facts_list,
-    "lecode/facts/remember": facts.facts_remember,
-    "lecode/facts/recall": facts.facts_recall,
-    "lecode/facts/correct": facts.facts_correct,
-    "lecode/facts/forget": facts.facts_forget,
-    "lecode/facts/dismissProposal": facts.facts_dismiss_proposal,
-    "lecode/facts/rememberSelection": anchors.remember_selection,
-    "lecode/facts/correctSelection": anchors.correct_selection,
-    "lecode/facts/reanchor": anchors.reanchor,
-    "lecode/chat/send": chat.chat_send,
-    "lecode/session/compact": chat.session_compact,
-    "lecode/chat/history": chat.chat_history,
-    "lecode/command": chat.command,
-    "lecode.memory": memory.memory_command,
-    "lecode.anchor.rememberSelection": anchors.remember_selection_command,
-    "lecode.anchor.correctSelection": anchors.correct_selection_command,
-    "lecode.anchor.reanchor": anchors.reanchor_command,
-    "lecode.anchor.forget": anchors.forget_command,
-    "lecode.anchor.show": anchors.show_command,
-}
-"""Every method and command with its handler. routes.py lists the same names without importing
-any of them; a test keeps the two equal."""
 
 
 def parse(method: Method, raw: Any) -> Message:
@@ -137,10 +88,11 @@ async def dispatch(ls: LecodeServer, name: str, args: tuple[Any, ...]) -> Any:
     if not ls.ready:
         raise JsonRpcServerNotInitialized("the server is not initialized; send initialize first")
     method = METHODS_BY_NAME[name]
+    assert method.handler is not None  # routes.py registers only methods that have one
     raw: Any = list(args) if method.kind == "command" else (args[0] if args else None)
     started = time.perf_counter()
     try:
-        result = await HANDLERS[name](ls, parse(method, raw))
+        result = await method.handler(ls, parse(method, raw))
     except LecodeError as exc:
         log.debug("%s: %s (%s)", name, exc.code, _elapsed(started))
         raise _to_rpc(exc) from None

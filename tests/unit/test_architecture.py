@@ -16,7 +16,8 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 CORE = [
     path
     for path in MODULES
-    if "server" not in path.relative_to(PACKAGE).parts and path.name not in ("cli.py",)
+    if not {"server", "contract"} & set(path.relative_to(PACKAGE).parts)
+    and path.name not in ("cli.py",)
 ]
 MEMORY = sorted((PACKAGE / "memory").glob("*.py"))
 FORBIDDEN = ("pygls", "lsprotocol", "lecode_ls.server")
@@ -236,8 +237,7 @@ class TestTheMcpSdkIsOptional:
         assert (found != set()) == (path in SDK_USERS), found
 
     def test_the_language_server_reaches_the_mcp_package_only_through_the_command(self) -> None:
-        # cli.py starts `lecode-ls mcp`; server/docs.py renders mcp.md (through mcp/docs.py,
-        # which loads no SDK: the rule above).
+        # cli.py starts `lecode-ls mcp`; contract/mcp.py renders mcp.md (no SDK: the rule above).
         graph = import_graph()
         users = {
             name
@@ -245,7 +245,14 @@ class TestTheMcpSdkIsOptional:
             if not name.startswith("lecode_ls.mcp")
             and any(d.startswith("lecode_ls.mcp") for d in deps)
         }
-        assert users == {"lecode_ls.cli", "lecode_ls.server.docs"}
-        assert {d for d in graph["lecode_ls.server.docs"] if d.startswith("lecode_ls.mcp")} == {
-            "lecode_ls.mcp.docs"
+        assert users == {"lecode_ls.cli", "lecode_ls.contract.mcp"}
+
+    def test_nothing_in_the_package_imports_the_contract_renderers(self) -> None:
+        graph = import_graph()
+        users = {
+            name
+            for name, deps in graph.items()
+            if not name.startswith("lecode_ls.contract")
+            and any(d.startswith("lecode_ls.contract") for d in deps)
         }
+        assert users == set()

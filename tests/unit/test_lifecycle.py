@@ -16,7 +16,7 @@ from lecode_ls.config import ProviderSettings
 from lecode_ls.errors import StoreError
 from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.runtime import Runtime
-from lecode_ls.server.chat_state import Chat
+from lecode_ls.server.chat.state import Chat
 from tests.unit.stores import chat
 
 CALLS: dict[str, Callable[[Runtime, str], Any]] = {

@@ -8,7 +8,7 @@ writers offered only as `[mcp] allow` lists them.
 from __future__ import annotations
 
 from lecode_ls.config import validate
-from lecode_ls.mcp.docs import MCP_MD, render_mcp_markdown
+from lecode_ls.contract.mcp import MCP_MD, render_mcp_markdown
 from lecode_ls.mcp.limits import MAX_LINE_BYTES
 from lecode_ls.mcp.tools import ALL_SPECS, WRITE_TOOLS, bounded, offered, schema_of
 
@@ -16,7 +16,7 @@ from lecode_ls.mcp.tools import ALL_SPECS, WRITE_TOOLS, bounded, offered, schema
 class TestMcpMd:
     def test_mcp_md_is_what_the_tool_table_renders(self) -> None:
         assert MCP_MD.read_text(encoding="utf-8") == render_mcp_markdown(), (
-            "mcp.md is stale: run `uv run python -m lecode_ls.server.docs`"
+            "mcp.md is stale: run `uv run python -m lecode_ls.contract`"
         )
 
     def test_every_tool_has_a_section_with_its_schema_and_the_limits_are_stated(self) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lecode_ls.config import Settings
-from lecode_ls.server.docs import (
+from lecode_ls.contract.render import (
     PROTOCOL_MD,
     PROTOCOL_TS,
     README,
@@ -22,21 +22,27 @@ from lecode_ls.server.docs import (
     render_typescript,
     undocumented_codes,
 )
+from lecode_ls.server.anchors import methods as anchors
+from lecode_ls.server.chat import methods as chat
+from lecode_ls.server.facts import methods as facts
+from lecode_ls.server.notes import methods as notes
 from lecode_ls.server.protocol import METHODS, METHODS_BY_NAME
 from lecode_ls.server.routes import COMMANDS, REQUESTS, register, registered_methods
 from lecode_ls.server.server import LecodeServer
-from lecode_ls.server.wiring import HANDLERS
+from lecode_ls.server.sessions import methods as sessions
+
+FEATURES = (notes, sessions, facts, chat, anchors)
 
 
 class TestDocumentsMatchTheCode:
     def test_protocol_md_is_what_the_method_table_renders(self) -> None:
         assert PROTOCOL_MD.read_text(encoding="utf-8") == render_markdown(), (
-            "protocol.md is stale: run `uv run python -m lecode_ls.server.docs`"
+            "protocol.md is stale: run `uv run python -m lecode_ls.contract`"
         )
 
     def test_protocol_ts_is_what_the_method_table_renders(self) -> None:
         assert PROTOCOL_TS.read_text(encoding="utf-8") == render_typescript(), (
-            "protocol.ts is stale: run `uv run python -m lecode_ls.server.docs`"
+            "protocol.ts is stale: run `uv run python -m lecode_ls.contract`"
         )
 
     def test_every_method_has_a_section_in_protocol_md(self) -> None:
@@ -55,8 +61,21 @@ class TestRegisteredMethodsMatchTheTable:
         assert registered_methods(server) == served
 
     def test_every_registered_name_has_a_handler_and_every_handler_a_name(self) -> None:
-        assert set(HANDLERS) == set(REQUESTS) | set(COMMANDS)
-        assert set(HANDLERS) <= set(METHODS_BY_NAME)
+        handled = {m.name for m in METHODS if m.handler is not None}
+        assert handled == set(REQUESTS) | set(COMMANDS)
+        assert handled <= set(METHODS_BY_NAME)
+
+    def test_only_a_notification_has_no_handler(self) -> None:
+        assert {m.name for m in METHODS if m.handler is None} == {
+            m.name for m in METHODS if m.kind == "notification"
+        }
+
+    @pytest.mark.parametrize("feature", FEATURES, ids=lambda f: f.__name__)
+    def test_each_entry_is_answered_by_the_handlers_of_its_own_feature(self, feature) -> None:  # type: ignore[no-untyped-def]
+        # covers one folder a feature: server/<feature>/methods.py names server/<feature>/handlers.py
+        home = feature.__name__.removesuffix(".methods") + ".handlers"
+        entries = (*feature.METHODS, *getattr(feature, "COMMANDS", ()))
+        assert {m.handler.__module__ for m in entries if m.handler is not None} == {home}
 
     def test_the_initialize_path_imports_no_pydantic(self) -> None:
         """Start-up (P5): pydantic, the runtime and the handlers load after `initialize`."""
@@ -97,7 +116,7 @@ class TestReadmeSettings:
         # covers K1
         readme = README.read_text(encoding="utf-8")
         assert readme == render_readme(readme), (
-            "README.md's settings table is stale: run `uv run python -m lecode_ls.server.docs`"
+            "README.md's settings table is stale: run `uv run python -m lecode_ls.contract`"
         )
         for name in type(Settings().memory).model_fields:
             assert f"`[memory] {name}`" in readme

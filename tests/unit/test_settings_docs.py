@@ -11,7 +11,7 @@ import json
 import re
 
 from lecode_ls.config import Settings
-from lecode_ls.server.settings_docs import (
+from lecode_ls.contract.settings import (
     FILE_ONLY,
     PACKAGE_JSON,
     README,
@@ -22,7 +22,7 @@ from lecode_ls.server.settings_docs import (
     vscode_properties,
 )
 
-STALE = "stale: run `uv run python -m lecode_ls.server.docs`"
+STALE = "stale: run `uv run python -m lecode_ls.contract`"
 
 
 def model_keys() -> list[str]:

@@ -1,4 +1,6 @@
-"""Code anchors, live: the text of anchored lines, their capture for a verified fact, drift against buffers and files, and renames Git can tell."""
+"""Code anchors, live: the text of anchored lines, their capture for a verified fact, drift against
+buffers and files, and renames Git can tell.
+"""
 
 from lecode_ls.memory.anchors.capture import (
     fact_path_line,

@@ -1,4 +1,4 @@
-"""Renames Git can tell: where an anchored file went once it is gone from its place (issue 14).
+"""Renames Git can tell: where an anchored file went once it is gone from its place.
 
 A file renamed with `git mv`, or in a commit made since the anchor was captured, is found by
 Git's own rename detection between the anchor's commit and the index:

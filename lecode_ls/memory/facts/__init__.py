@@ -1,4 +1,6 @@
-"""facts.sqlite3: its schema and migrations, its connection, the values it holds, FactStore, and the anchors table."""
+"""facts.sqlite3: its schema and migrations, its connection, the values it holds, FactStore, and the
+anchors table.
+"""
 
 from lecode_ls.memory.facts.anchor_rows import MAX_ANCHOR_LINES, NewAnchor, StoredAnchor, check_path
 from lecode_ls.memory.facts.model import MAX_TEXT_BYTES, Fact, Purpose, SourceLike, check_text

@@ -1,4 +1,6 @@
-"""The Markdown half of the memory: MEMORY.md, the scratchpad, daily logs and named notes, their search index and patterns."""
+"""The Markdown half of the memory: MEMORY.md, the scratchpad, daily logs and named notes, their
+search index and patterns.
+"""
 
 from lecode_ls.memory.notes.store import MAX_FILE_BYTES, MarkdownStore, daily_name, validate_name
 

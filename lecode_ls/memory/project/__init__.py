@@ -1,4 +1,6 @@
-"""Which project a folder is, its checkout, and where its store lives: identity (L1-L5), the store layout, the Git checkout's root and HEAD, and AGENTS.md."""
+"""Which project a folder is, its checkout, and where its store lives: identity (L1-L5), the store
+layout, the Git checkout's root and HEAD, and AGENTS.md.
+"""
 
 from lecode_ls.memory.project.agents import read_agents
 from lecode_ls.memory.project.checkout import SHA, checkout_root, git_dir, head_commit, relative

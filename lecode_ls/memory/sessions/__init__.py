@@ -1,4 +1,6 @@
-"""Transcripts: the records, the JSONL file and its offset index, the session store, the source references into them (S1-S3), and usage totals."""
+"""Transcripts: the records, the JSONL file and its offset index, the session store, the source
+references into them (S1-S3), and usage totals.
+"""
 
 from lecode_ls.memory.sessions.records import (
     COMPACT,

@@ -1,4 +1,4 @@
-"""Handlers of the anchored-fact requests and commands (issue 14): remember or correct a fact
+"""Handlers of the anchored-fact requests and commands: remember or correct a fact
 from a selection, re-anchor, and the commands code actions and lenses run.
 
 A selection becomes evidence the way every fact's evidence is made: the person's wording and
@@ -22,9 +22,9 @@ from lecode_ls.memory.project import head_commit
 from lecode_ls.memory.recall import recall_fact
 from lecode_ls.memory.sessions import SourceRef, check_session_id, source_snapshot
 from lecode_ls.runtime import Runtime
-from lecode_ls.server import anchor_messages as p
-from lecode_ls.server import fact_messages as fp
-from lecode_ls.server.anchor_docs import Doc, locate, read_text, runtime_of, selected_lines
+from lecode_ls.server.anchors import messages as p
+from lecode_ls.server.documents import Doc, locate, read_text, runtime_of, selected_lines
+from lecode_ls.server.facts import messages as fp
 from lecode_ls.server.server import LecodeServer
 
 EDITOR_SESSION_TITLE = "Remembered in the editor"

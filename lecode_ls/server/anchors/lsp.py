@@ -1,4 +1,4 @@
-"""Code anchors where the person looks, with standard LSP (issue 14): buffers tracked through
+"""Code anchors where the person looks, with standard LSP: buffers tracked through
 `textDocument/didOpen`/`didChange`/`didClose`, a diagnostic (source `lecode`) on every drifted
 anchor, a CodeLens naming the fact on its lines, a hover with its text and evidence, and code
 actions to correct, forget or re-anchor it, or to remember a selection.
@@ -23,8 +23,8 @@ from lecode_ls.memory.anchors import DRIFTED, AnchorState, split_lines
 from lecode_ls.memory.recall import fact_status
 from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime
-from lecode_ls.server.anchor_docs import Doc, buffer_text, locate, runtime_of
-from lecode_ls.server.anchor_messages import AnchorsDidChangeParams
+from lecode_ls.server.anchors.messages import AnchorsDidChangeParams
+from lecode_ls.server.documents import Doc, buffer_text, locate, runtime_of
 from lecode_ls.server.server import LecodeServer
 
 log = logging.getLogger(__name__)

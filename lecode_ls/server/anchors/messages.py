@@ -1,10 +1,10 @@
-"""The JSON objects of code anchors (issue 14): anchored selections, re-anchoring, drift news."""
+"""The JSON objects of code anchors: anchored selections, re-anchoring, drift news."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from lecode_ls.server.fact_messages import AnchorModel
+from lecode_ls.server.facts.messages import AnchorModel
 from lecode_ls.server.messages import Message, Params, WorkspaceParams
 
 

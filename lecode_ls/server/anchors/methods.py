@@ -1,8 +1,9 @@
-"""The protocol table's code-anchor methods and commands (issue 14; see protocol.py)."""
+"""The protocol table's code-anchor methods and commands (see protocol.py)."""
 
 from __future__ import annotations
 
-from lecode_ls.server.anchor_messages import (
+from lecode_ls.server.anchors import handlers
+from lecode_ls.server.anchors.messages import (
     AnchorsDidChangeParams,
     CorrectSelectionCommand,
     CorrectSelectionParams,
@@ -14,7 +15,7 @@ from lecode_ls.server.anchor_messages import (
     RememberSelectionParams,
     SelectionResult,
 )
-from lecode_ls.server.fact_messages import FactsForgetResult, RecallFactResult
+from lecode_ls.server.facts.messages import FactsForgetResult, RecallFactResult
 from lecode_ls.server.method import DIGEST, SID, WS, Method
 
 URI = WS + "/src/app.py"
@@ -52,7 +53,7 @@ REMEMBER = {"uri": URI, "range": RANGE, "text": "The app listens on port 8080."}
 SELECTED = {"factId": 7, "revision": 1, "sessionId": SID, "seqs": [1], "anchor": ANCHOR}
 REANCHOR = {"factId": 7, "expectedRevision": 1, "uri": URI, "range": RANGE}
 
-ANCHOR_METHODS: tuple[Method, ...] = (
+METHODS: tuple[Method, ...] = (
     Method(
         "lecode/facts/rememberSelection",
         "request",
@@ -62,6 +63,7 @@ ANCHOR_METHODS: tuple[Method, ...] = (
         "`lecode/facts/didChange`; diagnostics and lenses of open documents follow.",
         RememberSelectionParams,
         SelectionResult,
+        handler=handlers.remember_selection,
         errors=SELECTION_ERRORS,
         example_params=REMEMBER,
         example_result=SELECTED,
@@ -75,6 +77,7 @@ ANCHOR_METHODS: tuple[Method, ...] = (
         "anchor of the selection (the old revision's anchors stay with it).",
         CorrectSelectionParams,
         SelectionResult,
+        handler=handlers.correct_selection,
         errors=(*SELECTION_ERRORS, "fact_not_found", "stale_revision"),
         example_params={**REMEMBER, "factId": 7, "expectedRevision": 1},
         example_result={**SELECTED, "revision": 2},
@@ -87,6 +90,7 @@ ANCHOR_METHODS: tuple[Method, ...] = (
         "and commit). The fact's text, revision and evidence do not change.",
         ReanchorParams,
         ReanchorResult,
+        handler=handlers.reanchor,
         errors=(
             "memory_disabled",
             "invalid_params",
@@ -115,7 +119,7 @@ ANCHOR_METHODS: tuple[Method, ...] = (
     ),
 )
 
-ANCHOR_COMMANDS: tuple[Method, ...] = (
+COMMANDS: tuple[Method, ...] = (
     Method(
         "lecode.anchor.rememberSelection",
         "command",
@@ -123,6 +127,7 @@ ANCHOR_COMMANDS: tuple[Method, ...] = (
         "the `Remember selection as fact` code action, which sends no `text`).",
         RememberSelectionCommand,
         SelectionResult,
+        handler=handlers.remember_selection_command,
         errors=SELECTION_ERRORS,
         example_params=[{"uri": URI, "range": RANGE}],
         example_result=SELECTED,
@@ -135,6 +140,7 @@ ANCHOR_COMMANDS: tuple[Method, ...] = (
         "should ask for the wording and send the request instead).",
         CorrectSelectionCommand,
         SelectionResult,
+        handler=handlers.correct_selection_command,
         errors=(*SELECTION_ERRORS, "fact_not_found", "stale_revision"),
         example_params=[{"uri": URI, "range": RANGE, "factId": 7, "expectedRevision": 1}],
         example_result={**SELECTED, "revision": 2},
@@ -146,6 +152,7 @@ ANCHOR_COMMANDS: tuple[Method, ...] = (
         "action of a drifted anchor).",
         ReanchorCommand,
         ReanchorResult,
+        handler=handlers.reanchor_command,
         errors=("memory_disabled", "invalid_params", "fact_not_found", "stale_revision"),
         example_params=[{**REANCHOR, "index": 0}],
         example_result={"factId": 7, "revision": 1, "anchor": ANCHOR},
@@ -158,6 +165,7 @@ ANCHOR_COMMANDS: tuple[Method, ...] = (
         "Declined or unanswered: nothing is forgotten (`forgotten: false`).",
         FactRefCommand,
         FactsForgetResult,
+        handler=handlers.forget_command,
         errors=("memory_disabled", "fact_not_found"),
         example_params=[{"factId": 7}],
         example_result={"forgotten": True, "hides": []},
@@ -169,6 +177,7 @@ ANCHOR_COMMANDS: tuple[Method, ...] = (
         "its evidence is valid; the result is `lecode/facts/recall`'s first page.",
         FactRefCommand,
         RecallFactResult,
+        handler=handlers.show_command,
         errors=("memory_disabled", "fact_not_found"),
         example_params=[{"factId": 7}],
         example_result={"factId": 7, "revision": 1, "status": "valid"},

@@ -23,11 +23,11 @@ from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams
 from lecode_ls.memory.sessions import UsageTotal, check_session_id, session_usage
 from lecode_ls.runtime import Runtime
-from lecode_ls.server import chat_messages as p
-from lecode_ls.server import fact_messages as fp
 from lecode_ls.server.asking import ask_person, settings_policy
-from lecode_ls.server.memory_features import changed, run_command
+from lecode_ls.server.chat import messages as p
+from lecode_ls.server.notes.handlers import changed, run_command
 from lecode_ls.server.server import LecodeServer
+from lecode_ls.server.sessions import messages as sp
 
 
 @contextlib.asynccontextmanager
@@ -120,7 +120,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
     )
 
 
-async def session_compact(ls: LecodeServer, params: fp.SessionParams) -> p.SessionCompactResult:
+async def session_compact(ls: LecodeServer, params: sp.SessionParams) -> p.SessionCompactResult:
     """`/compact`: compact the session's working memory now (refused while a turn runs)."""
     runtime, _ = await ls.runtime(params.workspace_uri)
     session_id = check_session_id(params.session_id)
@@ -216,7 +216,7 @@ async def _run_line(
         )
     if session_id is None:
         raise InvalidParams("sessionId: /compact needs the chat session", field="sessionId")
-    params = fp.SessionParams.model_validate(
+    params = sp.SessionParams.model_validate(
         {"sessionId": session_id, "workspaceUri": workspace_uri}
     )
     result = await session_compact(ls, params)

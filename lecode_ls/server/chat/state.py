@@ -1,7 +1,7 @@
 """What chat keeps between turns, for the whole server: the provider, the calibration of the
 size estimate, and the turns and compactions running.
 
-It sits below server.py (which holds one) and chat_features.py (which uses it), so neither
+It sits below server.py (which holds one) and chat/handlers.py (which uses it), so neither
 imports the other for it.
 """
 

@@ -1,142 +1,15 @@
-"""The JSON objects of the session (transcript) and fact methods."""
+"""The JSON objects of the fact methods (the source reference they share is in sessions/)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from lecode_ls.server.messages import Message, WorkspaceParams
+from lecode_ls.server.sessions.messages import SourceRefModel, Status
 
-Status = Literal["valid", "missing", "stale", "hidden", "unverified"]
 AnchorStatus = Literal["current", "moved", "changed", "deleted", "unchecked"]
-
-
-class SourceRefModel(Message):
-    """Evidence: exact transcript records, checked by digest at every use."""
-
-    session_id: str
-    """The exact session ID (`YYYYMMDDTHHMMSSZ-xxxxxxxx`)."""
-    seqs: list[int] = Field(min_length=1, max_length=200)
-    """The cited message seqs (0-based, increasing, spanning at most 200 positions)."""
-    digest: str
-    """`sha256:` + hex of the canonical JSON of every record from the first seq to the last."""
-
-
-class SessionInfoModel(Message):
-    session_id: str
-    """The exact session ID."""
-    title: str
-    """The session's title (may be empty)."""
-    created: str
-    """Creation time (ISO 8601, UTC)."""
-    records: int
-    """Number of records, the header included (the next seq)."""
-    corrupt: bool = False
-    """The transcript is damaged before its end (listed so it can be inspected)."""
-    citing_facts: int = 0
-    """How many facts cite this session (any revision): deleting it leaves them `missing`."""
-
-
-class SessionListParams(WorkspaceParams):
-    pass
-
-
-class SessionListResult(Message):
-    sessions: list[SessionInfoModel]
-    """Every session of the project, oldest first."""
-
-
-class SessionImportParams(WorkspaceParams):
-    records: list[dict[str, Any]] | None = Field(None, max_length=100_000)
-    """OpenAI-style messages `{role, content, tool_calls?, tool_call_id?, name?}`, or the records
-    of a transcript lecode-ls exported. Exactly one of `records` and `path`."""
-    path: str | None = Field(None, max_length=4096)
-    """A JSONL file of either kind, inside a workspace folder."""
-    title: str | None = Field(None, max_length=200)
-    """A title for the new session."""
-
-
-class SessionImportResult(Message):
-    session_id: str
-    """The new session's ID."""
-    renamed_from: str | None
-    """The exported session's own ID when it collided with an existing one (then a new ID is
-    minted; old provenance is never remapped)."""
-
-
-class SessionRangeParams(WorkspaceParams):
-    session_id: str = Field(max_length=64)
-    """The exact session ID."""
-    start_seq: int = Field(ge=0)
-    """First seq of the range (0-based, inclusive)."""
-    end_seq: int = Field(ge=0)
-    """Last seq of the range (inclusive); at most 200 positions in all."""
-
-
-class SessionReadParams(SessionRangeParams):
-    offset: int = Field(0, ge=0)
-    """Character offset into `sourceText` (pass back `nextOffset`)."""
-    limit: int | None = Field(None, ge=1)
-    """Page size in characters (default 4096, at most 8192; smaller when escaping needs it)."""
-
-
-class RecallSessionResult(Message):
-    """The recall page of a session range (R1-R7). Only a valid answer carries text."""
-
-    session_id: str
-    """The session ID asked for."""
-    start_seq: int
-    """The range asked for."""
-    end_seq: int
-    """The range asked for."""
-    status: Status
-    """valid, missing (no such session), stale (changed or damaged) or hidden (undone, cleared,
-    forgotten)."""
-    label: str | None = None
-    """Reminder that recalled text is untrusted evidence, not instructions."""
-    source: SourceRefModel | None = None
-    """The visible messages of the range and their digest; compare it across pages."""
-    source_text: str | None = None
-    """One character page of a JSON array of the cited records; concatenate pages, then parse."""
-    offset: int | None = None
-    """Offset of this page."""
-    next_offset: int | None = None
-    """Offset of the next page; null when this is the last."""
-
-
-class SessionSnapshotParams(SessionRangeParams):
-    pass
-
-
-class SessionNewParams(WorkspaceParams):
-    title: str = Field("", max_length=200)
-    """A title for the session (may be empty)."""
-
-
-class SessionIdResult(Message):
-    session_id: str
-    """The session's exact ID."""
-
-
-class SessionParams(WorkspaceParams):
-    session_id: str = Field(max_length=64)
-    """The exact session ID."""
-
-
-class SessionSeqsResult(Message):
-    seqs: list[int]
-    """The seqs the undo hid, or the redo restored."""
-
-
-class SessionClearResult(Message):
-    seq: int
-    """The seq of the clear event: working context and session recall start after it."""
-
-
-class SessionDeleteResult(Message):
-    citing_facts: int
-    """How many facts cited the deleted session: they are `missing` now (orphaned, not purged)."""
 
 
 class AnchorModel(Message):

@@ -13,8 +13,8 @@ from pathlib import Path
 from lecode_ls.agent.permissions import ThreadAsk
 from lecode_ls.commands import Invocation, run_memory_command
 from lecode_ls.memory.project import read_agents
-from lecode_ls.server import messages as p
 from lecode_ls.server.asking import ask_person, settings_policy
+from lecode_ls.server.notes import messages as p
 from lecode_ls.server.server import LecodeServer, facts_stamp
 
 

@@ -44,7 +44,7 @@ export function lspRange(range: { start: vscode.Position; end: vscode.Position }
  * The wording the server gives a fact made from `lines` (starting at 1-based `startLine` of the
  * checkout-relative file `rel`) when the person gives none: one line is a verified-project-fact
  * claim (`rel contains "<line>"`), several name the lines and quote the first. Mirrors
- * `default_wording` in lecode_ls/server/anchor_features.py (json.dumps with ensure_ascii=False).
+ * `default_wording` in lecode_ls/server/anchors/handlers.py (json.dumps with ensure_ascii=False).
  */
 export function defaultWording(rel: string, startLine: number, lines: readonly string[]): string {
   const first = JSON.stringify((lines[0] ?? "").slice(0, QUOTED_CHARS));

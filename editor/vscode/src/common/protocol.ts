@@ -1,4 +1,4 @@
-// Generated from lecode_ls/server/protocol.py by `uv run python -m lecode_ls.server.docs`.
+// Generated from lecode_ls/server/protocol.py by `uv run python -m lecode_ls.contract`.
 // Do not edit: a test fails when this file and the server disagree.
 
 export const Requests = {

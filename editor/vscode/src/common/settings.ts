@@ -1,7 +1,7 @@
 /**
  * The extension's settings: `lecode.server` (the extension's own), then every section of the
  * server's config.toml, which serverSettings.ts and package.json's configuration contribution
- * are generated from (`uv run python -m lecode_ls.server.docs`; tests keep the three equal).
+ * are generated from (`uv run python -m lecode_ls.contract`; tests keep the three equal).
  *
  * Everything under the server's sections (`lecode.memory`, `lecode.provider`, `lecode.agent`,
  * `lecode.compaction`) goes to the server with the same snake_case keys as its config.toml

@@ -1,0 +1,147 @@
+"""The protocol table's chat methods (see protocol.py)."""
+
+from __future__ import annotations
+
+from lecode_ls.server.chat import handlers
+from lecode_ls.server.chat.messages import (
+    ChatDeltaParams,
+    ChatHistoryParams,
+    ChatHistoryResult,
+    ChatSendParams,
+    ChatSendResult,
+    CommandParams,
+    CommandResult,
+    SessionCompactResult,
+)
+from lecode_ls.server.method import SID, Method
+from lecode_ls.server.sessions.messages import SessionParams
+
+METHODS: tuple[Method, ...] = (
+    Method(
+        "lecode/chat/send",
+        "request",
+        "Run one chat turn in a session: the person's message, then model requests and tool "
+        "calls until the model answers. Answers when the turn ends; meanwhile the turn streams "
+        "`lecode/chat/delta` notifications. Every message, tool call, tool result, usage and "
+        "event is appended to the session's transcript. `$/cancelRequest` stops the turn: the "
+        "result then has `stopReason` `cancelled` and the transcript records the cancellation. "
+        "A text starting with `/memory` runs that command instead (no model call). With "
+        "`[memory] enabled = false` chat works without memory: no memory tools are offered, "
+        "nothing is injected, and `/memory` answers `memory_disabled`.",
+        ChatSendParams,
+        ChatSendResult,
+        handler=handlers.chat_send,
+        errors=(
+            "invalid_session_id",
+            "session_not_found",
+            "session_busy",
+        ),
+        example_params={"sessionId": SID, "text": "How do I build this project?"},
+        example_result={
+            "turnId": "t-3f2a9c41",
+            "stopReason": "stop",
+            "usage": {
+                "calls": 2,
+                "promptTokens": 2410,
+                "completionTokens": 96,
+                "totalTokens": 2506,
+                "unknownUsageCalls": 0,
+            },
+        },
+        notes=(
+            "Only one turn runs in a session at a time; a second send gets `session_busy`.",
+            "A provider failure (a rejected key, an unreachable URL, an unknown model) ends the "
+            "turn with `stopReason` `error` and an `error` delta whose `code` is one of "
+            "`provider_auth`, `provider_unreachable`, `provider_model`, `provider_timeout`, "
+            "`provider_incomplete`, `provider_error`; it is recorded in the transcript too.",
+            "Write-class memory tools ask the person first (`window/showMessageRequest`) unless "
+            "`[agent] permissions` says allow or deny.",
+        ),
+    ),
+    Method(
+        "lecode/chat/delta",
+        "notification",
+        "Server to client, while a `lecode/chat/send` runs: text, tool calls, tool results, "
+        "the memory injected into each model request, usage and errors, in `seq` order.",
+        ChatDeltaParams,
+        None,
+        example_params={
+            "sessionId": SID,
+            "turnId": "t-3f2a9c41",
+            "seq": 3,
+            "kind": "memory",
+            "facts": [{"factId": 12, "revision": 2}],
+            "notes": ["MEMORY.md"],
+        },
+    ),
+    Method(
+        "lecode/session/compact",
+        "request",
+        "Compact the session's working memory now (`/compact`): the previous valid summary plus "
+        "the newly covered complete exchanges, summarised by the configured model into a compact "
+        "event with its lineage. Reports `$/progress`. Refused while a turn runs.",
+        SessionParams,
+        SessionCompactResult,
+        handler=handlers.session_compact,
+        errors=("invalid_session_id", "session_not_found", "session_busy"),
+        example_params={"sessionId": SID},
+        example_result={
+            "status": "compacted",
+            "coveredThrough": 41,
+            "usage": {
+                "calls": 1,
+                "promptTokens": 5120,
+                "completionTokens": 410,
+                "totalTokens": 5530,
+                "unknownUsageCalls": 0,
+            },
+        },
+    ),
+    Method(
+        "lecode/chat/history",
+        "request",
+        "A session's recent visible records as chat items (the shape of `lecode/chat/delta`), "
+        "for a chat view opening an existing session, and the session's usage total.",
+        ChatHistoryParams,
+        ChatHistoryResult,
+        handler=handlers.chat_history,
+        errors=("invalid_session_id", "session_not_found"),
+        example_params={"sessionId": SID, "limit": 50},
+        example_result={
+            "items": [
+                {"seq": 1, "turnId": "t-3f2a9c41", "kind": "user", "text": "How do I build?"},
+                {"seq": 2, "turnId": "t-3f2a9c41", "kind": "memory", "facts": [], "notes": []},
+                {"seq": 3, "turnId": "t-3f2a9c41", "kind": "text", "text": "Run `make`."},
+            ],
+            "truncated": False,
+            "usage": {
+                "calls": 1,
+                "promptTokens": 2410,
+                "completionTokens": 96,
+                "totalTokens": 2506,
+                "unknownUsageCalls": 0,
+            },
+        },
+    ),
+    Method(
+        "lecode/command",
+        "request",
+        "Run a `/memory ...` line, or `/compact` (with `sessionId`), from any client: the same "
+        "commands as in chat. `/memory correct` and `/memory forget` obey `[agent] readonly` and "
+        "`permissions` as the model's tools do, asking through `window/showMessageRequest` where "
+        "they say ask.",
+        CommandParams,
+        CommandResult,
+        handler=handlers.command,
+        errors=(
+            "memory_disabled",
+            "invalid_name",
+            "invalid_pattern",
+            "not_found",
+            "readonly",
+            "permission_denied",
+        ),
+        example_params={"line": "/memory search make"},
+        example_result={"output": "notes/build.md:1: Run `make`."},
+    ),
+)

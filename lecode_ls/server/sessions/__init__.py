@@ -1,0 +1,5 @@
+"""The session (transcript) methods: handlers.py, messages.py (payloads, and the source reference
+the fact payloads share), methods.py (table entries).
+
+Importing this package loads nothing: the server imports a feature's modules when it needs them.
+"""

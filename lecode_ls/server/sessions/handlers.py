@@ -1,0 +1,185 @@
+"""Handlers of the session (transcript) methods.
+
+Blocking transcript work runs in a worker thread; the core returns snake_case JSON (the shapes of
+the spec), which the result models turn into the protocol's camelCase.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace
+from lecode_ls.memory.files import NotRegularFile, read_regular
+from lecode_ls.memory.recall import recall_session
+from lecode_ls.memory.sessions import SessionInfo, check_session_id, source_snapshot
+from lecode_ls.platform.paths import canonical, is_within
+from lecode_ls.runtime import Runtime
+from lecode_ls.server.messages import WorkspaceParams
+from lecode_ls.server.server import LecodeServer
+from lecode_ls.server.sessions import messages as p
+
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+
+
+async def _session_runtime(ls: LecodeServer, params: WorkspaceParams) -> Runtime:
+    """The runtime of a chat-session request: transcripts are chat's own record, so these work
+    with memory disabled too (K1)."""
+    runtime, _ = await ls.runtime(params.workspace_uri)
+    return runtime
+
+
+async def _evidence_runtime(ls: LecodeServer, params: WorkspaceParams) -> Runtime:
+    """The runtime of a request that reads evidence (recall of a range, a snapshot): it needs the
+    facts store, so memory_disabled when the memory is off."""
+    runtime = await _session_runtime(ls, params)
+    runtime.require_facts()
+    return runtime
+
+
+async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.SessionListResult:
+    runtime = await _session_runtime(ls, params)
+
+    def read() -> tuple[list[SessionInfo], dict[str, int]]:
+        infos = runtime.sessions.list()
+        return infos, runtime.facts.citing(i.session_id for i in infos)
+
+    infos, citing = await asyncio.to_thread(read)
+    return p.SessionListResult(
+        sessions=[
+            p.SessionInfoModel(
+                session_id=i.session_id,
+                title=i.title,
+                created=i.created,
+                records=i.records,
+                corrupt=i.corrupt,
+                citing_facts=citing.get(i.session_id, 0),
+            )
+            for i in infos
+        ]
+    )
+
+
+def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
+    """The records of a JSONL file inside a workspace folder: one JSON object a line."""
+    if "\x00" in name:  # no file has one; os.path.realpath raises on it
+        raise InvalidParams("path: a path cannot hold a NUL character", field="path")
+    path = canonical(name)  # a link is followed, and must then still land inside
+    if not any(is_within(path, folder) for folder in folders):
+        raise OutsideWorkspace("path: the file is outside every workspace folder", field="path")
+    try:
+        # read_regular: a FIFO or device planted in the workspace must not hold a worker thread.
+        data = read_regular(path, MAX_IMPORT_BYTES + 1)
+    except NotRegularFile:
+        raise InvalidParams("path: not a regular file", field="path") from None
+    except OSError as exc:
+        raise InvalidParams(f"path: cannot be read ({exc.strerror})", field="path") from None
+    if data is None:
+        raise NotFound("path: no such file", field="path")
+    if len(data) > MAX_IMPORT_BYTES:
+        raise InvalidParams("path: the file is larger than 64 MiB", field="path")
+    records: list[dict[str, Any]] = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
+            raise InvalidParams(f"path: line {number} is not JSON", field="path") from None
+        if not isinstance(record, dict):
+            raise InvalidParams(f"path: line {number} is not a JSON object", field="path")
+        records.append(record)
+    return records
+
+
+async def session_import(ls: LecodeServer, params: p.SessionImportParams) -> p.SessionImportResult:
+    runtime = await _session_runtime(ls, params)
+    if (params.records is None) == (params.path is None):
+        raise InvalidParams("records: give exactly one of records and path", field="records")
+    records = params.records
+    if params.path is not None:
+        records = await asyncio.to_thread(_read_jsonl, params.path, ls.workspace_folders())
+    assert records is not None
+    session_id, renamed = await asyncio.to_thread(
+        runtime.sessions.import_records, records, params.title
+    )
+    return p.SessionImportResult(session_id=session_id, renamed_from=renamed)
+
+
+async def session_read(ls: LecodeServer, params: p.SessionReadParams) -> p.RecallSessionResult:
+    runtime = await _evidence_runtime(ls, params)
+    answer = await asyncio.to_thread(
+        recall_session,
+        runtime.sessions,
+        runtime.facts,
+        params.session_id,
+        params.start_seq,
+        params.end_seq,
+        params.offset,
+        params.limit,
+    )
+    return p.RecallSessionResult.model_validate(answer)
+
+
+async def session_snapshot(ls: LecodeServer, params: p.SessionSnapshotParams) -> p.SourceRefModel:
+    runtime = await _evidence_runtime(ls, params)
+    ref = await asyncio.to_thread(
+        source_snapshot,
+        runtime.sessions,
+        params.session_id,
+        params.start_seq,
+        params.end_seq,
+        exclusions=runtime.facts,
+    )
+    return p.SourceRefModel(session_id=ref.session_id, seqs=list(ref.seqs), digest=ref.digest)
+
+
+async def session_new(ls: LecodeServer, params: p.SessionNewParams) -> p.SessionIdResult:
+    runtime = await _session_runtime(ls, params)
+    session_id = await asyncio.to_thread(runtime.sessions.create, params.title)
+    return p.SessionIdResult(session_id=session_id)
+
+
+async def session_undo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:
+    runtime = await _session_runtime(ls, params)
+    seqs = await asyncio.to_thread(runtime.sessions.undo, params.session_id)
+    await ls.facts_changed(runtime)  # facts citing the hidden records turn hidden
+    return p.SessionSeqsResult(seqs=seqs)
+
+
+async def session_redo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:
+    runtime = await _session_runtime(ls, params)
+    seqs = await asyncio.to_thread(runtime.sessions.redo, params.session_id)
+    await ls.facts_changed(runtime)
+    return p.SessionSeqsResult(seqs=seqs)
+
+
+async def session_clear(ls: LecodeServer, params: p.SessionParams) -> p.SessionClearResult:
+    runtime = await _session_runtime(ls, params)
+    seq = await asyncio.to_thread(runtime.sessions.clear, params.session_id)
+    return p.SessionClearResult(seq=seq)
+
+
+async def session_delete(ls: LecodeServer, params: p.SessionParams) -> p.SessionDeleteResult:
+    """Delete a session's transcript (S6): refused while a turn or compaction runs in it here,
+    or while another process has it attached; the facts citing it become `missing`."""
+    runtime = await _session_runtime(ls, params)
+    session_id = check_session_id(params.session_id)
+    busy = (
+        f"sessionId: session {session_id} has a turn or a compaction running; stop it before "
+        "deleting the session"
+    )
+
+    def delete() -> int:
+        citing = runtime.facts.citing([session_id]).get(session_id, 0)
+        runtime.sessions.delete(session_id)
+        return citing
+
+    # Marked busy meanwhile: no turn starts in the session while it is deleted.
+    with ls.chat.running((str(runtime.project.root), session_id), busy):
+        citing = await asyncio.to_thread(delete)
+    if citing:
+        await ls.facts_changed(runtime)  # the facts citing it are missing now
+    return p.SessionDeleteResult(citing_facts=citing)
