@@ -27,7 +27,6 @@ from pathlib import Path
 from bench.common import markdown_table, now, percentile, run_bench
 from bench.sources import write_transcript
 from lecode_ls.agent.compaction import plan
-from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.preflight import Calibration, estimate_tokens
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, Usage
 from lecode_ls.agent.runner import ChatTurn, TurnOptions
@@ -37,6 +36,7 @@ from lecode_ls.memory.project import Project
 from lecode_ls.memory.sessions import MAX_POSITIONS
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.permissions import PermissionPolicy
 
 NEW_EXCHANGES = 10
 PIECE = re.compile(r"\w+|[^\w\s]")

@@ -260,7 +260,7 @@ class ContextOverflow(ProviderError):
     code = "context_overflow"
 
 
-# Agent tools (lecode_ls/agent/tools.py, workspace_read.py).
+# Agent tools (lecode_ls/tools/memory.py, tools/read.py).
 
 
 class PermissionDenied(LecodeError):

@@ -27,7 +27,6 @@ from typing import Any, Literal
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.learning import Learning, learn
-from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.preflight import BYTES_PER_TOKEN, estimate_tokens
 from lecode_ls.agent.provider import (
     ChatRequest,
@@ -50,6 +49,7 @@ from lecode_ls.memory.working import (
     working_view,
 )
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.permissions import PermissionPolicy
 
 INPUT_MAX_BYTES = 100_000
 SUMMARY_MAX_TOKENS = 2048

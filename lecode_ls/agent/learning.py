@@ -46,7 +46,6 @@ from lecode_ls.agent.learning_evidence import (
     utf8_size,
 )
 from lecode_ls.agent.learning_requests import is_request
-from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.preflight import estimate_tokens
 from lecode_ls.agent.provider import (
     ChatRequest,
@@ -61,6 +60,7 @@ from lecode_ls.errors import LecodeError, ProviderError
 from lecode_ls.memory.learning_status import REASON_CODES, Status, current_revision
 from lecode_ls.memory.sessions import SourceRef, validate_source
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.permissions import PermissionPolicy
 
 log = logging.getLogger(__name__)
 

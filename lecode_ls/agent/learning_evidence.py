@@ -16,13 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lecode_ls.agent.workspace_read import number_line
 from lecode_ls.errors import LecodeError
 from lecode_ls.memory.anchors import fact_path_line
 from lecode_ls.memory.injection import valid_facts
 from lecode_ls.memory.learning_status import KINDS
 from lecode_ls.memory.sessions import MAX_POSITIONS, SourceRef, source_snapshot, well_formed_calls
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.read import number_line
 
 PAYLOAD_MAX_BYTES = 16_000
 TEXT_MAX_BYTES = 512

@@ -43,11 +43,8 @@ from typing import Any
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import compact_session, summary_message
-from lecode_ls.agent.permissions import AsyncAsk, PermissionPolicy, ThreadAsk
 from lecode_ls.agent.preflight import Calibration, Preflight, preflight
 from lecode_ls.agent.provider import ChatRequest, Finish, Provider, TextDelta, ToolCall, Usage
-from lecode_ls.agent.tools import BY_NAME, ToolResult, run_tool, tool_definitions
-from lecode_ls.agent.workspace_read import READ_TOOL, run_read_tool
 from lecode_ls.errors import ContextOverflow, ProviderError
 from lecode_ls.memory.anchors import read_paths
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
@@ -55,6 +52,9 @@ from lecode_ls.memory.project import read_agents
 from lecode_ls.memory.sessions import UsageTotal, well_formed_calls
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.memory import BY_NAME, ToolResult, run_tool, tool_definitions
+from lecode_ls.tools.permissions import AsyncAsk, PermissionPolicy, ThreadAsk
+from lecode_ls.tools.read import READ_TOOL, run_read_tool
 
 log = logging.getLogger(__name__)
 

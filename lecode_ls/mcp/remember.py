@@ -7,7 +7,7 @@ lecode transcript, one session per MCP connection titled "MCP: <client name>":
 
     user       the request: `memory_remember {"path": ..., "line": ...}` (meta: the client)
     assistant  a call of the `read` tool: {"path": path, "start_line": n}
-    tool       the read tool's own numbered output of line n (workspace_read.py's shape)
+    tool       the read tool's own numbered output of line n (tools/read.py's shape)
     assistant  the fact text, confirming what the read showed
 
 These four records are the fact's SourceRef (validated by `validate_source` like any other), the
@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.agent.tools import ToolResult
-from lecode_ls.agent.workspace_read import find_line, read_workspace_file, secret_match
 from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied, SessionNotFound
 from lecode_ls.memory.facts import check_text
 from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.memory import ToolResult
+from lecode_ls.tools.read import find_line, read_workspace_file, secret_match
 
 MAX_CLIENT_CHARS = 80
 _RULE = 'memory_remember remembers only `path contains "exact line"` that the server reads now'

@@ -1,7 +1,7 @@
 """The memory tools as another agent sees them over MCP: which are offered, their bounded JSON
 schemas, and one entry point that runs a call (T1-T4, T6, R1-R8 extended to MCP).
 
-The tools are the chat tools (agent/tools.py), run by the same `dispatch` with the same caps,
+The tools are the chat tools (tools/memory.py), run by the same `dispatch` with the same caps,
 labels and paging, plus `memory_remember` (remember.py). Their schemas gain what an MCP client's
 arguments need and the model's do not: a `maxLength` on every string and a `maximum` on every
 integer, enforced by the same checker. Write-class tools are offered and run only when
@@ -15,8 +15,13 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from lecode_ls.agent.permissions import PermissionPolicy
-from lecode_ls.agent.tools import (
+from lecode_ls.config import Settings
+from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied
+from lecode_ls.mcp.remember import Exchange, remember_verified
+from lecode_ls.memory.facts import MAX_TEXT_BYTES
+from lecode_ls.memory.notes import MAX_FILE_BYTES
+from lecode_ls.runtime import Runtime
+from lecode_ls.tools.memory import (
     SPECS,
     ToolResult,
     ToolSpec,
@@ -24,13 +29,8 @@ from lecode_ls.agent.tools import (
     dispatch,
     error_result,
 )
-from lecode_ls.agent.workspace_read import MAX_LINE_CHARS
-from lecode_ls.config import Settings
-from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied
-from lecode_ls.mcp.remember import Exchange, remember_verified
-from lecode_ls.memory.facts import MAX_TEXT_BYTES
-from lecode_ls.memory.notes import MAX_FILE_BYTES
-from lecode_ls.runtime import Runtime
+from lecode_ls.tools.permissions import PermissionPolicy
+from lecode_ls.tools.read import MAX_LINE_CHARS
 
 MAX_PATH_CHARS = 1024
 MAX_INT = 2**31 - 1

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from lecode_ls.agent.permissions import Decision, PermissionPolicy
 from lecode_ls.config import Settings
 from lecode_ls.server.server import LecodeServer
+from lecode_ls.tools.permissions import Decision, PermissionPolicy
 
 ALLOW, DENY = "Allow", "Deny"
 

@@ -5,7 +5,7 @@ class. Read-class tools (memory_read, memory_search, memory_list, memory_recall)
 memory is enabled; write-class tools (memory_write, memory_edit, memory_correct, memory_forget)
 are offered and run only outside readonly mode and child contexts (T2, T3), and only after the
 `PermissionPolicy` allows them (T4). `dispatch` applies these rules to every caller: the model's
-calls (`run_tool`) and the `/memory` slash commands (commands.py). `run_tool` never raises for
+calls (`run_tool`) and the `/memory` slash commands (tools/slash.py). `run_tool` never raises for
 anything the model can cause: bad JSON, unknown, missing or ill-typed arguments, and every
 `LecodeError` become an error `ToolResult` whose content names the argument at fault. Results
 are JSON text; recalled facts and transcripts stay untrusted evidence, never instructions.
@@ -19,13 +19,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied, ReadonlyMode
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import latest_learning
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.sessions import SourceRef
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.permissions import PermissionPolicy
 
 ToolClass = Literal["read", "write"]
 SUMMARY_CHARS = 80  # how much of a text an ask summary quotes

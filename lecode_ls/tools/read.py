@@ -25,13 +25,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import BinaryIO
 
-from lecode_ls.agent.permissions import PermissionPolicy
-from lecode_ls.agent.tools import (
-    ToolResult,
-    ToolSpec,
-    error_result,
-    parse_arguments,
-)
 from lecode_ls.errors import (
     BinaryFile,
     InvalidParams,
@@ -41,6 +34,13 @@ from lecode_ls.errors import (
     PermissionDenied,
 )
 from lecode_ls.platform.paths import canonical, is_within
+from lecode_ls.tools.memory import (
+    ToolResult,
+    ToolSpec,
+    error_result,
+    parse_arguments,
+)
+from lecode_ls.tools.permissions import PermissionPolicy
 
 NUMBER_WIDTH = 6
 MAX_LINE_CHARS = 2000

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from lecode_ls.agent.permissions import PermissionPolicy
-from lecode_ls.agent.tools import dispatch
 from lecode_ls.errors import InvalidParams
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import describe, latest_learning
@@ -25,6 +23,8 @@ from lecode_ls.memory.notes import daily_name
 from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
 from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.memory import dispatch
+from lecode_ls.tools.permissions import PermissionPolicy
 
 
 @dataclass(frozen=True)

@@ -370,7 +370,7 @@ class TestInstallAndImports:
             "import sys\n"
             "from lecode_ls import cli\n"
             "from lecode_ls.server import routes, server, wiring, transport\n"
-            "import lecode_ls.agent.runner, lecode_ls.commands\n"
+            "import lecode_ls.agent.runner, lecode_ls.tools.slash\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('mcp', 'mcp_types', 'starlette', 'uvicorn', 'lecode_ls.mcp')"
             " or m.startswith('lecode_ls.mcp')))\n"

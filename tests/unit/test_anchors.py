@@ -12,9 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from lecode_ls.agent.permissions import PermissionPolicy
-from lecode_ls.agent.tools import run_tool
-from lecode_ls.commands import run_memory_command
 from lecode_ls.errors import InvalidParams, NotFound, StaleRevision
 from lecode_ls.memory.anchors import renames
 from lecode_ls.memory.anchors.capture import make_anchor, read_paths, verified_fact_anchor
@@ -25,6 +22,9 @@ from lecode_ls.memory.injection import build_memory_section
 from lecode_ls.memory.project.checkout import checkout_root, head_commit
 from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.memory import run_tool
+from lecode_ls.tools.permissions import PermissionPolicy
+from lecode_ls.tools.slash import run_memory_command
 from tests.unit.stores import chat
 from tests.unit.test_identity import git, make_repo
 

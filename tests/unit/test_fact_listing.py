@@ -12,11 +12,11 @@ import json
 from datetime import date
 from typing import Any
 
-from lecode_ls.commands import Invocation, run_memory_command
 from lecode_ls.memory.learning_status import MAX_STATUS_BYTES, latest_learning
 from lecode_ls.memory.recall import MAX_OUTPUT_BYTES, list_facts
 from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.slash import Invocation, run_memory_command
 
 HEAVY = "\x01" * 512  # 512 characters, 3,072 bytes of JSON
 

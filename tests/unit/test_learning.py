@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from lecode_ls.agent.compaction import compact_session
-from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.provider import (
     ChatRequest,
     Event,
@@ -26,13 +25,14 @@ from lecode_ls.agent.provider import (
     Usage,
     text_turn,
 )
-from lecode_ls.agent.workspace_read import number_line
-from lecode_ls.commands import run_memory_command
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.learning_status import dismiss, latest_learning
 from lecode_ls.memory.recall import recall_fact
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.permissions import PermissionPolicy
+from lecode_ls.tools.read import number_line
+from lecode_ls.tools.slash import run_memory_command
 from tests.unit.stores import make_runtime, remember
 
 ALLOW = PermissionPolicy({"memory_write": "allow"})

@@ -18,7 +18,6 @@ import pytest
 from lecode_ls.agent import runner as runner_module
 from lecode_ls.agent.compaction import compact_session
 from lecode_ls.agent.learning_evidence import PAYLOAD_MAX_BYTES, prepare
-from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.provider import (
     ChatRequest,
     Event,
@@ -30,7 +29,6 @@ from lecode_ls.agent.provider import (
     tool_turn,
 )
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnResult, replay
-from lecode_ls.agent.tools import run_tool
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.memory.injection import build_memory_section
 from lecode_ls.memory.learning_status import latest_learning
@@ -38,6 +36,8 @@ from lecode_ls.memory.sessions.sources import source_snapshot
 from lecode_ls.memory.sessions.store import SessionStore
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.memory import run_tool
+from lecode_ls.tools.permissions import PermissionPolicy
 from tests.unit.stores import chat, make_runtime, remember
 
 ALLOW = PermissionPolicy(default="allow")

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from lecode_ls.agent import runner as runner_module
-from lecode_ls.agent.permissions import PermissionPolicy
 from lecode_ls.agent.provider import (
     ChatRequest,
     Event,
@@ -30,6 +29,7 @@ from lecode_ls.agent.runner import NO_RESULT, ChatTurn, TurnOptions, TurnResult,
 from lecode_ls.errors import ProviderAuth
 from lecode_ls.memory.injection import MEMORY_HEADING
 from lecode_ls.runtime import Runtime
+from lecode_ls.tools.permissions import PermissionPolicy
 from tests.unit.stores import chat, remember
 
 USAGE = Usage(100, 20, 120)

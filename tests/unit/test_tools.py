@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from lecode_ls.agent.permissions import PermissionPolicy
-from lecode_ls.agent.tools import (
+from lecode_ls.config import MemorySettings, Settings
+from lecode_ls.memory.project.identity import Project
+from lecode_ls.memory.sessions.sources import source_snapshot
+from lecode_ls.runtime import Runtime
+from lecode_ls.tools.memory import (
     SPECS,
     ToolResult,
     run_tool,
     tool_definitions,
 )
-from lecode_ls.config import MemorySettings, Settings
-from lecode_ls.memory.project.identity import Project
-from lecode_ls.memory.sessions.sources import source_snapshot
-from lecode_ls.runtime import Runtime
+from lecode_ls.tools.permissions import PermissionPolicy
 from tests.unit.stores import chat, remember
 
 READERS = ["memory_read", "memory_search", "memory_recall", "memory_list"]

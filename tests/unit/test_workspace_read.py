@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from lecode_ls.agent.workspace_read import (
+from lecode_ls.config import SECRET_FILES
+from lecode_ls.errors import BinaryFile, InvalidParams, NotFound, OutsideWorkspace
+from lecode_ls.tools.read import (
     MAX_LINE_CHARS,
     READ_TOOL,
     read_workspace_file,
     run_read_tool,
     secret_match,
 )
-from lecode_ls.config import SECRET_FILES
-from lecode_ls.errors import BinaryFile, InvalidParams, NotFound, OutsideWorkspace
 
 
 @pytest.fixture

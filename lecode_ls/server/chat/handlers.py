@@ -18,16 +18,17 @@ from typing import Any, cast
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import Outcome, compact_session
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
-from lecode_ls.agent.tools import ToolResult
 from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams
 from lecode_ls.memory.sessions import UsageTotal, check_session_id, session_usage
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.asking import ask_person, settings_policy
 from lecode_ls.server.chat import messages as p
-from lecode_ls.server.notes.handlers import changed, run_command
+from lecode_ls.server.notes.changes import notes_changed
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import messages as sp
+from lecode_ls.server.slash import run_command
+from lecode_ls.tools.memory import ToolResult
 
 
 @contextlib.asynccontextmanager
@@ -80,7 +81,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
 
     async def after_tool(tool: str, result: ToolResult) -> None:
         if result.changed_files:
-            changed(ls, runtime.project.root, folder_uri, result.changed_files)
+            notes_changed(ls, runtime.project.root, folder_uri, result.changed_files)
         if result.facts_changed:
             await ls.facts_changed(runtime)
 
