@@ -15,16 +15,7 @@ from typing import Any
 import pytest
 
 from lecode_ls.agent.compaction import compact_session
-from lecode_ls.agent.provider import (
-    ChatRequest,
-    Event,
-    Finish,
-    ScriptedProvider,
-    TextDelta,
-    ToolCall,
-    Usage,
-    text_turn,
-)
+from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.learning_status import dismiss, latest_learning
@@ -33,6 +24,7 @@ from lecode_ls.runtime import Runtime
 from lecode_ls.tools.permissions import PermissionPolicy
 from lecode_ls.tools.read import number_line
 from lecode_ls.tools.slash import run_memory_command
+from tests.fakes.scripted_provider import ScriptedProvider, text_turn
 from tests.unit.stores import make_runtime, remember
 
 ALLOW = PermissionPolicy({"memory_write": "allow"})

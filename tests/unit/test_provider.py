@@ -19,17 +19,7 @@ import httpx
 import pytest
 
 from lecode_ls.agent.openai import OpenAICompatible
-from lecode_ls.agent.provider import (
-    ChatRequest,
-    Event,
-    Finish,
-    ScriptedProvider,
-    TextDelta,
-    ToolCall,
-    Usage,
-    text_turn,
-    tool_turn,
-)
+from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
 from lecode_ls.errors import (
     ContextOverflow,
     ProviderAuth,
@@ -48,6 +38,7 @@ from tests.fakes.openai_server import (
     text_chunks,
     usage_chunk,
 )
+from tests.fakes.scripted_provider import ScriptedProvider, text_turn, tool_turn
 
 KEY = "sk-test-very-secret-key-0123456789"
 HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])

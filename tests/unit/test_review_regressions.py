@@ -18,16 +18,7 @@ import pytest
 from lecode_ls.agent import runner as runner_module
 from lecode_ls.agent.compaction import compact_session
 from lecode_ls.agent.learning_evidence import PAYLOAD_MAX_BYTES, prepare
-from lecode_ls.agent.provider import (
-    ChatRequest,
-    Event,
-    Finish,
-    ScriptedProvider,
-    TextDelta,
-    ToolCall,
-    text_turn,
-    tool_turn,
-)
+from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnResult, replay
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.memory.injection import build_memory_section
@@ -38,6 +29,7 @@ from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import run_tool
 from lecode_ls.tools.permissions import PermissionPolicy
+from tests.fakes.scripted_provider import ScriptedProvider, text_turn, tool_turn
 from tests.unit.stores import chat, make_runtime, remember
 
 ALLOW = PermissionPolicy(default="allow")

@@ -14,22 +14,13 @@ from typing import Any
 import pytest
 
 from lecode_ls.agent import runner as runner_module
-from lecode_ls.agent.provider import (
-    ChatRequest,
-    Event,
-    Finish,
-    ScriptedProvider,
-    TextDelta,
-    ToolCall,
-    Usage,
-    text_turn,
-    tool_turn,
-)
+from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
 from lecode_ls.agent.runner import NO_RESULT, ChatTurn, TurnOptions, TurnResult, replay
 from lecode_ls.errors import ProviderAuth
 from lecode_ls.memory.injection import MEMORY_HEADING
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.permissions import PermissionPolicy
+from tests.fakes.scripted_provider import ScriptedProvider, text_turn, tool_turn
 from tests.unit.stores import chat, remember
 
 USAGE = Usage(100, 20, 120)

@@ -193,16 +193,6 @@ class AnchorStore:
                     found.setdefault(anchor.fact_id, []).append(anchor)
         return found
 
-    def in_path(self, path: str) -> list[StoredAnchor]:
-        """The current revisions' anchors in one file, by fact ID."""
-        with self._db.read() as conn:
-            if conn is None:
-                return []
-            rows = schema.rows(
-                conn, f"{_CURRENT} WHERE a.path = ? ORDER BY a.fact_id, a.ordinal", (path,)
-            )
-        return [_from_row(row) for row in rows]
-
     def all(self) -> list[StoredAnchor]:
         """Every current revision's anchor (what the drift tracker indexes)."""
         with self._db.read() as conn:
