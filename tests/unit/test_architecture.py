@@ -1,17 +1,20 @@
 """The shape of the package (STYLE 1, 2): the memory core never reaches into the chat agent or
-the server, the import graph has no cycles, and no module grows past 600 lines.
+the server, the import graph has no cycles, the parts of the core and the features of the server
+keep to their rooms, and no module grows past 800 lines.
 
-# covers the layering of STYLE.md (issue 11, item 8)
+# covers the layering of STYLE.md (issue 11, item 8) and the rooms of issue 22
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lecode_ls"
+README = PACKAGE.parent / "README.md"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 CORE = [
     path
@@ -19,9 +22,23 @@ CORE = [
     if not {"server", "contract"} & set(path.relative_to(PACKAGE).parts)
     and path.name not in ("cli.py",)
 ]
-MEMORY = sorted((PACKAGE / "memory").glob("*.py"))
+MEMORY = sorted((PACKAGE / "memory").rglob("*.py"))
 FORBIDDEN = ("pygls", "lsprotocol", "lecode_ls.server")
-MAX_LINES = 600
+MAX_LINES = 800
+"""Packages give a split its natural seam; past this, a module is a room to divide."""
+
+# The parts of the memory core, and the parts each may import (files and canonical are shared
+# primitives, below every part). The reads that cross parts (recall, injection, working,
+# learning_status) sit above them all.
+PARTS: dict[str, set[str]] = {
+    "notes": set(),
+    "sessions": set(),
+    "facts": set(),
+    "project": {"notes"},  # the store layout copies legacy notes
+    "anchors": {"facts", "sessions", "project"},
+}
+CROSSING = ("recall", "injection", "working", "learning_status")
+FEATURES = ("notes", "sessions", "facts", "chat", "anchors")
 
 
 def module_name(path: Path) -> str:
@@ -29,43 +46,31 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+KNOWN = {module_name(path) for path in MODULES}
+
+
 def imported_modules(path: Path) -> set[str]:
     """Every module `path` imports, at any depth of the file (TYPE_CHECKING and function-level
-    imports included: a cycle through them is still a cycle a reader has to untangle)."""
+    imports included: a cycle through them is still a cycle a reader has to untangle).
+    `from package import module` imports the module; `from module import name`, the module."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+            for alias in node.names:
+                inner = f"{node.module}.{alias.name}"
+                names.add(inner if inner in KNOWN else node.module)
     return names
 
 
 def import_graph() -> dict[str, set[str]]:
-    known = {module_name(path) for path in MODULES}
     graph = {}
     for path in MODULES:
         name = module_name(path)
-        found = {m for m in imported_modules(path) if m in known}
-        # `from package import module` depends on the module, not on the package's face.
-        faces = {m.rsplit(".", 1)[0] for m in found if m.rsplit(".", 1)[0] in known}
-        faces -= {m for m in found if m in known and _imports_names_of(path, m)}
-        graph[name] = found - faces - {name, "lecode_ls"}
+        graph[name] = {m for m in imported_modules(path) if m in KNOWN} - {name, "lecode_ls"}
     return graph
-
-
-def _imports_names_of(path: Path, module: str) -> bool:
-    """Whether `path` imports a name that is not a module from `module` (`from m import X`)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    known = {module_name(p) for p in MODULES}
-    return any(
-        isinstance(node, ast.ImportFrom)
-        and node.module == module
-        and any(f"{module}.{alias.name}" not in known for alias in node.names)
-        for node in ast.walk(tree)
-    )
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -100,6 +105,84 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def _room(module: str, prefix: str) -> str | None:
+    """The room (`notes`, `chat`, ...) of `module` under `prefix` (`lecode_ls.memory.`), if any."""
+    if not module.startswith(prefix):
+        return None
+    return module[len(prefix) :].split(".")[0]
+
+
+def part_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Imports between the core's parts that PARTS does not allow, and imports of the reads
+    that cross parts from inside a part."""
+    found = []
+    prefix = "lecode_ls.memory."
+    for module, deps in sorted(graph.items()):
+        part = _room(module, prefix)
+        if part not in PARTS:
+            continue
+        for dep in sorted(deps):
+            other = _room(dep, prefix)
+            if other in PARTS and other != part and other not in PARTS[part]:
+                found.append(f"{module} imports {dep}")
+            if other in CROSSING:
+                found.append(f"{module} imports {dep}, a read above the parts")
+    return found
+
+
+def face_violations(graph: dict[str, set[str]], faces: dict[str, set[str]]) -> list[str]:
+    """Imports from outside a part of the core that pass its face: an inner module, or a name
+    the face's `__all__` does not list. `faces` maps a part's package to its `__all__`."""
+    found = []
+    for module, deps in sorted(graph.items()):
+        for package in faces:
+            if module == package or module.startswith(package + "."):
+                continue
+            found += [f"{module} imports {dep}" for dep in deps if dep.startswith(package + ".")]
+    return found
+
+
+def names_from_faces(path: Path, faces: dict[str, set[str]]) -> list[str]:
+    """Names `path` imports from a face that its `__all__` does not list."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        f"{node.module}.{alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module in faces
+        for alias in node.names
+        if alias.name not in faces[node.module] and f"{node.module}.{alias.name}" not in KNOWN
+    ]
+
+
+def feature_violations(graph: dict[str, set[str]]) -> list[str]:
+    """A server feature importing another feature's handlers."""
+    prefix = "lecode_ls.server."
+    return [
+        f"{module} imports {dep}"
+        for module, deps in sorted(graph.items())
+        if (feature := _room(module, prefix)) in FEATURES
+        for dep in sorted(deps)
+        if (other := _room(dep, prefix)) in FEATURES
+        and other != feature
+        and dep.endswith(".handlers")
+    ]
+
+
+def faces() -> dict[str, set[str]]:
+    """Each part's package and the names its `__init__.py` lists in `__all__`."""
+    listed = {}
+    for part in PARTS:
+        tree = ast.parse((PACKAGE / "memory" / part / "__init__.py").read_text(encoding="utf-8"))
+        names: set[str] = set()
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+            ):
+                names = set(ast.literal_eval(node.value))
+        listed[f"lecode_ls.memory.{part}"] = names
+    return listed
+
+
 class TestPureCore:
     def test_the_core_has_modules_to_check(self) -> None:
         assert len(CORE) >= 8
@@ -110,22 +193,79 @@ class TestPureCore:
         bad |= {m for m in imported_modules(path) if m.startswith(FORBIDDEN[2])}
         assert bad == set()
 
-    @pytest.mark.parametrize("path", MEMORY, ids=lambda p: p.name)
-    def test_the_memory_core_imports_neither_the_agent_nor_the_runtime(self, path: Path) -> None:
-        above = (
-            "lecode_ls.agent",
-            "lecode_ls.server",
-            "lecode_ls.runtime",
-            "lecode_ls.tools.slash",
-        )
-        # injection.py names the Runtime in a type annotation only (TYPE_CHECKING).
-        allowed = (
-            {"lecode_ls.runtime", "lecode_ls.runtime.Runtime"}
-            if path.name == "injection.py"
-            else set()
-        )
-        bad = {m for m in imported_modules(path) if m.startswith(above)} - allowed
+    @pytest.mark.parametrize("path", MEMORY, ids=lambda p: str(p.relative_to(PACKAGE)))
+    def test_the_memory_core_imports_nothing_above_it(self, path: Path) -> None:
+        above = ("lecode_ls.agent", "lecode_ls.server", "lecode_ls.runtime", "lecode_ls.tools")
+        bad = {m for m in imported_modules(path) if m.startswith(above)}
         assert bad == set()
+
+    @pytest.mark.parametrize(
+        "path",
+        sorted((PACKAGE / "tools").glob("*.py")),
+        ids=lambda p: str(p.relative_to(PACKAGE)),
+    )
+    def test_the_tools_import_neither_the_agent_nor_a_front_door(self, path: Path) -> None:
+        above = ("lecode_ls.agent", "lecode_ls.server", "lecode_ls.mcp")
+        assert {m for m in imported_modules(path) if m.startswith(above)} == set()
+
+
+class TestRooms:
+    """The parts of the core (memory/project, notes, sessions, facts, anchors) and the features
+    of the server (server/notes, sessions, facts, chat, anchors)."""
+
+    def test_the_parts_of_the_core_import_only_the_parts_they_may(self) -> None:
+        assert part_violations(import_graph()) == []
+
+    def test_outside_a_part_only_its_face_is_imported(self) -> None:
+        graph = {m: d for m, d in import_graph().items()}
+        assert face_violations(graph, faces()) == []
+
+    @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+    def test_a_face_is_imported_only_for_what_it_lists(self, path: Path) -> None:
+        assert names_from_faces(path, faces()) == []
+
+    def test_a_server_feature_imports_no_other_features_handlers(self) -> None:
+        assert feature_violations(import_graph()) == []
+
+    def test_each_part_and_feature_is_a_package_with_a_docstring(self) -> None:
+        for folder in [PACKAGE / "memory" / p for p in PARTS] + [
+            PACKAGE / "server" / f for f in FEATURES
+        ]:
+            tree = ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))
+            assert ast.get_docstring(tree), folder
+
+    # The checks above must be able to fail: each is shown a graph that breaks its rule.
+    def test_the_part_check_finds_a_forbidden_import(self) -> None:
+        graph = {
+            "lecode_ls.memory.notes.store": {"lecode_ls.memory.facts.store"},
+            "lecode_ls.memory.facts.store": {"lecode_ls.memory.recall"},
+            "lecode_ls.memory.anchors.drift": {"lecode_ls.memory.facts.store"},
+        }
+        assert part_violations(graph) == [
+            "lecode_ls.memory.facts.store imports lecode_ls.memory.recall, a read above the parts",
+            "lecode_ls.memory.notes.store imports lecode_ls.memory.facts.store",
+        ]
+
+    def test_the_face_checks_find_an_import_past_the_face(self, tmp_path: Path) -> None:
+        graph = {"lecode_ls.runtime": {"lecode_ls.memory.facts.store", "lecode_ls.memory.facts"}}
+        listed = {"lecode_ls.memory.facts": {"FactStore"}}
+        assert face_violations(graph, listed) == [
+            "lecode_ls.runtime imports lecode_ls.memory.facts.store"
+        ]
+        source = tmp_path / "user.py"
+        source.write_text("from lecode_ls.memory.facts import FactStore, as_int\n")
+        assert names_from_faces(source, listed) == ["lecode_ls.memory.facts.as_int"]
+
+    def test_the_feature_check_finds_another_features_handlers(self) -> None:
+        graph = {
+            "lecode_ls.server.chat.handlers": {
+                "lecode_ls.server.notes.handlers",
+                "lecode_ls.server.facts.messages",
+            }
+        }
+        assert feature_violations(graph) == [
+            "lecode_ls.server.chat.handlers imports lecode_ls.server.notes.handlers"
+        ]
 
 
 class TestLayering:
@@ -137,9 +277,33 @@ class TestLayering:
         assert cycles(graph) == [["a", "b", "c"]]
 
     @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
-    def test_no_module_passes_600_lines(self, path: Path) -> None:
+    def test_no_module_passes_800_lines(self, path: Path) -> None:
         lines = len(path.read_text(encoding="utf-8").splitlines())
         assert lines <= MAX_LINES, f"{path.name} has {lines} lines"
+
+
+def layout_entries() -> dict[str, str]:
+    """README's Layout block, by the `lecode_ls/<package>/` line each entry starts with."""
+    block = README.read_text(encoding="utf-8").split("## Layout", 1)[1].split("```")[1]
+    entries: dict[str, str] = {}
+    current = None
+    for line in block.splitlines():
+        if match := re.match(r"(lecode_ls/[\w/]+/)", line):
+            current = match.group(1)
+            entries[current] = ""
+        if current is not None:
+            entries[current] += line + "\n"
+    return entries
+
+
+class TestTheReadmeLayout:
+    def test_it_names_every_package_and_every_part_of_one(self) -> None:
+        entries = layout_entries()
+        for package in sorted(p.parent for p in PACKAGE.glob("*/__init__.py")):
+            entry = entries.get(f"lecode_ls/{package.name}/")
+            assert entry is not None, f"README Layout does not name lecode_ls/{package.name}/"
+            for sub in sorted(p.parent.name for p in package.glob("*/__init__.py")):
+                assert f"{sub}/" in entry, f"README Layout: lecode_ls/{package.name}/ lacks {sub}/"
 
 
 # -- one platform layer (issue 17) --------------------------------------------------------------

@@ -1,5 +1,7 @@
 """Code anchors, live: the text of anchored lines, their capture for a verified fact, drift against
 buffers and files, and renames Git can tell.
+
+Code outside this part imports only the names `__all__` lists (a test keeps it so).
 """
 
 from lecode_ls.memory.anchors.capture import (

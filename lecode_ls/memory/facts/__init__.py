@@ -1,5 +1,7 @@
 """facts.sqlite3: its schema and migrations, its connection, the values it holds, FactStore, and the
 anchors table.
+
+Code outside this part imports only the names `__all__` lists (a test keeps it so).
 """
 
 from lecode_ls.memory.facts.anchor_rows import MAX_ANCHOR_LINES, NewAnchor, StoredAnchor, check_path

@@ -1,5 +1,7 @@
 """Which project a folder is, its checkout, and where its store lives: identity (L1-L5), the store
 layout, the Git checkout's root and HEAD, and AGENTS.md.
+
+Code outside this part imports only the names `__all__` lists (a test keeps it so).
 """
 
 from lecode_ls.memory.project.agents import read_agents

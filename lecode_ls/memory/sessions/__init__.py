@@ -1,5 +1,7 @@
 """Transcripts: the records, the JSONL file and its offset index, the session store, the source
 references into them (S1-S3), and usage totals.
+
+Code outside this part imports only the names `__all__` lists (a test keeps it so).
 """
 
 from lecode_ls.memory.sessions.records import (
@@ -19,6 +21,7 @@ from lecode_ls.memory.sessions.sources import (
 )
 from lecode_ls.memory.sessions.store import SessionInfo, SessionStore, Visibility
 from lecode_ls.memory.sessions.usage import UsageTotal, session_usage
+from lecode_ls.memory.sessions.verdicts import SourceVerdicts
 
 __all__ = [
     "COMPACT",
@@ -28,6 +31,7 @@ __all__ = [
     "SessionInfo",
     "SessionStore",
     "SourceRef",
+    "SourceVerdicts",
     "UsageTotal",
     "Visibility",
     "check_session_id",
