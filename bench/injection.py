@@ -19,7 +19,6 @@ from pathlib import Path
 from bench.common import markdown_table, now, percentile, ratio, run_bench
 from bench.sources import write_transcript
 from lecode_ls.config import MemorySettings, Settings
-from lecode_ls.memory import injection
 from lecode_ls.memory.files import make_dirs
 from lecode_ls.memory.injection import MAX_INSPECTED_FACTS, build_memory_section
 from lecode_ls.memory.project import Project
@@ -74,7 +73,7 @@ def _measure(quick: bool) -> str:
                 order = (small_n, small), (big_n, big)
                 for records, runtime in order if i % 2 else order[::-1]:
                     if cold:  # as after any transcript change or forget: validate everything
-                        injection._verdicts.clear()
+                        runtime.verdicts.clear()
                     start = now()
                     build_memory_section(runtime)
                     elapsed = now() - start

@@ -1,7 +1,7 @@
 """One memory runtime per project identity, and the registry that shares them between folders.
 
-A `Runtime` owns every store of one project (the Markdown notes now; transcripts and facts join
-it). The `Runtimes` registry maps each open folder to its project and creates runtimes lazily, so
+A `Runtime` owns every store of one project (the Markdown notes, the transcripts, the facts and
+their code anchors) and the caches that belong to them. The `Runtimes` registry maps each open folder to its project and creates runtimes lazily, so
 every workspace folder of one checkout (nested folders, linked worktrees) shares one runtime.
 Everything here is synchronous and blocking: the server calls it through `asyncio.to_thread`.
 """
@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from lecode_ls.config import Settings
 from lecode_ls.errors import ExcludedEvidence, MemoryDisabled
@@ -21,7 +22,14 @@ from lecode_ls.memory.facts import FactStore, NewAnchor, Purpose, SourceLike
 from lecode_ls.memory.files import STALE_TEMP_SECONDS, remove_stale_temps
 from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.project import Project, migrate_legacy, resolve_project, store_dir
-from lecode_ls.memory.sessions import SessionStore, SourceRef, validate_source
+from lecode_ls.memory.sessions import (
+    SessionStore,
+    SourceRef,
+    SourceVerdicts,
+    source_snapshot,
+    validate_source,
+)
+from lecode_ls.memory.working import SummaryVerdicts
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +47,10 @@ class Runtime:
         # Created lazily by its first write (F3): a disabled memory never creates it.
         self.facts_path = self.store_path / "facts.sqlite3"
         self.facts = FactStore(self.facts_path, root=self.store_path)
+        self.verdicts = SourceVerdicts(self.sessions)
+        """Which fact sources validated (the injection checks every shown fact's at every request)."""
+        self.summaries = SummaryVerdicts()
+        """What the working view found of each compaction summary (memory/working.py)."""
         self.drift = DriftTracker(self.facts)
         """Where the facts' code anchors are now, in open buffers or on disk (memory/anchors/drift.py)."""
         self._migrated: set[Path] = set()
@@ -99,6 +111,22 @@ class Runtime:
                 field="source",
             )
         verdict.require()
+
+    def record_evidence(
+        self, records: list[dict[str, Any]], *, session_id: str | None, title: str
+    ) -> SourceRef:
+        """Record an exchange the server itself witnessed (a selection the person remembers, a
+        line an MCP agent asked about) and capture it as evidence: `records` are appended, one
+        after the other, to `session_id`, or to a new session titled `title`. SessionNotFound
+        when `session_id` is gone. The caller keeps others from appending to that session
+        meanwhile (the records of one exchange are contiguous). Blocking."""
+        if session_id is None:
+            session_id = self.sessions.create(title)
+        first = self.sessions.append(session_id, records[0])
+        for record in records[1:]:
+            self.sessions.append(session_id, record)
+        last = first + len(records) - 1
+        return source_snapshot(self.sessions, session_id, first, last, exclusions=self.facts)
 
     def verified_anchors(self, text: str, ref: SourceLike) -> list[NewAnchor]:
         """The code anchor of a verified project fact (`path contains "line"`, A5) whose

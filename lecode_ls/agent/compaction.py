@@ -200,7 +200,7 @@ async def compact_session(
     is followed by automatic learning when its gates allow (learning.py)."""
     count = on_usage if on_usage is not None else (lambda usage: None)
     sessions, facts = runtime.sessions, runtime.facts
-    view = await asyncio.to_thread(working_view, sessions, facts, session_id)
+    view = await asyncio.to_thread(working_view, sessions, facts, session_id, runtime.summaries)
     planned = plan(view, model, window)
     if isinstance(planned, str):
         return Outcome("nothing", planned, view.covered_through)
@@ -244,7 +244,7 @@ async def compact_session(
 
     def recheck_and_append() -> tuple[Outcome, int]:
         """The outcome, and the compact event's seq (0 when none was appended)."""
-        now = working_view(sessions, facts, session_id)
+        now = working_view(sessions, facts, session_id, runtime.summaries)
         same_base = (now.summary or {}).get("seq") == (view.summary or {}).get("seq")
         # The newly covered messages, as they were read before the call and as they are now:
         # same base summary, same participating messages up to `through`, same records.

@@ -11,8 +11,9 @@ boundary) it:
    the history follow as messages;
 2. captures the fact store's exclusion generation, which stamps everything the request produces
    (E1);
-3. preflights the whole request, prompt and tools, against the model's window (I6, C8); a request
-   that cannot fit is refused (compaction, which would make it fit, is not built yet).
+3. preflights the whole request, prompt and tools, against the model's window (I6, C8): a
+   request that would fill more than `mid_turn_threshold` of it compacts the session first
+   (agent/compaction.py), and one that still cannot fit is refused.
 
 Then it streams the answer, forwarding text as it comes, persists the assistant message and the
 call's usage (once per call, None when the provider reported none, C10), and runs each tool call:
@@ -39,7 +40,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import compact_session, summary_message
@@ -55,6 +56,9 @@ from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import BY_NAME, ToolResult, run_tool, tool_definitions
 from lecode_ls.tools.permissions import AsyncAsk, PermissionPolicy, ThreadAsk
 from lecode_ls.tools.read import READ_TOOL, run_read_tool
+
+if TYPE_CHECKING:
+    from lecode_ls.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +91,15 @@ AGENTS_HEADING = "# AGENTS.md (the project's instructions for coding agents)\n\n
 
 NO_RESULT = "[no result: the turn ended before this tool call ran]"
 
-Emit = Callable[[str, dict[str, Any]], None]
+StopReason = Literal["stop", "length", "contentFilter", "cancelled", "paused", "error", "toolLimit"]
+"""Why a turn ended (`stopReason` of `lecode/chat/send`)."""
+
+DeltaKind = Literal[
+    "text", "toolCall", "toolResult", "memory", "usage", "error", "compaction", "paused", "learning"
+]
+"""What a `lecode/chat/delta` carries."""
+
+Emit = Callable[[DeltaKind, dict[str, Any]], None]
 """`emit(kind, fields)`: a `lecode/chat/delta` of the running turn (fields in snake_case)."""
 
 Ask = AsyncAsk
@@ -107,8 +119,7 @@ class TurnUsage(UsageTotal):
 @dataclass(frozen=True)
 class TurnResult:
     turn_id: str
-    stop_reason: str
-    """stop, length, contentFilter, cancelled, refused, error or toolLimit."""
+    stop_reason: StopReason
     usage: TurnUsage
 
 
@@ -130,6 +141,24 @@ class TurnOptions:
     """`[agent] max_output_tokens`: the cap on one answer's tokens; None takes the catalog's
     output limit, else `buffer_tokens` (see `answer_cap`)."""
 
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, *, context_window: int | None, calibration: Calibration
+    ) -> TurnOptions:
+        """The options `[provider]`, `[agent]` and `[compaction]` set; `context_window` as the
+        caller resolved it (the setting, or what the model's server says it serves)."""
+        return cls(
+            model=settings.provider.model,
+            context_window=context_window,
+            buffer_tokens=settings.compaction.buffer_tokens,
+            mid_turn_threshold=settings.compaction.mid_turn_threshold,
+            readonly=settings.agent.readonly,
+            policy=PermissionPolicy.from_settings(settings),
+            calibration=calibration,
+            secret_files=tuple(settings.agent.secret_files),
+            max_output_tokens=settings.agent.max_output_tokens,
+        )
+
     def answer_cap(self) -> int:
         """`max_tokens` of every chat request. A model with no cap writes until the server's
         window ends: a degenerate answer from a small local model ran 390 s and 6,484 tokens.
@@ -142,7 +171,11 @@ class TurnOptions:
         return min(cap, catalog_cap) if catalog_cap is not None else cap
 
 
-_FINISH = {"stop": "stop", "length": "length", "content_filter": "contentFilter"}
+_FINISH: dict[str, StopReason] = {
+    "stop": "stop",
+    "length": "length",
+    "content_filter": "contentFilter",
+}
 
 
 def usage_json(usage: Usage | None) -> dict[str, int] | None:
@@ -276,7 +309,7 @@ class ChatTurn:
         self.emit("error", {"code": "tool_limit", "message": f"{why}; the turn was stopped"})
         return self._result("toolLimit")
 
-    async def _round(self) -> str | tuple[list[ToolCall], int]:
+    async def _round(self) -> StopReason | tuple[list[ToolCall], int]:
         """One provider request: the stop reason when the turn ends, else the calls to run and
         the generation captured before the request (no calls when a stale response was
         discarded and the request is to be made again)."""
@@ -526,7 +559,11 @@ class ChatTurn:
         """(Re)read the working context from the transcript: the valid summary, then the raw
         participating messages after it (memory/working.py)."""
         view = await asyncio.to_thread(
-            working_view, self.runtime.sessions, self.runtime.facts, self.session_id
+            working_view,
+            self.runtime.sessions,
+            self.runtime.facts,
+            self.session_id,
+            self.runtime.summaries,
         )
         self.summary = summary_message(view)
         self.history = replay(view.records)
@@ -564,7 +601,7 @@ class ChatTurn:
             record["tool_calls"] = _tool_calls_json(calls)
         await self._append(record)
 
-    def _result(self, stop_reason: str) -> TurnResult:
+    def _result(self, stop_reason: StopReason) -> TurnResult:
         return TurnResult(self.turn_id, stop_reason, self.usage)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied, SessionNotFound
 from lecode_ls.memory.facts import check_text
-from lecode_ls.memory.sessions import source_snapshot
+from lecode_ls.memory.sessions import SourceRef
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import ToolResult
 from lecode_ls.tools.read import find_line, read_workspace_file, secret_match
@@ -117,10 +117,8 @@ def remember_verified(runtime: Runtime, exchange: Exchange, path: str, line: str
         },
         {"kind": "message", "role": "assistant", "content": text, "meta": meta},
     ]
-    session_id, first = _record(runtime, exchange, records)
-    ref = source_snapshot(
-        runtime.sessions, session_id, first, first + len(records) - 1, exclusions=runtime.facts
-    )
+    ref = _record(runtime, exchange, records)
+    session_id = ref.session_id
     anchors = runtime.verified_anchors(text, ref)
     if not anchors:  # the file is not inside a checkout the server can anchor in
         raise InvalidParams(f"path: {path} cannot be anchored in this project", field="path")
@@ -137,19 +135,19 @@ def remember_verified(runtime: Runtime, exchange: Exchange, path: str, line: str
     return ToolResult(json.dumps(body, ensure_ascii=False), facts_changed=True)
 
 
-def _record(runtime: Runtime, exchange: Exchange, records: list[dict[str, Any]]) -> tuple[str, int]:
-    """Append `records` to the connection's transcript (created on first use, or again when the
-    person deleted it); the session ID and the first record's seq. One lock: the four records
-    of one remember are contiguous."""
+def _record(runtime: Runtime, exchange: Exchange, records: list[dict[str, Any]]) -> SourceRef:
+    """Record `records` in the connection's transcript (created on first use, or again when the
+    person deleted it) and capture them as evidence. One lock: the four records of one remember
+    are contiguous."""
     with exchange.lock:
         for _ in range(2):
-            if exchange.session_id is None:
-                exchange.session_id = runtime.sessions.create(exchange.title())
             try:
-                first = runtime.sessions.append(exchange.session_id, records[0])
-                for record in records[1:]:
-                    runtime.sessions.append(exchange.session_id, record)
-                return exchange.session_id, first
+                ref = runtime.record_evidence(
+                    records, session_id=exchange.session_id, title=exchange.title()
+                )
             except SessionNotFound:
                 exchange.session_id = None
+            else:
+                exchange.session_id = ref.session_id
+                return ref
         raise SessionNotFound("session: the MCP transcript could not be written")

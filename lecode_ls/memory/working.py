@@ -98,8 +98,46 @@ def participates(
     return type(stamp) is int and stamp == generation
 
 
-def working_view(sessions: SessionStore, facts: FactStore, session_id: str) -> WorkingView:
-    """The session's working context: its valid summary, and what follows it. Blocking."""
+_Verdict = tuple[Any, dict[str, Any] | None, tuple[int, ...] | None]
+
+
+class SummaryVerdicts:
+    """What the working view found of each compaction summary it judged, kept while the bytes
+    and exclusions it depends on stay the same: a turn rebuilds the view before every request,
+    and re-validating a long lineage each time would re-read the transcript. One per runtime.
+
+    Small: a valid entry holds its event, whose cumulative lineage grows with the session.
+    """
+
+    MAX = 32
+
+    def __init__(self) -> None:
+        # (session, compact seq) -> (fingerprint, the event if valid, the seqs it cites or None)
+        self._known: dict[tuple[str, int], _Verdict] = {}
+        self._lock = threading.Lock()  # runtimes are served from worker threads
+
+    def get(self, key: tuple[str, int]) -> _Verdict | None:
+        with self._lock:
+            return self._known.get(key)
+
+    def put(self, key: tuple[str, int], verdict: _Verdict) -> None:
+        with self._lock:
+            if len(self._known) >= self.MAX:
+                self._known.clear()
+            self._known[key] = verdict
+
+
+def working_view(
+    sessions: SessionStore,
+    facts: FactStore,
+    session_id: str,
+    verdicts: SummaryVerdicts | None = None,
+) -> WorkingView:
+    """The session's working context: its valid summary, and what follows it. Blocking.
+
+    `verdicts` (the runtime's) spares re-judging a summary whose inputs did not change; without
+    it every summary is judged afresh."""
+    verdicts = SummaryVerdicts() if verdicts is None else verdicts
     generation = facts.generation()
     length = sessions.length(session_id)
     if length <= 1:
@@ -121,9 +159,8 @@ def working_view(sessions: SessionStore, facts: FactStore, session_id: str) -> W
             visibility.cleared_before,
             frozenset(gone for gone in excluded if gone <= seq),
         )
-        key = (str(sessions.root), session_id, seq)
-        with _verdicts_lock:
-            known = _verdicts.get(key)
+        key = (session_id, seq)
+        known = verdicts.get(key)
         if known is not None and known[0] == fingerprint:
             _, event, found = known
         else:
@@ -133,12 +170,8 @@ def working_view(sessions: SessionStore, facts: FactStore, session_id: str) -> W
                 if event.get("generation") == generation  # else inert after a forget (E5)
                 else None
             )
-            with _verdicts_lock:
-                if len(_verdicts) >= MAX_VERDICTS:
-                    _verdicts.clear()
-                # An invalid verdict keeps no event: only the summary in use is held in memory.
-                kept = event if found is not None else None
-                _verdicts[key] = (fingerprint, kept, found)
+            # An invalid verdict keeps no event: only the summary in use is held in memory.
+            verdicts.put(key, (fingerprint, event if found is not None else None, found))
         if found is not None and event is not None:
             summary, cited = event, found
             break
@@ -158,14 +191,6 @@ def working_view(sessions: SessionStore, facts: FactStore, session_id: str) -> W
     return WorkingView(
         session_id, generation, summary, records, {r["seq"]: r for r in tail.records}, cited
     )
-
-
-# (store, session, compact seq) -> (fingerprint, the event if valid, the seqs it cites or None).
-# Small: a valid entry holds its event, whose cumulative lineage grows with the session.
-_verdicts: dict[tuple[str, str, int], tuple[Any, dict[str, Any] | None, tuple[int, ...] | None]]
-_verdicts = {}
-_verdicts_lock = threading.Lock()
-MAX_VERDICTS = 32
 
 
 def _valid_lineage(

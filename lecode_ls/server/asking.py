@@ -8,17 +8,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from lecode_ls.config import Settings
 from lecode_ls.server.server import LecodeServer
-from lecode_ls.tools.permissions import Decision, PermissionPolicy
 
 ALLOW, DENY = "Allow", "Deny"
-
-
-def settings_policy(settings: Settings) -> PermissionPolicy:
-    """The policy `[agent] permissions` sets (ask for a tool it does not name)."""
-    decisions: dict[str, Decision] = {n: d for n, d in settings.agent.permissions.items()}
-    return PermissionPolicy(decisions)
 
 
 async def ask_person(ls: LecodeServer, who: str, tool: str, summary: str) -> bool:

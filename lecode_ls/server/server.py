@@ -31,6 +31,7 @@ from lecode_ls.platform.paths import canonical, is_within, path_to_uri, uri_to_p
 if TYPE_CHECKING:
     from lecode_ls.config import Settings
     from lecode_ls.runtime import Runtime, Runtimes
+    from lecode_ls.server.anchors.state import AnchorView
     from lecode_ls.server.chat.state import Chat
     from lecode_ls.server.messages import Message
 
@@ -177,6 +178,13 @@ class LecodeServer(LanguageServer):
         from lecode_ls.server.chat.state import Chat
 
         return Chat()
+
+    @cached_property
+    def anchors(self) -> AnchorView:
+        """The code anchors' state between messages (published diagnostics, shown facts)."""
+        from lecode_ls.server.anchors.state import AnchorView
+
+        return AnchorView()
 
     @cached_property
     def runtimes(self) -> Runtimes:

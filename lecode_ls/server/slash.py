@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from datetime import date
 
-from lecode_ls.server.asking import ask_person, settings_policy
+from lecode_ls.server.asking import ask_person
 from lecode_ls.server.server import LecodeServer, facts_stamp
-from lecode_ls.tools.permissions import ThreadAsk
+from lecode_ls.tools.permissions import PermissionPolicy, ThreadAsk
 from lecode_ls.tools.slash import Invocation, run_memory_command
 
 
@@ -27,7 +27,7 @@ async def run_command(
 
     asker = ThreadAsk(ask, asyncio.get_running_loop())
     run = Invocation(
-        policy=settings_policy(settings).asking(asker),
+        policy=PermissionPolicy.from_settings(settings).asking(asker),
         readonly=settings.agent.readonly,
         session_id=session_id,
     )

@@ -14,7 +14,10 @@ import asyncio
 import concurrent.futures
 import logging
 from collections.abc import Callable, Coroutine, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from lecode_ls.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +56,12 @@ class PermissionPolicy:
         if decision == "ask" and self.ask is not None:
             return bool(self.ask(name, summary))
         return False
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> PermissionPolicy:
+        """The policy `[agent] permissions` sets (ask for a tool it does not name)."""
+        decisions: dict[str, Decision] = {n: d for n, d in settings.agent.permissions.items()}
+        return cls(decisions)
 
     def asking(self, ask: Callable[[str, str], bool] | None) -> PermissionPolicy:
         """The same decisions, asking through `ask`."""

@@ -20,7 +20,7 @@ from lecode_ls.memory.anchors import AnchorState, make_anchor, state_json
 from lecode_ls.memory.facts import MAX_ANCHOR_LINES, NewAnchor
 from lecode_ls.memory.project import head_commit
 from lecode_ls.memory.recall import recall_fact
-from lecode_ls.memory.sessions import SourceRef, check_session_id, source_snapshot
+from lecode_ls.memory.sessions import SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.anchors import messages as p
 from lecode_ls.server.documents import Doc, locate, read_text, runtime_of, selected_lines
@@ -99,10 +99,11 @@ async def _capture(
     with ls.chat.running((str(runtime.project.root), session_id), busy):
 
         def record() -> tuple[NewAnchor, SourceRef]:
-            seq = runtime.sessions.append(
-                session_id, {"kind": "message", "role": "user", "content": message}
+            ref = runtime.record_evidence(
+                [{"kind": "message", "role": "user", "content": message}],
+                session_id=session_id,
+                title=EDITOR_SESSION_TITLE,
             )
-            ref = source_snapshot(runtime.sessions, session_id, seq, seq, exclusions=runtime.facts)
             return make_anchor(lines, start, doc.rel, head_commit(doc.checkout)), ref
 
         anchor, ref = await asyncio.to_thread(record)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
-from dataclasses import dataclass, field
 from typing import Any
 
 from lsprotocol import types
@@ -24,6 +22,7 @@ from lecode_ls.memory.recall import fact_status
 from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.anchors.messages import AnchorsDidChangeParams
+from lecode_ls.server.anchors.state import Shown
 from lecode_ls.server.documents import Doc, buffer_text, locate, runtime_of
 from lecode_ls.server.server import LecodeServer
 
@@ -37,36 +36,6 @@ MAX_NOTIFIED_PATHS = 1000
 ACTION_KINDS = [types.CodeActionKind.QuickFix, REMEMBER_KIND]
 
 
-@dataclass
-class Shown:
-    """What may be shown of a fact revision: its text only while its evidence is valid."""
-
-    revision: int
-    status: str
-    text: str | None
-    session_id: str | None = None
-    seqs: tuple[int, ...] = ()
-
-
-@dataclass
-class AnchorView:
-    """The server's anchor state between messages (one per server)."""
-
-    published: set[str] = field(default_factory=set)  # URIs with diagnostics shown now
-    shown: dict[tuple[str, int], Shown] = field(default_factory=dict)  # (project, fact) -> Shown
-
-
-_VIEWS: weakref.WeakKeyDictionary[LecodeServer, AnchorView] = weakref.WeakKeyDictionary()
-
-
-def view(ls: LecodeServer) -> AnchorView:
-    """The server's AnchorView, made on first use."""
-    held = _VIEWS.get(ls)
-    if held is None:
-        held = _VIEWS[ls] = AnchorView()
-    return held
-
-
 def _one_line(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -75,7 +44,7 @@ def _one_line(text: str, limit: int) -> str:
 def _shown(ls: LecodeServer, runtime: Runtime, fact_id: int) -> Shown | None:
     """Blocking: reads the fact and validates its evidence, once per facts change."""
     key = (str(runtime.project.root), fact_id)
-    cached = view(ls).shown.get(key)
+    cached = ls.anchors.shown.get(key)
     if cached is not None:
         return cached
     found = fact_status(runtime.facts, runtime.sessions, fact_id)
@@ -85,7 +54,7 @@ def _shown(ls: LecodeServer, runtime: Runtime, fact_id: int) -> Shown | None:
     shown = Shown(fact.revision, status, fact.text if status == "valid" else None)
     if ref is not None:
         shown.session_id, shown.seqs = ref.session_id, ref.seqs
-    view(ls).shown[key] = shown
+    ls.anchors.shown[key] = shown
     return shown
 
 
@@ -134,7 +103,7 @@ async def check_document(ls: LecodeServer, uri: str, *, publish: bool = False) -
     found = await _document(ls, uri)
     text = buffer_text(ls, uri)
     if found is None or text is None:
-        if uri in view(ls).published:
+        if uri in ls.anchors.published:
             _publish(ls, uri, [])
         return
     doc, runtime = found
@@ -142,7 +111,7 @@ async def check_document(ls: LecodeServer, uri: str, *, publish: bool = False) -
         runtime.drift.update_buffer, doc.checkout, doc.rel, text
     )
     # A document without anchors that shows nothing needs no (empty) publication.
-    if not (changed or (publish and states) or uri in view(ls).published):
+    if not (changed or (publish and states) or uri in ls.anchors.published):
         return
     diagnostics = await asyncio.to_thread(_diagnostics, ls, runtime, doc, states, text)
     _publish(ls, uri, diagnostics)
@@ -167,9 +136,9 @@ def anchors_changed(ls: LecodeServer, runtime: Runtime, paths: list[str]) -> Non
 
 def _publish(ls: LecodeServer, uri: str, diagnostics: list[types.Diagnostic]) -> None:
     if diagnostics:
-        view(ls).published.add(uri)
+        ls.anchors.published.add(uri)
     else:
-        view(ls).published.discard(uri)
+        ls.anchors.published.discard(uri)
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
     )
@@ -206,7 +175,7 @@ async def did_close(ls: LecodeServer, uri: str) -> None:
     if found is not None:
         doc, runtime = found
         runtime.drift.close_buffer(doc.checkout, doc.rel)
-    if uri in view(ls).published:
+    if uri in ls.anchors.published:
         _publish(ls, uri, [])
 
 
@@ -215,7 +184,7 @@ async def facts_changed(ls: LecodeServer, runtime: Runtime) -> None:
     document of the project."""
     runtime.drift.reload()
     root = str(runtime.project.root)
-    shown = view(ls).shown
+    shown = ls.anchors.shown
     for key in [k for k in shown if k[0] == root]:
         del shown[key]
     # Each document by the URI its client gave (pygls keys them unquoted).

@@ -13,22 +13,23 @@ import asyncio
 import contextlib
 import secrets
 from collections.abc import AsyncIterator
-from typing import Any, cast
+from typing import Any
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import Outcome, compact_session
-from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnUsage
+from lecode_ls.agent.runner import ChatTurn, DeltaKind, TurnOptions, TurnUsage
 from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams
 from lecode_ls.memory.sessions import UsageTotal, check_session_id, session_usage
 from lecode_ls.runtime import Runtime
-from lecode_ls.server.asking import ask_person, settings_policy
+from lecode_ls.server.asking import ask_person
 from lecode_ls.server.chat import messages as p
 from lecode_ls.server.notes.changes import notes_changed
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import messages as sp
 from lecode_ls.server.slash import run_command
 from lecode_ls.tools.memory import ToolResult
+from lecode_ls.tools.permissions import PermissionPolicy
 
 
 @contextlib.asynccontextmanager
@@ -55,7 +56,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
 
     progress: list[str | None] = []
 
-    def emit(kind: str, fields: dict[str, Any]) -> None:
+    def emit(kind: DeltaKind, fields: dict[str, Any]) -> None:
         nonlocal seq
         if kind == "learning":  # facts or proposals changed: fact views refresh
             ls.run_task(ls.facts_changed(runtime), "facts-changed")
@@ -70,7 +71,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
                 session_id=session_id,
                 turn_id=turn.turn_id,
                 seq=seq,
-                kind=cast(p.DeltaKind, kind),
+                kind=kind,
                 **fields,
             ),
         )
@@ -85,16 +86,8 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         if result.facts_changed:
             await ls.facts_changed(runtime)
 
-    options = TurnOptions(
-        model=settings.provider.model,
-        context_window=await _window(ls, settings),
-        buffer_tokens=settings.compaction.buffer_tokens,
-        mid_turn_threshold=settings.compaction.mid_turn_threshold,
-        readonly=settings.agent.readonly,
-        policy=settings_policy(settings),
-        calibration=ls.chat.calibration,
-        secret_files=tuple(settings.agent.secret_files),
-        max_output_tokens=settings.agent.max_output_tokens,
+    options = TurnOptions.from_settings(
+        settings, context_window=await _window(ls, settings), calibration=ls.chat.calibration
     )
     folder = ls.folder_for(params.workspace_uri)
     turn = ChatTurn(
@@ -116,7 +109,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
             ls.progress_end(token, "stopped")
     return p.ChatSendResult(
         turn_id=result.turn_id,
-        stop_reason=result.stop_reason,  # type: ignore[arg-type]  # the runner's closed set
+        stop_reason=result.stop_reason,
         usage=_usage_model(result.usage),
     )
 
@@ -145,7 +138,7 @@ async def session_compact(ls: LecodeServer, params: sp.SessionParams) -> p.Sessi
                     ls.chat.provider(settings.provider),
                     model=model,
                     window=catalog.context_window(model, await _window(ls, settings)),
-                    policy=settings_policy(settings),
+                    policy=PermissionPolicy.from_settings(settings),
                     readonly=settings.agent.readonly,
                     on_usage=usage.add,
                 )

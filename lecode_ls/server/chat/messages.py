@@ -6,12 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
+from lecode_ls.agent.runner import DeltaKind, StopReason
 from lecode_ls.server.messages import Message, WorkspaceParams
-
-StopReason = Literal["stop", "length", "contentFilter", "cancelled", "paused", "error", "toolLimit"]
-DeltaKind = Literal[
-    "text", "toolCall", "toolResult", "memory", "usage", "error", "compaction", "paused", "learning"
-]
 
 
 class UsageModel(Message):

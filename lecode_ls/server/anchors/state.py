@@ -1,0 +1,26 @@
+"""What the code anchors keep between messages, for the whole server: which documents show
+diagnostics now, and what may be shown of each fact revision. It sits below server.py (which
+holds one, as `ls.anchors`) and lsp.py (which uses it), like chat/state.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Shown:
+    """What may be shown of a fact revision: its text only while its evidence is valid."""
+
+    revision: int
+    status: str
+    text: str | None
+    session_id: str | None = None
+    seqs: tuple[int, ...] = ()
+
+
+@dataclass
+class AnchorView:
+    """The server's anchor state between messages (one per server)."""
+
+    published: set[str] = field(default_factory=set)  # URIs with diagnostics shown now
+    shown: dict[tuple[str, int], Shown] = field(default_factory=dict)  # (project, fact) -> Shown
