@@ -20,7 +20,7 @@ import {
   parseSeqRange,
   sessionPicks,
 } from "../src/facts/commands";
-import { parseTranscriptUri } from "../src/facts/uri";
+import { parseTranscriptUri } from "../src/sessions/uri";
 import type { FactNode } from "../src/views/factsTree";
 import { FakeServer, project, serverError } from "./fakes";
 

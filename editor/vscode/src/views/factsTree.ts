@@ -20,7 +20,7 @@ import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
 import { type ProjectFileClaim, parseProjectFileFact } from "../facts/projectFile";
 import { STATUS_ICONS, sourceIs } from "../facts/status";
-import { seqsPhrase } from "../facts/transcript";
+import { seqsPhrase } from "../sessions/transcript";
 import { type AnchorNode, anchorTreeItem, driftSuffix, driftTooltip, driftedIcon } from "./anchorItems";
 import { learningTreeItem, proposalNodes, proposalTreeItem } from "./learningItems";
 import { type ServerStatus, projectChildrenOr, projectRoots } from "./projectRoots";

@@ -8,7 +8,7 @@
  */
 import * as vscode from "vscode";
 import type { LearningModel, ProposalModel } from "../common/protocol";
-import { seqsPhrase } from "../facts/transcript";
+import { seqsPhrase } from "../sessions/transcript";
 import type { FactNode, FactNodeOf } from "./factsTree";
 
 const STATUS: Record<LearningModel["status"], string> = {
