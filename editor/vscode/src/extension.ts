@@ -21,8 +21,9 @@ import { sessionCommands } from "./sessions/deleteSession";
 import { TranscriptProvider } from "./sessions/transcriptProvider";
 import { TRANSCRIPT_SCHEME } from "./sessions/uri";
 import { FactsFileFilter } from "./views/factsFilter";
-import { type FactNode, FactsTreeProvider } from "./views/factsTree";
+import { FactsTreeProvider } from "./views/factsTree";
 import { type MemoryNode, MemoryTreeProvider } from "./views/memoryTree";
+import type { FactNode } from "./views/nodes";
 
 let server: ServerClient | undefined;
 

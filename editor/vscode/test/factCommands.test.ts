@@ -21,7 +21,7 @@ import {
   sessionPicks,
 } from "../src/facts/commands";
 import { parseTranscriptUri } from "../src/sessions/uri";
-import type { FactNode } from "../src/views/factsTree";
+import type { FactNode } from "../src/views/nodes";
 import { FakeServer, project, serverError } from "./fakes";
 
 vi.mock("../src/common/vscodeapi");

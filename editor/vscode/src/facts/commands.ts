@@ -17,7 +17,7 @@ import { workspaceParams } from "../notes/uri";
 import { seqsPhrase } from "../sessions/transcript";
 import type { LineRange } from "../sessions/transcript";
 import { MAX_POSITIONS, contextRange, transcriptUri } from "../sessions/uri";
-import type { FactNode } from "../views/factsTree";
+import type { FactNode } from "../views/nodes";
 import { type ProjectFileClaim, claimUri, findLine, parseProjectFileFact } from "./projectFile";
 import { sourceIs } from "./status";
 

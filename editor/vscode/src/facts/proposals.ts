@@ -15,7 +15,7 @@ import { Requests } from "../common/protocol";
 import { request } from "../common/requests";
 import * as api from "../common/vscodeapi";
 import { guarded } from "../notes/commands";
-import type { FactNode, FactNodeOf } from "../views/factsTree";
+import type { FactNode, FactNodeOf } from "../views/nodes";
 import { type FactDeps, openEvidence } from "./commands";
 import { seqsPhrase } from "../sessions/transcript";
 

@@ -9,7 +9,7 @@
 import * as vscode from "vscode";
 import type { LearningModel, ProposalModel } from "../common/protocol";
 import { seqsPhrase } from "../sessions/transcript";
-import type { FactNode, FactNodeOf } from "./factsTree";
+import type { FactNode, FactNodeOf } from "./nodes";
 
 const STATUS: Record<LearningModel["status"], string> = {
   no_candidates: "the model proposed nothing",

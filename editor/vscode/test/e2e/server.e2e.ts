@@ -28,7 +28,8 @@ import { TranscriptProvider } from "../../src/sessions/transcriptProvider";
 import { contextRange, transcriptUri } from "../../src/sessions/uri";
 import { MemoryFileSystem } from "../../src/notes/fileSystem";
 import { memoryUri } from "../../src/notes/uri";
-import { type FactNode, FactsTreeProvider } from "../../src/views/factsTree";
+import { FactsTreeProvider } from "../../src/views/factsTree";
+import type { FactNode } from "../../src/views/nodes";
 import { MemoryTreeProvider, type MemoryNode } from "../../src/views/memoryTree";
 import { serverCommand } from "./serverCommand";
 
