@@ -13,16 +13,17 @@ import { SECTION, apiKeyVariable, needsRestart } from "./common/settings";
 import * as api from "./common/vscodeapi";
 import { bundledServerCommand } from "./install/bundled";
 import { type FactDeps, factCommands } from "./facts/commands";
-import { sessionCommands } from "./facts/deleteSession";
 import { proposalCommands } from "./facts/proposals";
-import { TranscriptProvider } from "./facts/transcriptProvider";
-import { TRANSCRIPT_SCHEME } from "./facts/uri";
-import { guarded, memoryCommands } from "./memory/commands";
-import { MemoryFileSystem } from "./memory/fileSystem";
-import { SCHEME } from "./memory/uri";
+import { guarded, memoryCommands } from "./notes/commands";
+import { MemoryFileSystem } from "./notes/fileSystem";
+import { SCHEME } from "./notes/uri";
+import { sessionCommands } from "./sessions/deleteSession";
+import { TranscriptProvider } from "./sessions/transcriptProvider";
+import { TRANSCRIPT_SCHEME } from "./sessions/uri";
 import { FactsFileFilter } from "./views/factsFilter";
-import { type FactNode, FactsTreeProvider } from "./views/factsTree";
+import { FactsTreeProvider } from "./views/factsTree";
 import { type MemoryNode, MemoryTreeProvider } from "./views/memoryTree";
+import type { FactNode } from "./views/nodes";
 
 let server: ServerClient | undefined;
 

@@ -16,7 +16,7 @@ import * as api from "../src/common/vscodeapi";
 import { Requests } from "../src/common/protocol";
 import type { FactEntry, RecallFactResult } from "../src/common/protocol";
 import { type FactDeps, factCommands } from "../src/facts/commands";
-import { parseTranscriptUri } from "../src/facts/uri";
+import { parseTranscriptUri } from "../src/sessions/uri";
 import { FakeServer, anchor, project, serverError } from "./fakes";
 
 vi.mock("../src/common/vscodeapi");

@@ -9,7 +9,7 @@ import { chatOpeners } from "../src/chat/open";
 import { Requests } from "../src/common/protocol";
 import * as api from "../src/common/vscodeapi";
 import { factCommands } from "../src/facts/commands";
-import { memoryUri } from "../src/memory/uri";
+import { memoryUri } from "../src/notes/uri";
 import { FakeServer } from "./fakes";
 
 vi.mock("../src/common/vscodeapi");

@@ -8,9 +8,9 @@ import * as vscode from "vscode";
 import * as api from "../src/common/vscodeapi";
 import type { Project } from "../src/common/projects";
 import { Requests } from "../src/common/protocol";
-import { CANCELLED, type CommandDeps, chooseFolder, memoryCommands, searchPicks } from "../src/memory/commands";
-import { memoryUri } from "../src/memory/uri";
-import { transcriptUri } from "../src/facts/uri";
+import { CANCELLED, type CommandDeps, chooseFolder, memoryCommands, searchPicks } from "../src/notes/commands";
+import { memoryUri } from "../src/notes/uri";
+import { transcriptUri } from "../src/sessions/uri";
 import { FakeServer, project, serverError } from "./fakes";
 
 vi.mock("../src/common/vscodeapi");

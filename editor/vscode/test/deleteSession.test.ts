@@ -8,7 +8,7 @@ import * as api from "../src/common/vscodeapi";
 import type { SessionInfoModel } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
 import type { FactDeps } from "../src/facts/commands";
-import { DELETE, deleteConfirmation, sessionCommands } from "../src/facts/deleteSession";
+import { DELETE, deleteConfirmation, sessionCommands } from "../src/sessions/deleteSession";
 import { FakeServer, project, serverError } from "./fakes";
 
 vi.mock("../src/common/vscodeapi");

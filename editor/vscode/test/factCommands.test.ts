@@ -20,8 +20,8 @@ import {
   parseSeqRange,
   sessionPicks,
 } from "../src/facts/commands";
-import { parseTranscriptUri } from "../src/facts/uri";
-import type { FactNode } from "../src/views/factsTree";
+import { parseTranscriptUri } from "../src/sessions/uri";
+import type { FactNode } from "../src/views/nodes";
 import { FakeServer, project, serverError } from "./fakes";
 
 vi.mock("../src/common/vscodeapi");

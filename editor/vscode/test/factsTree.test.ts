@@ -11,7 +11,6 @@ import type { FactEntry, FactsListParams, LearningModel, ProposalModel } from ".
 import { Requests } from "../src/common/protocol";
 import {
   FACTS_CAP,
-  type FactNode,
   FactsTreeProvider,
   factChildren,
   factLabel,
@@ -20,6 +19,7 @@ import {
   listFacts,
 } from "../src/views/factsTree";
 import { reasonCountsPhrase } from "../src/views/learningItems";
+import type { FactNode } from "../src/views/nodes";
 import { FakeServer, project, serverError } from "./fakes";
 
 const FOLDER = "file:///src/app";

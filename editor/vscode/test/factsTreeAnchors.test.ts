@@ -10,7 +10,8 @@ import type { FactEntry, FactsListParams } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
 import * as api from "../src/common/vscodeapi";
 import { FILTER_CONTEXT, FactsFileFilter } from "../src/views/factsFilter";
-import { type FactNode, FactsTreeProvider, factChildren, factTreeItem } from "../src/views/factsTree";
+import { FactsTreeProvider, factChildren, factTreeItem } from "../src/views/factsTree";
+import type { FactNode } from "../src/views/nodes";
 import { FakeServer, anchor, project } from "./fakes";
 
 vi.mock("../src/common/vscodeapi");

@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import * as vscode from "vscode";
 import { Requests } from "../src/common/protocol";
-import { MemoryFileSystem } from "../src/memory/fileSystem";
-import { memoryUri, parseMemoryUri } from "../src/memory/uri";
+import { MemoryFileSystem } from "../src/notes/fileSystem";
+import { memoryUri, parseMemoryUri } from "../src/notes/uri";
 import { FakeServer, serverError } from "./fakes";
 
 const FOLDER = "file:///home/me/project";

@@ -1,7 +1,7 @@
 /** Memory file names: today's log, note names typed by the user, and which names are memory files. */
 // covers P7 (palette commands)
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { dailyLogFile, fileKind, noteFile, noteNameProblem } from "../src/memory/names";
+import { dailyLogFile, fileKind, noteFile, noteNameProblem } from "../src/notes/names";
 
 describe("dailyLogFile", () => {
   it("names the log by the local calendar date, zero-padded", () => {

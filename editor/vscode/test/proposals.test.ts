@@ -12,7 +12,7 @@ import type { LearningModel, ProposalModel } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
 import type { FactDeps } from "../src/facts/commands";
 import { ACCEPT, type ProposalNode, acceptConfirmation, proposalCommands } from "../src/facts/proposals";
-import { parseTranscriptUri } from "../src/facts/uri";
+import { parseTranscriptUri } from "../src/sessions/uri";
 import { FakeServer, project, serverError } from "./fakes";
 
 vi.mock("../src/common/vscodeapi");

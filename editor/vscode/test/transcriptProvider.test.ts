@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import * as vscode from "vscode";
 import type { FactsRecallParams, SessionReadParams } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
-import { TranscriptProvider, loadTranscript, readPages } from "../src/facts/transcriptProvider";
-import { UNTRUSTED_NOTICE } from "../src/facts/transcript";
-import { transcriptUri } from "../src/facts/uri";
+import { TranscriptProvider, loadTranscript, readPages } from "../src/sessions/transcriptProvider";
+import { UNTRUSTED_NOTICE } from "../src/sessions/transcript";
+import { transcriptUri } from "../src/sessions/uri";
 import { FakeServer, serverError } from "./fakes";
 
 const SESSION = "20261129T100000Z-3f2a9c41";

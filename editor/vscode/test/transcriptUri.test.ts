@@ -5,7 +5,7 @@
 // covers P7 (recall-to-source navigation), S4 (exact session IDs), S2 (at most 200 positions)
 import { describe, expect, it } from "vitest";
 import * as vscode from "vscode";
-import { contextRange, parseTranscriptUri, transcriptUri } from "../src/facts/uri";
+import { contextRange, parseTranscriptUri, transcriptUri } from "../src/sessions/uri";
 
 const SESSION = "20261129T100000Z-3f2a9c41";
 

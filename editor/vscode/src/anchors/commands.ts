@@ -21,8 +21,8 @@ import { request } from "../common/requests";
 import * as api from "../common/vscodeapi";
 import { type FactDeps, openEvidence } from "../facts/commands";
 import { sourceIs } from "../facts/status";
-import { seqsPhrase } from "../facts/transcript";
-import { guarded } from "../memory/commands";
+import { guarded } from "../notes/commands";
+import { seqsPhrase } from "../sessions/transcript";
 import {
   MAX_ANCHOR_LINES,
   anchorPlace,

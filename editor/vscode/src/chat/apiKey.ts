@@ -6,7 +6,7 @@
  * again, never logged.
  */
 import * as api from "../common/vscodeapi";
-import { guarded } from "../memory/commands";
+import { guarded } from "../notes/commands";
 
 /** The SecretStorage key the API key is stored under. */
 export const API_KEY_SECRET = "lecode.provider.apiKey";

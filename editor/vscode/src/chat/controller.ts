@@ -11,7 +11,7 @@ import { errorMessage } from "../common/errors";
 import type { ChatDeltaParams, SessionInfoModel, UsageModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
-import { workspaceParams } from "../memory/uri";
+import { workspaceParams } from "../notes/uri";
 import { type HostMessage, type PageMessage, type ProjectChoice, parsePageMessage, webLink } from "./messages";
 import { SeqOrder } from "./order";
 import { type CommandEntry, type Entry, type Turn, applyDeltas, failTurn, finishTurn, newTurn, turnsFromHistory } from "./turn";

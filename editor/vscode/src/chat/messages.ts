@@ -5,7 +5,7 @@
  * here before the host acts on it. `parsePageMessage` accepts exactly the shapes below (no extra
  * fields, bounded strings) and returns undefined for anything else, which the host ignores.
  */
-import { fileKind } from "../memory/names";
+import { fileKind } from "../notes/names";
 import type { Entry } from "./turn";
 
 /** The longest message the page may send (characters). */

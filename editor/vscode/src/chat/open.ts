@@ -4,7 +4,7 @@
  */
 import * as api from "../common/vscodeapi";
 import type { FactRef } from "../facts/commands";
-import { memoryUri } from "../memory/uri";
+import { memoryUri } from "../notes/uri";
 import type { ChatDeps } from "./controller";
 
 /** The openers of ChatDeps; `firstFolder` stands in while no project is known. */

@@ -61,8 +61,8 @@ export interface ClientLike {
   dispose(timeout?: number): Promise<void>;
   sendRequest(method: string, params: unknown, token?: vscode.CancellationToken): Promise<unknown>;
   sendNotification(method: string, params: unknown): Promise<void>;
-  // The shape of the library's GenericNotificationHandler.
-  onNotification(method: string, handler: (...params: any[]) => void): vscode.Disposable;
+  // The library's GenericNotificationHandler, narrowed to the one params object LSP allows.
+  onNotification(method: string, handler: (params: unknown) => void): vscode.Disposable;
   createDefaultErrorHandler(maxRestartCount?: number): ErrorHandler;
 }
 
@@ -386,15 +386,16 @@ export class ServerClient implements RequestSender, vscode.Disposable {
     try {
       client = this.factory(serverOptions(command, env), clientOptions(this.output, this.logger, hooks));
       this.client = client;
-      client.onNotification(Notifications.memoryDidChange, (params: MemoryDidChangeParams) =>
-        this.memoryChanged.fire(params),
+      // The params are what protocol.ts says the server sends; nothing checks them on the way.
+      client.onNotification(Notifications.memoryDidChange, (params) =>
+        this.memoryChanged.fire(params as MemoryDidChangeParams),
       );
-      client.onNotification(Notifications.factsDidChange, (params: FactsDidChangeParams) =>
-        this.factsChanged.fire(params),
+      client.onNotification(Notifications.factsDidChange, (params) =>
+        this.factsChanged.fire(params as FactsDidChangeParams),
       );
-      client.onNotification(Notifications.chatDelta, (params: ChatDeltaParams) => this.chatDelta.fire(params));
-      client.onNotification(Notifications.anchorsDidChange, (params: AnchorsDidChangeParams) =>
-        this.anchorsChanged.fire(params),
+      client.onNotification(Notifications.chatDelta, (params) => this.chatDelta.fire(params as ChatDeltaParams));
+      client.onNotification(Notifications.anchorsDidChange, (params) =>
+        this.anchorsChanged.fire(params as AnchorsDidChangeParams),
       );
       await client.start();
     } catch (error) {

@@ -12,14 +12,14 @@ import type { FactEntry, SessionInfoModel, SourceRefModel } from "../common/prot
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
 import * as api from "../common/vscodeapi";
-import { CANCELLED, type ProjectSource, chooseFolder, guarded } from "../memory/commands";
-import { workspaceParams } from "../memory/uri";
-import type { FactNode } from "../views/factsTree";
+import { CANCELLED, type ProjectSource, chooseFolder, guarded } from "../notes/commands";
+import { workspaceParams } from "../notes/uri";
+import { seqsPhrase } from "../sessions/transcript";
+import type { LineRange } from "../sessions/transcript";
+import { MAX_POSITIONS, contextRange, transcriptUri } from "../sessions/uri";
+import type { FactNode } from "../views/nodes";
 import { type ProjectFileClaim, claimUri, findLine, parseProjectFileFact } from "./projectFile";
 import { sourceIs } from "./status";
-import { seqsPhrase } from "./transcript";
-import type { LineRange } from "./transcript";
-import { MAX_POSITIONS, contextRange, transcriptUri } from "./uri";
 
 /** What the transcript documents know about what they show (the TranscriptProvider). */
 export interface TranscriptLines {

@@ -14,10 +14,10 @@ import type { LearnedFactModel, ProposalModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { request } from "../common/requests";
 import * as api from "../common/vscodeapi";
-import { guarded } from "../memory/commands";
-import type { FactNode, FactNodeOf } from "../views/factsTree";
+import { guarded } from "../notes/commands";
+import type { FactNode, FactNodeOf } from "../views/nodes";
 import { type FactDeps, openEvidence } from "./commands";
-import { seqsPhrase } from "./transcript";
+import { seqsPhrase } from "../sessions/transcript";
 
 export type ProposalNode = FactNodeOf<"proposal">;
 

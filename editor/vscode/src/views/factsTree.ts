@@ -15,31 +15,19 @@
  */
 import * as vscode from "vscode";
 import type { Project, ProjectIndex } from "../common/projects";
-import type { FactEntry, LearningModel, ProposalModel, SourceRefModel } from "../common/protocol";
+import type { FactEntry, LearningModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
-import { type ProjectFileClaim, parseProjectFileFact } from "../facts/projectFile";
+import { parseProjectFileFact } from "../facts/projectFile";
 import { STATUS_ICONS, sourceIs } from "../facts/status";
-import { seqsPhrase } from "../facts/transcript";
-import { type AnchorNode, anchorTreeItem, driftSuffix, driftTooltip, driftedIcon } from "./anchorItems";
+import { seqsPhrase } from "../sessions/transcript";
+import { anchorTreeItem, driftSuffix, driftTooltip, driftedIcon } from "./anchorItems";
 import { learningTreeItem, proposalNodes, proposalTreeItem } from "./learningItems";
+import type { FactNode, FactNodeOf } from "./nodes";
 import { type ServerStatus, projectChildrenOr, projectRoots } from "./projectRoots";
 
 /** Facts shown per project before a "more…" node; each click on it shows this many more. */
 export const FACTS_CAP = 500;
-
-export type FactNode =
-  | { kind: "project"; project: Project }
-  | { kind: "fact"; fact: FactEntry; folderUri: string }
-  | { kind: "source"; fact: FactEntry; source: SourceRefModel; folderUri: string }
-  | { kind: "file"; fact: FactEntry; claim: ProjectFileClaim; folderUri: string }
-  | AnchorNode
-  | { kind: "more"; folderUri: string; shown: number }
-  | { kind: "learning"; learning: LearningModel; folderUri: string }
-  | { kind: "proposal"; learning: LearningModel; proposal: ProposalModel; folderUri: string }
-  | { kind: "message"; text: string; folderUri?: string };
-
-export type FactNodeOf<K extends FactNode["kind"]> = Extract<FactNode, { kind: K }>;
 
 export interface FactPage {
   facts: FactEntry[];

@@ -8,8 +8,8 @@
  */
 import * as vscode from "vscode";
 import type { LearningModel, ProposalModel } from "../common/protocol";
-import { seqsPhrase } from "../facts/transcript";
-import type { FactNode, FactNodeOf } from "./factsTree";
+import { seqsPhrase } from "../sessions/transcript";
+import type { FactNode, FactNodeOf } from "./nodes";
 
 const STATUS: Record<LearningModel["status"], string> = {
   no_candidates: "the model proposed nothing",

@@ -11,8 +11,8 @@ import type { Project, ProjectIndex } from "../common/projects";
 import type { MemoryFileInfo } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
-import { type FileKind, MEMORY_FILE, SCRATCHPAD_FILE, fileKind } from "../memory/names";
-import { memoryUri } from "../memory/uri";
+import { type FileKind, MEMORY_FILE, SCRATCHPAD_FILE, fileKind } from "../notes/names";
+import { memoryUri } from "../notes/uri";
 import { type ServerStatus, projectChildrenOr, projectRoots } from "./projectRoots";
 
 export type { ServerStatus } from "./projectRoots";

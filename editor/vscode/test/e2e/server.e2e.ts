@@ -24,11 +24,12 @@ import { serverErrorCode } from "../../src/common/errors";
 import { ProjectIndex } from "../../src/common/projects";
 import { type FactsDidChangeParams, type MemoryDidChangeParams, Notifications, Requests } from "../../src/common/protocol";
 import { type RequestSender, request } from "../../src/common/requests";
-import { TranscriptProvider } from "../../src/facts/transcriptProvider";
-import { contextRange, transcriptUri } from "../../src/facts/uri";
-import { MemoryFileSystem } from "../../src/memory/fileSystem";
-import { memoryUri } from "../../src/memory/uri";
-import { type FactNode, FactsTreeProvider } from "../../src/views/factsTree";
+import { TranscriptProvider } from "../../src/sessions/transcriptProvider";
+import { contextRange, transcriptUri } from "../../src/sessions/uri";
+import { MemoryFileSystem } from "../../src/notes/fileSystem";
+import { memoryUri } from "../../src/notes/uri";
+import { FactsTreeProvider } from "../../src/views/factsTree";
+import type { FactNode } from "../../src/views/nodes";
 import { MemoryTreeProvider, type MemoryNode } from "../../src/views/memoryTree";
 import { serverCommand } from "./serverCommand";
 

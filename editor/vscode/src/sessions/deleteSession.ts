@@ -9,9 +9,9 @@ import type { SessionInfoModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { request } from "../common/requests";
 import * as api from "../common/vscodeapi";
-import { CANCELLED, chooseFolder, guarded } from "../memory/commands";
-import { workspaceParams } from "../memory/uri";
-import { type FactDeps, sessionPicks } from "./commands";
+import { type FactDeps, sessionPicks } from "../facts/commands";
+import { CANCELLED, chooseFolder, guarded } from "../notes/commands";
+import { workspaceParams } from "../notes/uri";
 
 export const DELETE = "Delete";
 

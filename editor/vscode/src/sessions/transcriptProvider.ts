@@ -14,8 +14,8 @@ import { errorMessage } from "../common/errors";
 import type { RecallFactResult, RecallSessionResult, SourceRefModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
-import { workspaceParams } from "../memory/uri";
-import { type Status, sourceIs } from "./status";
+import { type Status, sourceIs } from "../facts/status";
+import { workspaceParams } from "../notes/uri";
 import {
   type LineRange,
   type RenderedTranscript,

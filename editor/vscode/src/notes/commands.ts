@@ -10,7 +10,7 @@ import type { Project } from "../common/projects";
 import type { SearchHit } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
-import { TRANSCRIPT_SCHEME, parseTranscriptUri } from "../facts/uri";
+import { TRANSCRIPT_SCHEME, parseTranscriptUri } from "../sessions/uri";
 import type { MemoryNode } from "../views/memoryTree";
 import { MEMORY_FILE, SCRATCHPAD_FILE, dailyLogFile, noteFile, noteNameProblem } from "./names";
 import { SCHEME, memoryUri, parseMemoryUri, workspaceParams } from "./uri";
