@@ -188,7 +188,7 @@ async def facts_changed(ls: LecodeServer, runtime: Runtime) -> None:
     for key in [k for k in shown if k[0] == root]:
         del shown[key]
     # Each document by the URI its client gave (pygls keys them unquoted).
-    for uri in [document.uri for document in list(ls.workspace.text_documents.values())]:
+    for uri in ls.buffers.uris():
         try:
             await check_document(ls, uri, publish=True)
         except LecodeError as exc:  # one unreadable document must not stop the others
