@@ -33,7 +33,7 @@ from lecode_ls.errors import (
     OutsideWorkspace,
     PermissionDenied,
 )
-from lecode_ls.platform.paths import canonical, is_within
+from lecode_ls.platform.paths import canonical, is_within, path_problem
 from lecode_ls.tools.memory import (
     ToolResult,
     ToolSpec,
@@ -72,8 +72,10 @@ def number_line(number: int, text: str) -> str:
 
 
 def _resolve(folder: Path, path: str) -> Path:
-    if not path or "\x00" in path:
+    if not path:
         raise InvalidParams("path: expected a non-empty relative path", field="path")
+    if (problem := path_problem(path)) is not None:
+        raise InvalidParams(f"path: the path {problem}", field="path")
     if (
         PurePosixPath(path).is_absolute()
         or PureWindowsPath(path).is_absolute()
