@@ -274,12 +274,16 @@ def stdin_reader(stdin: BinaryIO) -> Callable[[], Awaitable[bytes]]:
 
 
 def is_loopback(host: str) -> bool:
+    """Whether `host` names a loopback address: "localhost" (served on 127.0.0.1, never on
+    what a resolver says it is), or a loopback IP without a scope ("::1%lo" is refused: asyncio
+    cannot listen on it)."""
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
+    return address.is_loopback and "%" not in host
 
 
 async def serve_tcp(protocol: JsonRPCProtocol, host: str, port: int) -> None:
@@ -295,7 +299,13 @@ async def serve_tcp(protocol: JsonRPCProtocol, host: str, port: int) -> None:
             return
         first.set_result((reader, writer))
 
-    server = await asyncio.start_server(accept, host.strip("[]"), port)
+    # "localhost" is 127.0.0.1 here: a resolver (or /etc/hosts) may map it to a LAN address.
+    bind = "127.0.0.1" if host == "localhost" else host.strip("[]")
+    server = await asyncio.start_server(accept, bind, port)
+    bound = [sock.getsockname()[0] for sock in server.sockets]
+    if not bound or not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in bound):
+        server.close()  # what was bound, not what was asked for, is what must be loopback
+        raise ValueError(f"--tcp: {host} did not bind to loopback addresses only")
     addresses = ", ".join(str(sock.getsockname()[:2]) for sock in server.sockets)
     log.info("Serving on %s (one client, loopback only)", addresses)
     reader, writer = await first

@@ -188,6 +188,50 @@ class TestTcp:
         assert process.returncode == 2
         assert b"is not a loopback address" in err
 
+    @pytest.mark.parametrize(
+        ("argument", "says"),
+        [
+            ("--tcp=[::1%lo]:1", b"is not a loopback address"),
+            ("--tcp=127.0.0.1:\u00b2", b"expected HOST:PORT"),
+            ("--tcp=127.0.0.1:" + "9" * 5000, b"expected HOST:PORT"),
+            ("--socket=\u00b2", b"expected a port number"),
+            ("--pipe=", b"expected the name of the client's pipe"),
+        ],
+    )
+    async def test_an_argument_that_cannot_be_served_is_refused_clearly(
+        self, argument: str, says: bytes
+    ) -> None:
+        # issue 23, item 5: a scoped IPv6 loopback was accepted and then failed; `--pipe ""`
+        # served stdio with exit 0; a port of digits int() refuses raised a traceback.
+        process = await asyncio.create_subprocess_exec(
+            *SERVER, argument, stdin=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+        )
+        _, err = await process.communicate()
+        assert process.returncode == 2
+        assert says in err and b"Traceback" not in err
+
+    async def test_localhost_is_served_on_127_0_0_1_and_never_resolved(
+        self, isolated_config_dir: Path
+    ) -> None:
+        # A resolver may map localhost to a LAN address (seen: listening there while logging
+        # "loopback only"). The name is not resolved: 127.0.0.1 alone is bound (before, every
+        # address the resolver gave), and what was bound is checked to be loopback.
+        port = free_port()
+        process = await asyncio.create_subprocess_exec(
+            *SERVER, "--tcp", f"localhost:{port}", stderr=asyncio.subprocess.PIPE
+        )
+        stderr = process.stderr
+        assert stderr is not None
+        try:
+            line = b""
+            while b"Serving on" not in line:
+                line = await asyncio.wait_for(stderr.readline(), 30)
+                assert line, "the server exited before listening"
+            assert f"Serving on ('127.0.0.1', {port}) (one client".encode() in line
+        finally:
+            process.kill()
+            await process.wait()
+
     async def test_one_client_only_and_nothing_before_initialize(
         self, isolated_config_dir: Path, repo: Path
     ) -> None:

@@ -13,7 +13,9 @@ from lecode_ls.config import SECRET_FILES
 from lecode_ls.errors import BinaryFile, InvalidParams, NotFound, OutsideWorkspace
 from lecode_ls.tools.read import (
     MAX_LINE_CHARS,
+    MAX_SCAN_BYTES,
     READ_TOOL,
+    find_line,
     read_workspace_file,
     run_read_tool,
     secret_match,
@@ -200,6 +202,20 @@ class TestBoundedMemory:
         (folder / "emoji.txt").write_text("\U0001f600" * 5000)
         first = read_workspace_file(folder, "emoji.txt").splitlines()[0]
         assert first == "     1\t" + "\U0001f600" * MAX_LINE_CHARS
+
+    def test_a_sparse_file_of_one_huge_line_is_read_only_up_to_the_scan_bound(
+        self, folder: Path
+    ) -> None:
+        # issue 23, item 5: a one-line sparse file of 16 GiB took 68 s to skip through
+        with (folder / "sparse.txt").open("wb") as out:
+            out.write(b"x" * 16384)  # text where the binary check looks; then a 16 GiB hole
+            out.truncate(16 << 30)
+        text = read_workspace_file(folder, "sparse.txt")
+        assert (
+            text.splitlines()[-1]
+            == f"[reading stopped after {MAX_SCAN_BYTES >> 20} MiB of the file]"
+        )
+        assert find_line(folder, "sparse.txt", "never there") is None
 
 
 class TestSecretFiles:
