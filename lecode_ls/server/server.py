@@ -127,6 +127,13 @@ class LecodeProtocol(LanguageServerProtocol):
         try:
             return super().structure_message(data)
         except JsonRpcException:
+            if "jsonrpc" in data and "id" in data and "method" not in data:
+                # A client's answer to our request that is not what was asked for (a bare string
+                # or {} for a question): the asker gets an error, never waits for ever.
+                future = self._request_futures.pop(data["id"], None)
+                if future is not None and not future.done():
+                    future.set_exception(JsonRpcException(message="the answer did not decode"))
+                raise AnsweredError() from None
             if not request:
                 raise
             error = types.ResponseError(

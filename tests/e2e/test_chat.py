@@ -485,3 +485,32 @@ class TestABadToolArgumentEndsOnlyThatCall:
             second = await call(client, "lecode/chat/send", {"sessionId": session, "text": "hi"})
             assert second["stopReason"] == "stop"
             assert "Still here." in deltas.text()
+
+
+class TestAQuestionAnsweredWithSomethingElse:
+    # issue 23, item 5: a permission question answered with a bare string or {} left the turn
+    # waiting for ever. Anything but the explicit Allow is a deny, and the turn goes on.
+    @pytest.mark.parametrize("answer", ["Allow", {}, {"title": 7}], ids=["string", "empty", "bad"])
+    async def test_the_answer_is_a_deny_and_the_turn_ends(
+        self, start: Start, repo: Path, answer: Any
+    ) -> None:
+        async with FakeOpenAI() as server:
+            write = {"file": "MEMORY.md", "content": "x", "mode": "replace"}
+            server.push(Stream(tool_chunks("memory_write", write)), Stream(text_chunks("ok")))
+            client = await chat_client(start, repo, server)
+
+            @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+            def on_ask(params: types.ShowMessageRequestParams) -> Any:
+                return answer
+
+            deltas = Deltas(client)
+            session = await new_session(client)
+            result = await asyncio.wait_for(
+                call(client, "lecode/chat/send", {"sessionId": session, "text": "w"}), 30
+            )
+            assert result["stopReason"] == "stop"
+            tool_result = await deltas.wait_for("toolResult")
+            assert tool_result["isError"] is True and "permission_denied" in tool_result["output"]
+            assert (await call(client, "lecode/memory/read", {"file": "MEMORY.md"}))[
+                "exists"
+            ] is False
