@@ -39,6 +39,8 @@ from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.protocol import JsonRPCProtocol
 
+from lecode_ls.jsonbound import structure_count
+
 log = logging.getLogger(__name__)
 
 MAX_HEADER_BYTES = 8192
@@ -157,8 +159,20 @@ def reply_error(
     protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "error": error})  # pygls' one writer
 
 
+MAX_JSON_STRUCTURE = 2_000_000
+"""At most this many `{ [ , :` in a body (lecode_ls/jsonbound.py): its parse then allocates at
+most about 150 MB, where 64 MiB of `{}` took 1.7 GiB. A 1 MiB document, or an import of ten
+thousand records, holds a fraction of it."""
+
+
 def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
     """Decode one message body, answer what is malformed, and give the rest to pygls."""
+    if structure_count(body) > MAX_JSON_STRUCTURE:
+        reply_error(
+            protocol, None, INVALID_REQUEST,
+            f"the body holds more than {MAX_JSON_STRUCTURE:,} JSON values; it is not parsed",
+        )  # fmt: skip
+        return
     try:
         data = json.loads(body.decode("utf-8"), parse_constant=_refuse_constant)
     except UnicodeDecodeError as exc:

@@ -594,6 +594,31 @@ class TestBufferBounds:
         assert (anchor["status"], anchor["checkedAgainst"]) == ("changed", "buffer")
 
 
+class TestHoverShowsPathsAsCode:
+    async def test_a_path_that_reads_as_markdown_is_shown_as_code(
+        self, start: Start, repo: Path
+    ) -> None:
+        # issue 23, item 5: a file under docs/![x](https:/...) rendered as a live image link
+        folder = repo / "docs" / "![x](https:"
+        folder.mkdir(parents=True)
+        path = folder / "e.md)"
+        path.write_text("PORT = 8080\n")
+        client = await start(repo)
+        doc = uri(path)
+        open_doc(client, doc, path.read_text())
+        await call(
+            client,
+            "lecode/facts/rememberSelection",
+            {"uri": doc, "range": {"start": {"line": 0, "character": 0},
+                                   "end": {"line": 1, "character": 0}}, "text": "A port."},
+        )  # fmt: skip
+        hover = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(doc), types.Position(0, 1))
+        )
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        assert "anchored to `docs/![x](https:/e.md):1-1` at " in hover.contents.value
+
+
 class TestTheBufferIsTheEditors:
     """Incremental sync keeps the text the editor holds (issue 23, items 3 and 4).
 

@@ -176,6 +176,35 @@ async def start_tcp(*address: str) -> asyncio.subprocess.Process:
     return process
 
 
+class TestParsedSize:
+    async def test_a_body_of_millions_of_empty_objects_is_refused_before_it_is_parsed(
+        self, isolated_config_dir: Path, repo: Path
+    ) -> None:
+        # issue 23, item 5: 64 MiB of `{}` objects peaked at 1.7 GiB; the bytes were bounded,
+        # not what parsing them allocates.
+        served = await start_stdio()
+        try:
+            await served.wire.initialize(repo)
+            status = Path(f"/proc/{served.process.pid}/status")
+
+            def peak_kib() -> int:
+                row = next(r for r in status.read_text().splitlines() if r.startswith("VmHWM:"))
+                return int(row.split()[1])
+
+            before = peak_kib()
+            body = b"[" + b"{}," * (20 << 20) + b"{}]"  # 60 MiB, under the 64 MiB message cap
+            served.wire.send(frame(body))
+            answer = await served.wire.response(None, seconds=60)
+            assert (await served.wire.call(9, "lecode/ping", {}))["result"] == {}
+            growth_mib = (peak_kib() - before) >> 10
+            print(f"peak RSS growth for 21 million objects: {growth_mib} MiB")
+            assert answer["error"]["code"] == -32600
+            assert "more than 2,000,000 JSON values" in answer["error"]["message"]
+            assert growth_mib < 4 * 64  # the framing's copies of the body, never the parse
+        finally:
+            await served.stop()
+
+
 class TestTcp:
     # covers P1, issue 10.2: loopback only, one client, nothing before initialize
 

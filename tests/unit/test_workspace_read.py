@@ -231,6 +231,18 @@ class TestSecretFiles:
             (".git/config", ".git/config"),
             ("sub/.git/config", "sub/.git/config"),
             ("home/.ssh/id_ed25519", "home/.ssh/id_ed25519"),
+            # issue 23, item 5: Git configs at any depth, gh, gcloud, kube, docker
+            (".git/modules/lib/config", ".git/modules/lib/config"),
+            (".git/modules/a/modules/b/config", ".git/modules/a/modules/b/config"),
+            ("home/.config/gh/hosts.yml", "home/.config/gh/hosts.yml"),
+            (".config/gcloud/credentials.db", ".config/gcloud/credentials.db"),
+            (
+                ".config/gcloud/application_default_credentials.json",
+                ".config/gcloud/application_default_credentials.json",
+            ),
+            (".kube/config", ".kube/config"),
+            (".docker/config.json", ".docker/config.json"),
+            (".git/modules/lib/HEAD", None),
             ("src/a.py", None),
             ("src/environment.py", None),
             ("config", None),
