@@ -80,6 +80,20 @@ describe("package.json and settings.ts", () => {
     });
   });
 
+  it("let no repository's settings, even in a trusted workspace, choose where the key goes or widen what the model may do", () => {
+    // issue 23, item 6: a trusted repository's .vscode/settings.json could set the provider URL
+    // (which then receives the key) and the tool permissions.
+    const machine = Object.keys(properties).filter((key) => properties[key].scope === "machine");
+    expect(machine.sort()).toEqual([
+      "lecode.agent.permissions",
+      "lecode.agent.readonly",
+      "lecode.agent.secret_files",
+      "lecode.provider.api_key_env",
+      "lecode.provider.base_url",
+      "lecode.server.command",
+    ]);
+  });
+
   it("have no setting that could hold the API key itself", () => {
     expect(Object.keys(properties).filter((key) => /key/i.test(key))).toEqual(["lecode.provider.api_key_env"]);
   });
