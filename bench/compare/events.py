@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from bench.common import RpcError
-from bench.compare_fixture import (
+from bench.compare.fixture import (
     CORRECTED_RELEASE,
     CORRECTION,
     FILLERS,
@@ -48,10 +48,10 @@ from bench.compare_fixture import (
     STORY_CANCELLED,
     STORY_FORGET,
 )
-from bench.compare_tap import Fault
+from bench.compare.tap import Fault
 
 if TYPE_CHECKING:
-    from bench.compare import Trial
+    from bench.compare.trial import Trial
 
 STEPS = (
     "malformed extraction",

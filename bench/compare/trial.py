@@ -8,7 +8,7 @@ learning (hybrid), run through lecode-ls against any OpenAI-compatible endpoint.
 
 Two arms, identical except `[memory] auto_learn` (baseline false, hybrid true): each its own
 temporary config dir and store, its own copy of the fixture project and the same initial MEMORY.md,
-the same model settings and the same fixed prompts (bench/compare_fixture.py), in this order.
+the same model settings and the same fixed prompts (bench/compare/fixture.py), in this order.
 
 Session 1 (phase 1): an explicit lasting preference inside a longer message with a transient task;
 a verified local read (pyproject.toml's requires-python line); a third-party instruction in a tool
@@ -19,7 +19,7 @@ in either arm, once the arm's reported tokens reach `--budget-tokens`.
 Session 2 (phase 2): a fresh session in the same project asks the recall question. It always runs,
 so both arms are scored; its tokens are reported with the rest.
 
-Every provider request goes through a recording tap (bench/compare_tap.py), so answers, summaries,
+Every provider request goes through a recording tap (bench/compare/tap.py), so answers, summaries,
 learning calls, retries and failed requests are all counted, with the usage the provider reported
 (absent usage is counted as unknown, never as zero) and their latency. The `usage` of every
 `lecode/chat/send` and `lecode/session/compact` result, and the usage, compact, memory_usage and
@@ -28,7 +28,7 @@ learning events of the transcripts, are recorded beside it as a cross-check. Sco
 promotions; the recall answer's correctness, and separately whether the arm holds a currently valid
 fact with an exact source for the preference. A failed step or trial is recorded, never dropped.
 
-Then step 4 of the protocol (bench/compare_step4.py): extraction faults, cancellation, a forget
+Then step 4 of the protocol (bench/compare/events.py): extraction faults, cancellation, a forget
 during a call, undo/redo, clear, a correction, deleted and corrupted sources, each checked for
 exclusion and continuity; its requests are tallied apart from the scored phases'.
 
@@ -54,7 +54,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import LECODE, RpcError, Server, markdown_table, now, server_env
-from bench.compare_fixture import (
+from bench.compare.events import STEPS, Step4, failures
+from bench.compare.events import summary as step4_summary
+from bench.compare.fixture import (
     FILLERS,
     INITIAL_MEMORY,
     PREFERENCE,
@@ -69,9 +71,7 @@ from bench.compare_fixture import (
     install,
     make_fixture,
 )
-from bench.compare_step4 import STEPS, Step4, failures
-from bench.compare_step4 import summary as step4_summary
-from bench.compare_tap import Call, Tap
+from bench.compare.tap import Call, Tap
 from tests.fakes.openai_server import FakeOpenAI
 
 NO_CLAIMS = (
@@ -1238,7 +1238,9 @@ async def measure(quick: bool = False) -> str:
 
 
 def parse(argv: Sequence[str] | None = None) -> tuple[Plan, Path | None]:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    # The usage line names the program as it did before bench/compare/ was a package (argparse
+    # would take "__main__.py" from sys.argv[0]).
+    parser = argparse.ArgumentParser(prog="compare.py", description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--base-url", help="the endpoint, up to and including /v1")
     parser.add_argument("--model", help="the model ID as the provider names it")
     parser.add_argument(

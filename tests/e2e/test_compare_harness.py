@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench import compare
-from bench.compare_step4 import STEPS
+from bench.compare import trial as compare
+from bench.compare.events import STEPS
 
 pytestmark = pytest.mark.timeout(300)
 
