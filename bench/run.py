@@ -28,7 +28,7 @@ from bench import (
     startup,
 )
 from bench.common import now
-from bench.compare import trial as compare
+from bench.compare import harness as compare
 
 BENCHES = (
     startup,
