@@ -1,17 +1,21 @@
 """How a trial is scored: which fact a text states, whether its source holds it exactly, the
-recall answer, the summaries' chain, the transcript events kept, and the cost.
+recall answer, the summaries' chain, the transcript events kept, the cost, and the scores, usage
+and latencies a finished trial's record gets.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from bench.compare.fixture import REQUIRES_PYTHON
 from bench.compare.plan import Plan
-from bench.compare.tally import Tally
+from bench.compare.tally import PURPOSES, Tally, tap_tallies
+from bench.compare.tap import Call
 
 
 def event_summary(record: dict[str, Any]) -> dict[str, Any]:
@@ -101,3 +105,57 @@ def cost(plan: Plan, tally: Tally) -> str:
         return "unknown"
     text = f"${value:.4f}"
     return f">= {text} ({tally.unknown} call(s) of unknown usage)" if tally.unknown else text
+
+
+def summarise_record(
+    record: dict[str, Any], plan: Plan, every: Sequence[Call], cut: int, lsp: Tally
+) -> None:
+    """A finished trial's usage, cost, score, learning outcomes, step counts and latencies, into
+    its record. `every`: each request the tap saw, the first `cut` of them the scored phases'
+    (the rest step 4's); `lsp`: the results' usage up to the same point."""
+    calls = every[:cut]
+    tallies = tap_tallies(calls)
+    record["providerUsage"] = {name: asdict(t) for name, t in tallies.items()}
+    record["lspUsage"] = asdict(lsp)
+    record["step4Usage"] = asdict(tap_tallies(every[cut:])["all"])
+    record.setdefault("step4", [])
+    record["cost"] = cost(plan, tallies["all"])
+    record["costKnownUsage"] = cost_value(plan, tallies["all"])
+    facts = record.get("facts", [])
+    supported = [f for f in facts if f["supported"]]
+    record["score"] = {
+        "factsHeld": len(facts),
+        "supported": len(supported),
+        "precision": len(supported) / len(facts) if facts else None,
+        "missed": [k for k in ("preference", "file") if not any(f["kind"] == k for f in supported)],
+        "unwanted": [
+            f"{f['factId']}:{f['kind']}" for f in facts if f["kind"] in ("transient", "third-party")
+        ],
+        "recallCorrect": (record.get("recall") or {}).get("correct"),
+        "validSourcedPreference": any(f["kind"] == "preference" for f in supported),
+    }
+    statuses: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    for events in (record.get("transcriptEvents") or {}).values():
+        for event in events:
+            if event.get("type") == "learning":
+                statuses[str(event.get("status"))] += 1
+                reasons.update(event.get("reason_counts") or {})
+    record["learningOutcomes"] = {"statuses": dict(statuses), "reasons": dict(reasons)}
+    steps = [s for s in record["steps"] if s["session"] != "step 4"]
+    record["stepCounts"] = {
+        "run": len(steps),
+        "failed": sum(1 for s in steps if s.get("error")),
+        "skipped": len((record.get("budget") or {}).get("skipped", [])),
+    }
+    record["latency"] = {
+        "chatSend": [s["seconds"] for s in steps if s["method"] == "lecode/chat/send"],
+        "explicitCompact": [s["seconds"] for s in steps if s["method"] == "lecode/session/compact"],
+        "automaticCompaction": [
+            b["seconds"] for s in steps for b in s.get("compactionBoundaries", [])
+        ],
+        **{
+            f"provider {p}": [c.seconds for c in calls if c.purpose == p and c.seconds]
+            for p in PURPOSES
+        },
+    }

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import tempfile
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -28,13 +27,12 @@ from bench.compare.plan import Plan, config_toml, phase1
 from bench.compare.score import (
     answer_correct,
     chain_check,
-    cost,
-    cost_value,
     event_summary,
     exact_source,
     fact_kind,
+    summarise_record,
 )
-from bench.compare.tally import PURPOSES, Tally, tap_tallies, transcript_tally
+from bench.compare.tally import Tally, tap_tallies, transcript_tally
 from bench.compare.tap import Tap
 from tests.fakes.openai_server import FakeOpenAI
 
@@ -378,58 +376,6 @@ class Trial:
     # -- scores -------------------------------------------------------------------------------
 
     def summarise(self) -> None:
-        record = self.record
         every = self.tap.calls if self.tap is not None else []
         cut, lsp = self.scored if self.scored is not None else (len(every), self.lsp)
-        calls = every[:cut]
-        tallies = tap_tallies(calls)
-        record["providerUsage"] = {name: asdict(t) for name, t in tallies.items()}
-        record["lspUsage"] = asdict(lsp)
-        record["step4Usage"] = asdict(tap_tallies(every[cut:])["all"])
-        record.setdefault("step4", [])
-        record["cost"] = cost(self.plan, tallies["all"])
-        record["costKnownUsage"] = cost_value(self.plan, tallies["all"])
-        facts = record.get("facts", [])
-        supported = [f for f in facts if f["supported"]]
-        record["score"] = {
-            "factsHeld": len(facts),
-            "supported": len(supported),
-            "precision": len(supported) / len(facts) if facts else None,
-            "missed": [
-                k for k in ("preference", "file") if not any(f["kind"] == k for f in supported)
-            ],
-            "unwanted": [
-                f"{f['factId']}:{f['kind']}"
-                for f in facts
-                if f["kind"] in ("transient", "third-party")
-            ],
-            "recallCorrect": (record.get("recall") or {}).get("correct"),
-            "validSourcedPreference": any(f["kind"] == "preference" for f in supported),
-        }
-        statuses: Counter[str] = Counter()
-        reasons: Counter[str] = Counter()
-        for events in (record.get("transcriptEvents") or {}).values():
-            for event in events:
-                if event.get("type") == "learning":
-                    statuses[str(event.get("status"))] += 1
-                    reasons.update(event.get("reason_counts") or {})
-        record["learningOutcomes"] = {"statuses": dict(statuses), "reasons": dict(reasons)}
-        steps = [s for s in record["steps"] if s["session"] != "step 4"]
-        record["stepCounts"] = {
-            "run": len(steps),
-            "failed": sum(1 for s in steps if s.get("error")),
-            "skipped": len((record.get("budget") or {}).get("skipped", [])),
-        }
-        record["latency"] = {
-            "chatSend": [s["seconds"] for s in steps if s["method"] == "lecode/chat/send"],
-            "explicitCompact": [
-                s["seconds"] for s in steps if s["method"] == "lecode/session/compact"
-            ],
-            "automaticCompaction": [
-                b["seconds"] for s in steps for b in s.get("compactionBoundaries", [])
-            ],
-            **{
-                f"provider {p}": [c.seconds for c in calls if c.purpose == p and c.seconds]
-                for p in PURPOSES
-            },
-        }
+        summarise_record(self.record, self.plan, every, cut, lsp)
