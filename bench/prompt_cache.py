@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT, Server, make_repo, markdown_table, now, server_env
-from bench.compare_tap import Call, Tap
+from bench.compare.tap import Call, Tap
 
 TURNS = (
     ("warm-up", "Say hello in five words."),

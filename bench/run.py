@@ -16,7 +16,6 @@ from bench import (
     anchors,
     chat,
     compaction,
-    compare,
     durability,
     facts,
     injection,
@@ -29,6 +28,7 @@ from bench import (
     startup,
 )
 from bench.common import now
+from bench.compare import harness as compare
 
 BENCHES = (
     startup,

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import pytest
 
-from bench import compare
-from bench.compare_step4 import STEPS
+from bench.compare.events import STEPS
+from bench.compare.events import summary as step4_summary
+from bench.compare.harness import run
+from bench.compare.plan import scripted_plan
+from bench.compare.report import report
 
 pytestmark = pytest.mark.timeout(300)
 
 
 async def test_every_step_4_check_holds_in_both_arms() -> None:
-    result = await compare.run(compare.scripted_plan(quick=True))
+    result = await run(scripted_plan(quick=True))
     trials = {t["arm"]: t for t in result["trials"]}
     assert set(trials) == {"baseline", "hybrid"}
     for trial in trials.values():
@@ -24,10 +27,10 @@ async def test_every_step_4_check_holds_in_both_arms() -> None:
         assert [c for c in trial["step4"] if not c["ok"]] == []
         assert {c["step"] for c in trial["step4"]} == {"setup", *STEPS}
     # Learning runs in the hybrid arm only: its two extraction steps really ran there.
-    summary = compare.step4_summary(trials["hybrid"]["step4"])
+    summary = step4_summary(trials["hybrid"]["step4"])
     assert summary["malformed extraction"] == "5/5"
     assert summary["failed extraction"] == "6/6"
-    assert compare.step4_summary(trials["baseline"]["step4"])["failed extraction"] == "n/a"
+    assert step4_summary(trials["baseline"]["step4"])["failed extraction"] == "n/a"
     # Step 4's requests are tallied apart from the scored phases', and none is lost.
     for trial in trials.values():
         phases, step4 = trial["providerUsage"]["all"], trial["step4Usage"]
@@ -36,4 +39,4 @@ async def test_every_step_4_check_holds_in_both_arms() -> None:
         faulted = [r for r in trial["requests"] if r["fault"]]
         assert bool(faulted) is (trial["arm"] == "hybrid")
         assert all(r["purpose"] == "learning" for r in faulted)
-    assert "Step 4: exclusion and continuity" in compare.report(result)
+    assert "Step 4: exclusion and continuity" in report(result)

@@ -6,7 +6,7 @@ one slot, and a small window, and the model's own chat template with its tool ca
 fenced JSON (template.py says why), so a run is as repeatable as llama.cpp on this CPU makes it. A test
 that needs its own server (to kill it) starts one with `serve()`.
 
-Between lecode-ls and llama-server sits the comparison harness's tap (bench/compare_tap.py): it
+Between lecode-ls and llama-server sits the comparison harness's tap (bench/compare/tap.py): it
 records every request and what the server answered on the wire, which is what the suite checks
 lecode-ls against.
 """
@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bench.compare_tap import Tap
+from bench.compare.tap import Tap
 from tests.e2e.conftest import make_repo, start  # noqa: F401  (start: the e2e fixture, shared)
 from tests.live.template import fenced_template
 

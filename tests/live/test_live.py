@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from bench.compare_tap import Tap
+from bench.compare.tap import Tap
 from lecode_ls.config import Settings
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtimes

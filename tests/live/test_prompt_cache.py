@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bench.compare_tap import Tap
+from bench.compare.tap import Tap
 from tests.e2e.conftest import Start, call
 from tests.live.conftest import Llama, provider_options
 from tests.live.test_live import send, session

@@ -32,10 +32,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from bench.common import RpcError
-from bench.compare_fixture import (
+from bench.compare.client import Client
+from bench.compare.fixture import (
     CORRECTED_RELEASE,
     CORRECTION,
     FILLERS,
@@ -47,11 +49,10 @@ from bench.compare_fixture import (
     REPLY_OK,
     STORY_CANCELLED,
     STORY_FORGET,
+    ScriptedModel,
 )
-from bench.compare_tap import Fault
-
-if TYPE_CHECKING:
-    from bench.compare import Trial
+from bench.compare.plan import Plan
+from bench.compare.tap import Fault, Tap
 
 STEPS = (
     "malformed extraction",
@@ -65,10 +66,31 @@ STEPS = (
 )
 
 
+class TrialLike(Protocol):
+    """What step 4 uses of the trial it runs in (trial.py's Trial, which imports this module:
+    described here, so that this module need not import trial.py)."""
+
+    plan: Plan
+    record: dict[str, Any]
+    auto_learn: bool
+    client: Client | None
+    tap: Tap | None
+    script: ScriptedModel | None
+    store: Path | None
+
+    async def rpc(self, method: str, params: Any) -> Any: ...
+
+    async def chat(self, label: str, session: str, step: str, text: str) -> dict[str, Any]: ...
+
+    async def compact(self, label: str, session: str, after: str) -> None: ...
+
+    def transcript(self, session: str | None) -> list[dict[str, Any]]: ...
+
+
 class Step4:
     """Step 4 of one trial: `await Step4(trial).run()` fills `trial.record["step4"]`."""
 
-    def __init__(self, trial: Trial) -> None:
+    def __init__(self, trial: TrialLike) -> None:
         self.trial = trial
         self.checks: list[dict[str, Any]] = []
         self.facts: dict[str, int] = {}

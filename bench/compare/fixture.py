@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, SupportsIndex
 
-from bench.compare_tap import classify
+from bench.compare.tap import classify
 from tests.fakes.openai_server import (
     FakeOpenAI,
     Reply,
