@@ -121,6 +121,7 @@ class TestTheApi:
             "list", "search", "attach_source", "source", "is_excluded", "excluded_seqs",
             "suppressed", "verify", "close", "sharing_evidence",
             "citing",  # a read: how many facts a session's deletion leaves missing (S6)
+            "get_many",  # `get` of several facts in one read (injection's candidates)
         }  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import apsw
 
 from lecode_ls.errors import ExcludedEvidence, FactNotFound, StaleGeneration, StoreError
+from lecode_ls.memory.facts.terms import index_text
 
 # Migration 1: the schema before source-linked recall. `provenance` holds unverified
 # (session_id, seqs) claims; it is never trusted and never backfilled into `source_refs` (F4).
@@ -180,12 +181,60 @@ CREATE TABLE anchors (
 CREATE INDEX anchors_by_path ON anchors (path);
 """
 
+# Migration 6: ranked retrieval (ranked.py). `facts_rank` indexes every fact's current revision
+# for BM25, one row per fact (rowid = fact ID): its column holds terms.index_text(text), the words
+# that text is cut into (identifiers split and kept joined, scripts without spaces as characters
+# and pairs, punctuation as hex), and SQLite's porter + unicode61 tokenizer folds case, drops
+# diacritics and stems them (marks are token characters, so Devanagari and the like stay whole).
+# Contentless with delete support: it holds no copy of the text, and a row is replaced in the
+# transaction that writes a revision and deleted in the one that forgets the fact. `detail=full`:
+# BM25 needs each term's frequency, which `column` and `none` do not keep (they score 0).
+# `pins` are the facts the person pinned (injected first); `uses` when each fact was last shown
+# to a model and how often (the "recent" candidates, and what hygiene will read); both are
+# deleted with their fact. `meta.changes` counts every write that can change what is injected
+# (not a use being recorded): a turn keeps its selection while it stays the same.
+_MIGRATION_6_SQL = """
+CREATE VIRTUAL TABLE facts_rank USING fts5 (
+    terms, content = '', contentless_delete = 1,
+    tokenize = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
+);
+CREATE TABLE pins (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    pinned_at TEXT NOT NULL
+);
+CREATE TABLE uses (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    used_at TEXT NOT NULL,
+    count INTEGER NOT NULL CHECK (count >= 1)
+);
+CREATE INDEX uses_by_time ON uses (used_at);
+CREATE INDEX facts_by_updated ON facts (updated_at);
+INSERT INTO meta (key, value) VALUES ('changes', 0);
+"""
+
+
+def _migration_6(conn: apsw.Connection) -> None:
+    conn.execute(_MIGRATION_6_SQL)
+    conn.executemany(
+        "INSERT INTO facts_rank (rowid, terms) VALUES (?, ?)",
+        [
+            (fact_id, index_text(str(text)))
+            for fact_id, text in rows(
+                conn,
+                "SELECT f.id, r.text FROM facts f JOIN revisions r "
+                "ON r.fact_id = f.id AND r.revision = f.current_revision",
+            )
+        ],
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _MIGRATION_1,
     _MIGRATION_2,
     _MIGRATION_3,
     _migration_4,
     _MIGRATION_5,
+    _migration_6,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -307,6 +356,29 @@ def verify(conn: apsw.Connection) -> list[str]:
     stored = {rowid for (rowid,) in rows(conn, "SELECT id FROM revisions")}
     if indexed != stored:
         problems.append("revisions_short: the short-literal index is out of step with revisions")
+    problems.extend(_verify_ranking(conn))
+    return problems
+
+
+def _verify_ranking(conn: apsw.Connection) -> list[str]:
+    """The ranked index has one row per fact and no other, and is sound; pins and uses name
+    stored facts; the changes counter exists."""
+    problems: list[str] = []
+    ranked = {rowid for (rowid,) in rows(conn, "SELECT rowid FROM facts_rank")}
+    facts = {fact_id for (fact_id,) in rows(conn, "SELECT id FROM facts")}
+    if ranked != facts:
+        problems.append("facts_rank: the ranked index is out of step with the facts")
+    try:
+        conn.execute("INSERT INTO facts_rank (facts_rank, rank) VALUES ('integrity-check', 0)")
+    except apsw.Error:
+        problems.append("facts_rank: the ranked index is damaged")
+    for table in ("pins", "uses"):
+        for (fact_id,) in rows(
+            conn, f"SELECT fact_id FROM {table} WHERE fact_id NOT IN (SELECT id FROM facts)"
+        ):
+            problems.append(f"{table}: a row for fact {fact_id}, which does not exist")
+    if len(rows(conn, "SELECT 1 FROM meta WHERE key = 'changes'")) != 1:
+        problems.append("meta: there is no single changes row")
     return problems
 
 
@@ -377,6 +449,15 @@ def lenient_seqs(raw: object) -> list[int]:
 
 def generation(conn: apsw.Connection) -> int:
     return as_int(rows(conn, "SELECT value FROM meta WHERE key = 'generation'")[0][0])
+
+
+def changes(conn: apsw.Connection) -> int:
+    return as_int(rows(conn, "SELECT value FROM meta WHERE key = 'changes'")[0][0])
+
+
+def count_change(conn: apsw.Connection) -> None:
+    """Count a write that can change what injection selects (`FactStore.changes`)."""
+    conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'changes'")
 
 
 def sharing_evidence(conn: apsw.Connection, fact_id: int) -> list[int]:
@@ -490,6 +571,9 @@ def insert_revision(
         "UPDATE facts SET current_revision = ?, updated_at = ? WHERE id = ?",
         (revision, now, fact_id),
     )
+    # The ranked index holds the current revision only: the new one replaces the old.
+    conn.execute("DELETE FROM facts_rank WHERE rowid = ?", (fact_id,))
+    conn.execute("INSERT INTO facts_rank (rowid, terms) VALUES (?, ?)", (fact_id, index_text(text)))
 
 
 def insert_ref(
