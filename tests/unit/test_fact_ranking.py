@@ -185,6 +185,8 @@ class TestPinsUsesAndChanges:
         assert store.ranking.recent() == [new, middle, old]
         store.ranking.record_use([old])
         assert store.ranking.recent() == [old, new, middle]
+        store.ranking.record_use([old])
+        assert [(f, n) for f, (_, n) in store.ranking.uses([old, new]).items()] == [(old, 2)]
 
     def test_writes_count_as_changes_and_recording_a_use_does_not(self, store: FactStore) -> None:
         fact = remember(store, "a")

@@ -252,6 +252,23 @@ class Ranking:
                 [(now, fact_id) for fact_id in wanted],
             )
 
+    def uses(self, fact_ids: Iterable[int]) -> dict[int, tuple[str, int]]:
+        """When each of these facts was last shown to a model and how many times (turns), by
+        ID; facts never shown are left out."""
+        wanted = sorted(set(fact_ids))[:MAX_RESULTS]
+        with self._db.read() as conn:
+            if conn is None or not wanted:
+                return {}
+            marks = ", ".join("?" * len(wanted))
+            return {
+                as_int(fact_id): (str(when), as_int(count))
+                for fact_id, when, count in schema.rows(
+                    conn,
+                    f"SELECT fact_id, used_at, count FROM uses WHERE fact_id IN ({marks})",
+                    wanted,
+                )
+            }
+
     def recent(self, limit: int = MAX_RECENT) -> builtins.list[int]:
         """The facts most recently shown to a model, written or corrected: newest first."""
         with self._db.read() as conn:

@@ -284,7 +284,10 @@ def _items(record: dict[str, Any]) -> list[dict[str, Any]]:
             return []
         base["turn_id"] = record.get("turn_id")
         if kind == "memory":
-            facts = [{"fact_id": f["fact_id"], "revision": f["revision"]} for f in record["facts"]]
+            facts = [
+                {"fact_id": f["fact_id"], "revision": f["revision"], "reason": f.get("reason")}
+                for f in record["facts"]
+            ]
             return [{**base, "kind": "memory", "facts": facts, "notes": record["notes"]}]
         if kind == "compact":
             return [{**base, "kind": "compaction", "status": "compacted"}]

@@ -397,6 +397,8 @@ export interface InjectedFactModel {
   factId: number;
   /** The revision that was injected. */
   revision: number;
+  /** Why it was chosen: `pinned`, `anchored in <path>` (a file open or read), `matched: <words>` (its words that the turn's message, earlier messages or files' paths hold) or `recent` (recently shown to a model, learned or corrected). Untrusted text (a person's words, a path). Absent in transcripts from before lecode-ls recorded it. */
+  reason?: string | null;
 }
 
 export interface SessionCompactResult {
