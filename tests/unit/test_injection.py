@@ -155,9 +155,7 @@ class TestFactSelection:
         assert big not in section.fact_ids
         assert "BBB" not in section.text
 
-    def test_without_a_query_the_50_most_recent_facts_are_inspected(
-        self, runtime: Runtime
-    ) -> None:
+    def test_without_a_query_the_50_most_recent_facts_are_inspected(self, runtime: Runtime) -> None:
         with_limits(runtime, 65536, 65536)
         session = chat(runtime, *({"role": "user", "content": f"m{i}"} for i in range(60)))
         ids = []
