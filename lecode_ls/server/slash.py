@@ -7,7 +7,7 @@ import asyncio
 from datetime import date
 
 from lecode_ls.server.asking import ask_person
-from lecode_ls.server.server import LecodeServer, facts_stamp
+from lecode_ls.server.server import LecodeServer
 from lecode_ls.tools.permissions import PermissionPolicy, ThreadAsk
 from lecode_ls.tools.slash import Invocation, run_memory_command
 
@@ -33,16 +33,16 @@ async def run_command(
     )
 
     def work() -> tuple[str, bool]:
-        before = facts_stamp(runtime)
+        before = runtime.facts.ranking.changes()
         # The local calendar day: "today's log" is the person's today, not UTC's.
         output = run_memory_command(runtime, text, date.today(), run)
-        return output, facts_stamp(runtime) != before
+        return output, runtime.facts.ranking.changes() != before
 
     try:
         output, facts_written = await asyncio.to_thread(work)
     except asyncio.CancelledError:  # a question still open is answered "deny"
         asker.cancel()
         raise
-    if facts_written:  # /memory correct or forget changed the database
+    if facts_written:  # /memory correct, forget, pin or unpin changed the facts
         await ls.facts_changed(runtime)
     return output
