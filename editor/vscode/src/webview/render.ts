@@ -61,6 +61,12 @@ function partBlock(part: Part): HTMLElement {
   }
 }
 
+/** The hover of a fact of the "memory used" line: why the server chose it (a `title`: text). */
+function factTitle(fact: MemoryUsed["facts"][number]): string {
+  const why = fact.reason ? `\nWhy: ${fact.reason}` : "";
+  return `Recall fact #${fact.factId}${why}`;
+}
+
 function memoryLine(memory: MemoryUsed, open: (link: MemoryLink) => void): HTMLElement | undefined {
   if (memory.facts.length === 0 && memory.notes.length === 0) {
     return undefined;
@@ -75,7 +81,7 @@ function memoryLine(memory: MemoryUsed, open: (link: MemoryLink) => void): HTMLE
   };
   const links = [
     ...memory.facts.map((fact) =>
-      link(`#${fact.factId} r${fact.revision}`, `Recall fact #${fact.factId}`, { kind: "fact", factId: fact.factId, revision: fact.revision }),
+      link(`#${fact.factId} r${fact.revision}`, factTitle(fact), { kind: "fact", factId: fact.factId, revision: fact.revision }),
     ),
     ...memory.notes.map((file) => link(file, `Open ${file}`, { kind: "note", file })),
   ];

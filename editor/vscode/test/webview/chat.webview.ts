@@ -254,7 +254,7 @@ describe("the chat page", () => {
     expect(await options.allTextContents()).toEqual(["/memory"]);
     await input.press("Enter");
     expect(await input.inputValue()).toBe("/memory ");
-    expect(await options.count()).toBe(11);
+    expect(await options.count()).toBe(13);
     await input.pressSequentially("se");
     expect(await options.allTextContents()).toEqual(["/memory search"]);
     await options.first().click();
@@ -291,7 +291,7 @@ describe("the chat page", () => {
     await ask(h.page, "What do we know?");
     const send = await h.nextSend();
     h.stream(
-      { kind: "memory", facts: [{ factId: 12, revision: 2 }], notes: ["MEMORY.md"] },
+      { kind: "memory", facts: [{ factId: 12, revision: 2, reason: "matched: tabs, <b>x</b>" }], notes: ["MEMORY.md"] },
       { text: "We use tabs." },
       { kind: "memory", facts: [{ factId: 12, revision: 2 }, { factId: 3, revision: 1 }], notes: ["MEMORY.md", "scratchpad.md"] },
     );
@@ -299,6 +299,9 @@ describe("the chat page", () => {
     const line = lastTurn(h.page).locator(".memory");
     await line.locator("button", { hasText: "scratchpad.md" }).waitFor();
     expect(await line.textContent()).toBe("Memory used: #12 r2, #3 r1, MEMORY.md, scratchpad.md");
+    // Why each fact was chosen shows on hover, as text.
+    expect(await line.locator("button", { hasText: "#12 r2" }).getAttribute("title")).toBe("Recall fact #12\nWhy: matched: tabs, <b>x</b>");
+    expect(await line.locator("button", { hasText: "#3 r1" }).getAttribute("title")).toBe("Recall fact #3");
     await line.locator("button", { hasText: "#3 r1" }).click();
     await line.locator("button", { hasText: "MEMORY.md" }).click();
     await vi.waitFor(() => expect(h.deps.openNote).toHaveBeenCalled());
