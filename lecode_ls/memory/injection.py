@@ -144,14 +144,12 @@ def build_memory_section(
         return InjectedMemory("")
     if selection is None:
         selection = select(runtime, TurnQuery())
-    picks = _candidates(runtime, selection, read_paths)
-    states = runtime.drift.fact_states(fact.id for fact, _ in picks)
+    picks = candidates(runtime, selection, read_paths)
     facts_text, shown = _facts_block(
         picks,
-        FactLines(states, withhold=memory.drifted_facts == "withhold"),
-        runtime.facts,
-        runtime.verdicts,
-        min(memory.facts_max_bytes, budget),
+        runtime,
+        withhold=memory.drifted_facts == "withhold",
+        budget=min(memory.facts_max_bytes, budget),
     )
     notes = [(name, runtime.markdown.read(name)[0]) for name in NOTES_FILES]
     notes_budget = budget - _size(facts_text)
@@ -166,22 +164,13 @@ def build_memory_section(
     # Every part is sized with the blank line that opens it; the very first needs none (dropping
     # it only makes the text shorter).
     text = MEMORY_HEADING + "".join(parts)[1:] if parts else ""
-    reasons = {fact.id: why for fact, why in picks}
+    reasons = {pick.fact_id: pick.reason for pick in picks}
     return InjectedMemory(
         text, shown, files, _size(text), {fact_id: reasons[fact_id] for fact_id, _ in shown}
     )
 
 
 # -- facts (I3, I4) ------------------------------------------------------------------------------
-
-
-def _candidates(
-    runtime: ProjectMemory, selection: Selection, read_paths: Iterable[str]
-) -> list[tuple[Fact, str]]:
-    """The facts to inspect, in order, with their reasons (selection.py), read in one query."""
-    picks: list[Pick] = candidates(runtime, selection, read_paths)
-    found = runtime.facts.get_many(pick.fact_id for pick in picks)
-    return [(found[pick.fact_id], pick.reason) for pick in picks if pick.fact_id in found]
 
 
 @dataclass(frozen=True)
@@ -199,49 +188,67 @@ class FactLines:
         return found[0] if found else None
 
 
+CHUNK = 40
+"""Candidates read at a time: the allocation is usually full long before the last of them."""
+LINE_OVERHEAD = 110
+"""Bytes of a shown fact's JSON line besides its text, reason, session ID and digest, at least
+(its keys and punctuation): a fact whose line cannot fit is skipped without building it."""
+
+
+def _least_size(fact: Fact, reason: str) -> int:
+    """A lower bound of `_size(_fact_line(fact, ..., reason))` for a fact with a source (JSON
+    escaping and anchors only add to it)."""
+    source = fact.source
+    extra = _size(source.session_id) + _size(source.digest) if source is not None else 0
+    return LINE_OVERHEAD + _size(fact.text) + _size(reason) + extra
+
+
 def _facts_block(
-    candidates: list[tuple[Fact, str]],
-    how: FactLines,
-    facts: FactStore,
-    verdicts: SourceVerdicts,
-    budget: int,
+    picks: list[Pick], runtime: ProjectMemory, *, withhold: bool, budget: int
 ) -> tuple[str, list[tuple[int, int]]]:
     """The facts block within `budget` bytes (its opening blank line and header included), and
-    the (ID, revision) pairs it shows, in the order shown."""
+    the (ID, revision) pairs it shows, in the order shown. The candidates are read CHUNK at a
+    time, in order, until the allocation is full or they run out."""
     room = budget - _size("\n" + FACTS_HEADER)
-    if room <= 0:
+    if room <= 0 or not picks:
         return "", []
-    generation = facts.generation() if candidates else 0
+    facts, verdicts = runtime.facts, runtime.verdicts
+    generation = facts.generation()
     lines: list[str] = []
     shown: list[tuple[int, int]] = []
-    for fact, reason in candidates:
-        if room <= 0:
+    recent: list[int] = []
+    for start in range(0, len(picks), CHUNK):
+        if room <= LINE_OVERHEAD:
             break
-        if how.withhold and how.drift(fact.id) is not None:
-            continue
-        line = _fact_line(fact, how, reason)
-        cost = _size(line)
-        # Checked before validation: an oversized fact costs no transcript reads.
-        if cost > room or not _every_revision_valid(fact, facts, verdicts, generation):
-            continue
-        lines.append(line)
-        shown.append((fact.id, fact.revision))
-        room -= cost
+        chunk = picks[start : start + CHUNK]
+        found = facts.get_many(
+            (pick.fact_id for pick in chunk), max_text_bytes=room - LINE_OVERHEAD
+        )
+        how = FactLines(runtime.drift.fact_states(found), withhold=withhold)
+        for pick in chunk:
+            fact = found.get(pick.fact_id)
+            if fact is None or room <= LINE_OVERHEAD:
+                continue
+            if _least_size(fact, pick.reason) > room:
+                continue  # cannot fit: not even its line is built
+            if how.withhold and how.drift(fact.id) is not None:
+                continue
+            line = _fact_line(fact, how, pick.reason)
+            cost = _size(line)
+            # Checked before validation: an oversized fact costs no transcript reads.
+            if cost > room or not _every_revision_valid(fact, facts, verdicts, generation):
+                continue
+            if pick.reason == RECENT:
+                recent.append(len(lines))
+            lines.append(line)
+            shown.append((fact.id, fact.revision))
+            room -= cost
     if not lines:
         return "", []
     # The recent facts fill newest first, and are written oldest first: a fact learned since the
     # last request then only appends to the block (the provider's prompt cache keeps the rest).
-    recent = [i for i, (fact, reason) in enumerate(_by_id(candidates, shown)) if reason == RECENT]
     order = [i for i in range(len(lines)) if i not in set(recent)] + recent[::-1]
     return "\n" + FACTS_HEADER + "".join(lines[i] for i in order), [shown[i] for i in order]
-
-
-def _by_id(
-    candidates: list[tuple[Fact, str]], shown: list[tuple[int, int]]
-) -> list[tuple[Fact, str]]:
-    """The candidates that were shown, in the order they were."""
-    by_id = {fact.id: (fact, reason) for fact, reason in candidates}
-    return [by_id[fact_id] for fact_id, _ in shown]
 
 
 def valid_facts(runtime: ProjectMemory) -> list[Fact]:

@@ -15,7 +15,13 @@ from typing import Any
 from lecode_ls.errors import FactNotFound, InvalidParams, SessionNotFound, SourceInvalid
 from lecode_ls.memory.anchors import DriftTracker, state_json
 from lecode_ls.memory.facts import MAX_RESULTS, Fact, FactStore
-from lecode_ls.memory.sessions import SessionStore, SourceRef, source_snapshot, validate_source
+from lecode_ls.memory.sessions import (
+    SessionStore,
+    SourceRef,
+    SourceVerdicts,
+    source_snapshot,
+    validate_source,
+)
 
 MAX_OUTPUT_BYTES = 16_384
 DEFAULT_LIMIT = 4096
@@ -182,6 +188,7 @@ def list_facts(
     drift: DriftTracker | None = None,
     path: str | None = None,
     query: str | None = None,
+    verdicts: SourceVerdicts | None = None,
 ) -> dict[str, Any]:
     """memory_list (R8): ID, revision, source and status of 20 facts, and the latest learning
     status when given, all within 16,384 bytes: the status counts against the cap. `measure` is
@@ -190,7 +197,9 @@ def list_facts(
     With `drift`, each fact's code anchors and their drift now; with `path` (checkout-relative),
     only the facts anchored in that file (or in a file Git says was renamed to it). With
     `query` (untrusted text), the facts that rank highest for it, best first, each with the
-    query's words it `matched`: at most MAX_RESULTS (200) in all, paged the same way."""
+    query's words it `matched`: at most MAX_RESULTS (200) in all, paged the same way. With
+    `verdicts` (the runtime's), a source already found valid at the same transcript identity and
+    exclusion generation is not read again, as the injection does (others are checked in full)."""
     also = drift.renamed_into().get(path, []) if drift is not None and path is not None else []
     matched: dict[int, tuple[str, ...]] = {}
     if query is None:
@@ -201,8 +210,9 @@ def list_facts(
     answer: dict[str, Any] = {"facts": [], "offset": offset, "next_offset": next_offset}
     if learning is not None:
         answer["learning"] = learning
+    generation = facts.generation() if verdicts is not None and items else 0
     for fact in items:
-        status, _, ref = _fact_status(fact, sessions, facts)
+        status, ref = _listed_status(fact, sessions, facts, verdicts, generation)
         entry: dict[str, Any] = {"fact_id": fact.id, "revision": fact.revision, "status": status}
         if fact.pinned:
             entry["pinned"] = True
@@ -220,6 +230,22 @@ def list_facts(
             answer["next_offset"] = offset + len(answer["facts"])
             break
     return answer
+
+
+def _listed_status(
+    fact: Fact,
+    sessions: SessionStore,
+    facts: FactStore,
+    verdicts: SourceVerdicts | None,
+    generation: int,
+) -> tuple[str, SourceRef | None]:
+    """A listed fact's status and evidence: from a remembered verdict when there is one."""
+    if verdicts is not None and fact.source is not None and not fact.suppressed:
+        known = SourceRef(fact.source.session_id, fact.source.seqs, fact.source.digest)
+        if verdicts.is_valid(known, facts, generation):
+            return "valid", known
+    status, _, ref = _fact_status(fact, sessions, facts)
+    return status, ref
 
 
 def _ranked_page(

@@ -430,6 +430,7 @@ def _list(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
             drift=runtime.drift,
             path=None if path is None else check_path(path),
             query=args.get("query"),
+            verdicts=runtime.verdicts,
         )
     )
 

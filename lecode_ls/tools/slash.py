@@ -215,6 +215,7 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
         drift=runtime.drift,
         path=path,
         query=query,
+        verdicts=runtime.verdicts,
     )
     return render(page)
 

@@ -791,7 +791,8 @@ class TestVerify:
         conn.execute("UPDATE revisions SET text = 'use spaces', canonical = 'use spaces'")
         conn.close()
         assert store.verify() == [
-            "revisions_short: the short-literal index is out of step with revisions"
+            "revisions_short: the short-literal index is out of step with revisions",
+            "fact_terms: fact 1's words are not those of its text",
         ]
         assert store.search("sp") == []  # an unindexed edit is never served as a hit
 

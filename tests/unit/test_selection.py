@@ -122,4 +122,4 @@ class TestATurnKeepsItsSelection:
         assert ids[0] not in build_memory_section(runtime).fact_ids
         runtime.facts.ranking.record_use([ids[0]])
         section = build_memory_section(runtime)
-        assert section.fact_ids[-1] == ids[0]  # the newest use, written last
+        assert ids[0] in section.fact_ids and section.reasons[ids[0]] == "recent"

@@ -142,30 +142,34 @@ def rank(conn: apsw.Connection, terms: Sequence[QueryWord], count: int) -> list[
     return ids
 
 
-def matched(
-    tokenizer: apsw.FTS5Tokenizer, text: str, terms: Sequence[QueryWord]
-) -> tuple[str, ...]:
-    """The query's words (as it spelled them) that `text` holds, in the query's order."""
-    held = set(_stems(tokenizer, " ".join(word.token for word in words(text))))
-    shown = [term.shown for term in terms if term.stem in held]
+def held(
+    tokenizer: apsw.FTS5Tokenizer, indexed: str, terms: Sequence[QueryWord]
+) -> list[QueryWord]:
+    """The query's words that a fact holds (`indexed`: its `fact_terms` words), in the query's
+    order."""
+    stems = set(_stems(tokenizer, indexed))
+    return [term for term in terms if term.stem in stems]
+
+
+def shown_words(terms: Sequence[QueryWord]) -> tuple[str, ...]:
+    """Matched words as a reason names them: as the query spelled them, at most
+    MATCH_TERMS_SHOWN."""
+    shown = [term.shown for term in terms]
     # `billing-12` matched: its parts `billing` and `12` say nothing more.
     wholes = [word for word in shown if not word.isalnum()]
     kept = [w for w in shown if w.isalnum() is False or not any(w in whole for whole in wholes)]
     return tuple(dict.fromkeys(kept))[:MATCH_TERMS_SHOWN]
 
 
-def _texts(conn: apsw.Connection, fact_ids: Sequence[int]) -> dict[int, str]:
-    """The current text of each of these facts (at most MAX_RESULTS)."""
+def _indexed(conn: apsw.Connection, fact_ids: Sequence[int]) -> dict[int, str]:
+    """The indexed words of each of these facts (at most MAX_RESULTS)."""
     if not fact_ids:
         return {}
     marks = ", ".join("?" * len(fact_ids))
     return {
-        as_int(fact_id): str(text)
-        for fact_id, text in schema.rows(
-            conn,
-            "SELECT f.id, r.text FROM facts f JOIN revisions r ON r.fact_id = f.id "
-            f"AND r.revision = f.current_revision WHERE f.id IN ({marks})",
-            fact_ids,
+        as_int(fact_id): str(terms)
+        for fact_id, terms in schema.rows(
+            conn, f"SELECT fact_id, terms FROM fact_terms WHERE fact_id IN ({marks})", fact_ids
         )
     }
 
@@ -188,13 +192,14 @@ class Ranking:
             if not terms:
                 return []
             ids = rank(conn, terms, count)
-            found = _texts(conn, ids)
+            found = _indexed(conn, ids)
             tokenizer = conn.fts5_tokenizer(*TOKENIZER)
-            return [
-                Hit(fact_id, matched(tokenizer, found[fact_id], terms))
-                for fact_id in ids
-                if fact_id in found
-            ]
+            hits = [(i, held(tokenizer, found[i], terms)) for i in ids if i in found]
+        # Coordination: a fact holding more of the query's words comes first, BM25 (or the
+        # newest first, for the frequent words) deciding among equals. The frequent words BM25
+        # left out count here: `billing-12` ranks 20 facts alike, and "signing key" picks one.
+        order = sorted(range(len(hits)), key=lambda i: (-len(hits[i][1]), i))
+        return [Hit(hits[i][0], shown_words(hits[i][1])) for i in order]
 
     def changes(self) -> int:
         """How many writes that can change what injection selects ever committed (0 without

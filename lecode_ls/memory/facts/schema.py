@@ -181,23 +181,39 @@ CREATE TABLE anchors (
 CREATE INDEX anchors_by_path ON anchors (path);
 """
 
-# Migration 6: ranked retrieval (ranked.py). `facts_rank` indexes every fact's current revision
-# for BM25, one row per fact (rowid = fact ID): its column holds terms.index_text(text), the words
-# that text is cut into (identifiers split and kept joined, scripts without spaces as characters
-# and pairs, punctuation as hex), and SQLite's porter + unicode61 tokenizer folds case, drops
-# diacritics and stems them (marks are token characters, so Devanagari and the like stay whole).
-# Contentless with delete support: it holds no copy of the text, and a row is replaced in the
-# transaction that writes a revision and deleted in the one that forgets the fact. `detail=full`:
-# BM25 needs each term's frequency, which `column` and `none` do not keep (they score 0).
-# `pins` are the facts the person pinned (injected first); `uses` when each fact was last shown
-# to a model and how often (the "recent" candidates, and what hygiene will read); both are
-# deleted with their fact. `meta.changes` counts every write that can change what is injected
-# (not a use being recorded): a turn keeps its selection while it stays the same.
+# Migration 6: ranked retrieval (ranked.py). `fact_terms` holds, for each fact's current revision,
+# the words its text is cut into (terms.index_text: identifiers split and kept joined, scripts
+# without spaces as characters and pairs, punctuation as hex), and `facts_rank` indexes them for
+# BM25 with SQLite's porter + unicode61 tokenizer (case folded, diacritics dropped, English
+# stemmed; marks are token characters, so Devanagari and the like stay whole). External content
+# kept in step by triggers, as revisions_fts is: one row a fact (rowid = fact ID), replaced in the
+# transaction that writes a revision and deleted in the one that forgets the fact. The words are
+# kept so that a hit's matched words are read back without cutting its text again, and so that
+# verify() re-derives every row. `detail=full`: BM25 needs each term's frequency, which `column`
+# and `none` do not keep (they score 0). `pins`: the facts the person pinned (injected first);
+# `uses`: when each fact was last shown to a model and how often (the "recent" candidates, and
+# what hygiene will read); both are deleted with their fact. `meta.changes` counts every write
+# that can change what is injected (not a use being recorded): a turn keeps its selection while
+# it stays the same.
 _MIGRATION_6_SQL = """
+CREATE TABLE fact_terms (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    terms TEXT NOT NULL
+);
 CREATE VIRTUAL TABLE facts_rank USING fts5 (
-    terms, content = '', contentless_delete = 1,
+    terms, content = 'fact_terms', content_rowid = 'fact_id',
     tokenize = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
 );
+CREATE TRIGGER fact_terms_insert AFTER INSERT ON fact_terms BEGIN
+    INSERT INTO facts_rank (rowid, terms) VALUES (new.fact_id, new.terms);
+END;
+CREATE TRIGGER fact_terms_delete AFTER DELETE ON fact_terms BEGIN
+    INSERT INTO facts_rank (facts_rank, rowid, terms) VALUES ('delete', old.fact_id, old.terms);
+END;
+CREATE TRIGGER fact_terms_update AFTER UPDATE ON fact_terms BEGIN
+    INSERT INTO facts_rank (facts_rank, rowid, terms) VALUES ('delete', old.fact_id, old.terms);
+    INSERT INTO facts_rank (rowid, terms) VALUES (new.fact_id, new.terms);
+END;
 CREATE TABLE pins (
     fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
     pinned_at TEXT NOT NULL
@@ -216,7 +232,7 @@ INSERT INTO meta (key, value) VALUES ('changes', 0);
 def _migration_6(conn: apsw.Connection) -> None:
     conn.execute(_MIGRATION_6_SQL)
     conn.executemany(
-        "INSERT INTO facts_rank (rowid, terms) VALUES (?, ?)",
+        "INSERT INTO fact_terms (fact_id, terms) VALUES (?, ?)",
         [
             (fact_id, index_text(str(text)))
             for fact_id, text in rows(
@@ -361,18 +377,22 @@ def verify(conn: apsw.Connection) -> list[str]:
 
 
 def _verify_ranking(conn: apsw.Connection) -> list[str]:
-    """The ranked index has one row per fact and no other, and is sound; pins and uses name
-    stored facts; the changes counter exists."""
+    """Every fact's indexed words are those of its current text, the index holds exactly those
+    words, pins and uses name stored facts, and the changes counter exists."""
     problems: list[str] = []
-    ranked = {rowid for (rowid,) in rows(conn, "SELECT rowid FROM facts_rank")}
-    facts = {fact_id for (fact_id,) in rows(conn, "SELECT id FROM facts")}
-    if ranked != facts:
-        problems.append("facts_rank: the ranked index is out of step with the facts")
-    try:
-        conn.execute("INSERT INTO facts_rank (facts_rank, rank) VALUES ('integrity-check', 0)")
+    for fact_id, text, terms in rows(
+        conn,
+        "SELECT f.id, r.text, t.terms FROM facts f "
+        "JOIN revisions r ON r.fact_id = f.id AND r.revision = f.current_revision "
+        "LEFT JOIN fact_terms t ON t.fact_id = f.id",
+    ):
+        if terms != index_text(str(text)):
+            problems.append(f"fact_terms: fact {fact_id}'s words are not those of its text")
+    try:  # external content: the index is checked against fact_terms
+        conn.execute("INSERT INTO facts_rank (facts_rank, rank) VALUES ('integrity-check', 1)")
     except apsw.Error:
-        problems.append("facts_rank: the ranked index is damaged")
-    for table in ("pins", "uses"):
+        problems.append("facts_rank: the ranked index is out of step with fact_terms")
+    for table in ("fact_terms", "pins", "uses"):
         for (fact_id,) in rows(
             conn, f"SELECT fact_id FROM {table} WHERE fact_id NOT IN (SELECT id FROM facts)"
         ):
@@ -572,8 +592,11 @@ def insert_revision(
         (revision, now, fact_id),
     )
     # The ranked index holds the current revision only: the new one replaces the old.
-    conn.execute("DELETE FROM facts_rank WHERE rowid = ?", (fact_id,))
-    conn.execute("INSERT INTO facts_rank (rowid, terms) VALUES (?, ?)", (fact_id, index_text(text)))
+    conn.execute(
+        "INSERT INTO fact_terms (fact_id, terms) VALUES (?, ?) "
+        "ON CONFLICT (fact_id) DO UPDATE SET terms = excluded.terms",
+        (fact_id, index_text(text)),
+    )
 
 
 def insert_ref(

@@ -369,9 +369,11 @@ class FactStore:
                     ],
                 )
                 conn.execute("INSERT INTO forgotten (fact_id) VALUES (?)", (fact_id,))
-                for table in ("anchors", "source_refs", "provenance", "pins", "uses", "revisions"):
+                for table in (
+                    "anchors", "source_refs", "provenance", "pins", "uses", "fact_terms",
+                    "revisions",
+                ):  # fmt: skip
                     conn.execute(f"DELETE FROM {table} WHERE fact_id = ?", (fact_id,))
-                conn.execute("DELETE FROM facts_rank WHERE rowid = ?", (fact_id,))
                 conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
                 # Merge index segments so the forgotten text's terms leave the indexes now.
                 for index in ("revisions_fts", "revisions_short", "facts_rank"):
@@ -435,10 +437,15 @@ class FactStore:
             rows = schema.rows(conn, _FACT_SELECT + "WHERE f.id = ?", (check_fact_id(fact_id),))
             return fact_from_row(rows[0]) if rows else None
 
-    def get_many(self, fact_ids: Iterable[int]) -> dict[int, Fact]:
-        """The current revision of each of these facts that is stored, by ID. Unverified
-        administrative read (F9), as `get`."""
+    def get_many(
+        self, fact_ids: Iterable[int], *, max_text_bytes: int | None = None
+    ) -> dict[int, Fact]:
+        """The current revision of each of these facts that is stored (and, with
+        `max_text_bytes`, whose text is no longer in UTF-8), by ID. Unverified administrative
+        read (F9), as `get`."""
         wanted = sorted({check_fact_id(fact_id) for fact_id in fact_ids})
+        size = "" if max_text_bytes is None else " AND length(CAST(r.text AS BLOB)) <= ?"
+        bound: tuple[int, ...] = () if max_text_bytes is None else (max_text_bytes,)
         found: dict[int, Fact] = {}
         with self._db.read() as conn:
             if conn is None:
@@ -446,7 +453,9 @@ class FactStore:
             for start in range(0, len(wanted), 500):  # within SQLite's bound-parameter limit
                 chunk = wanted[start : start + 500]
                 marks = ", ".join("?" * len(chunk))
-                for row in schema.rows(conn, _FACT_SELECT + f"WHERE f.id IN ({marks})", chunk):
+                for row in schema.rows(
+                    conn, _FACT_SELECT + f"WHERE f.id IN ({marks}){size}", (*chunk, *bound)
+                ):
                     fact = fact_from_row(row)
                     found[fact.id] = fact
         return found

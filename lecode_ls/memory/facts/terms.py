@@ -24,8 +24,9 @@ word by word and its operators are words like any other.
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MAX_WORD_CHARS = 64  # longer parts are cut (a 100 KB "word" indexes as its first 64 characters)
 MAX_SYMBOL_CHARS = 16  # a chunk of punctuation: the first 16 characters
@@ -50,8 +51,7 @@ _NO_SPACES = (
 )
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(NamedTuple):
     """One word for the index: `token` as the index stores it, `shown` as the text spelled it
     (a query's reasons name what the person wrote: `billing-12`, not `billing12`)."""
 
@@ -153,16 +153,46 @@ def _component(component: str) -> list[Word]:
     return words
 
 
+_ASCII_SEGMENT = re.compile(r"[A-Za-z0-9]+")
+_ASCII_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_ASCII_EDGES = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
+
+
+def _ascii_component(component: str) -> list[Word]:
+    """`_component` of an ASCII component, with regular expressions (the same words: a test
+    holds the two to it; a fact's words are computed at every write and ranked query)."""
+    words: list[Word] = []
+    parts: list[str] = []
+    for segment in _ASCII_SEGMENT.findall(component):
+        pieces = _ASCII_CAMEL.findall(segment[: MAX_WORD_CHARS * 4])
+        words.extend(Word(piece.lower()[:MAX_WORD_CHARS], piece) for piece in pieces)
+        if len(pieces) > 1:
+            words.append(Word("".join(pieces).lower()[:MAX_WORD_CHARS], segment))
+        parts.extend(pieces)
+    if 1 < len(parts) <= MAX_JOINED_PARTS:
+        joined = "".join(parts).lower()[:MAX_WORD_CHARS]
+        if all(w.token != joined for w in words):
+            words.append(Word(joined, _ASCII_EDGES.sub("", component) or component))
+    return words
+
+
 def words(text: str) -> list[Word]:
     """Every word of `text`, in order (repeats kept: the index counts them). Bound the text
-    first: this is linear in it."""
+    first: this is linear in it. An ASCII chunk (most of them) takes the regular-expression
+    path, any other the character-by-character one; both give the same words."""
     found: list[Word] = []
-    for chunk in unicodedata.normalize("NFKC", text).split():
-        if not any(_is_word_char(char) for char in chunk):
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    for chunk in text.split():
+        ascii_chunk = chunk.isascii()
+        if ascii_chunk and _ASCII_SEGMENT.search(chunk) is None:
+            found.extend(_symbol(chunk))
+            continue
+        if not ascii_chunk and not any(_is_word_char(char) for char in chunk):
             found.extend(_symbol(chunk))
             continue
         for component in chunk.replace("\\", "/").split("/"):
-            found.extend(_component(component))
+            found.extend(_ascii_component(component) if ascii_chunk else _component(component))
     return found
 
 

@@ -49,6 +49,7 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
             drift=runtime.drift,
             path=path,
             query=params.query,
+            verdicts=runtime.verdicts,
         )
 
     return p.FactsListResult.model_validate(await asyncio.to_thread(read))
