@@ -50,7 +50,7 @@ from lecode_ls.errors import ContextOverflow, LecodeError, ProviderError
 from lecode_ls.memory.anchors import read_paths
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
 from lecode_ls.memory.project import read_agents
-from lecode_ls.memory.selection import TurnSelection, turn_query
+from lecode_ls.memory.selection import QueryVector, TurnSelection, turn_query
 from lecode_ls.memory.sessions import UsageTotal, well_formed_calls
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
@@ -59,6 +59,7 @@ from lecode_ls.tools.permissions import AsyncAsk, PermissionPolicy, ThreadAsk
 from lecode_ls.tools.read import READ_TOOL, run_read_tool
 
 if TYPE_CHECKING:
+    from lecode_ls.agent.embeddings import Embeddings
     from lecode_ls.config import Settings
 
 log = logging.getLogger(__name__)
@@ -244,8 +245,12 @@ class ChatTurn:
         emit: Emit,
         ask: Ask | None = None,
         after_tool: AfterTool | None = None,
+        embeddings: Embeddings | None = None,
     ) -> None:
         self.runtime = runtime
+        self.embeddings = embeddings
+        """`[memory] embeddings_model`'s client: the turn's message is embedded once."""
+        self._vector: QueryVector | None = None
         self.session_id = session_id
         self.provider = provider
         self.options = options
@@ -503,12 +508,22 @@ class ChatTurn:
         return request, memory, check
 
     async def _request(self) -> tuple[ChatRequest, InjectedMemory]:
+        if self.embeddings is not None and self._selection.query is None:  # once per turn
+            from lecode_ls.agent.embeddings import query_vector  # httpx: with the first chat
+
+            values = await query_vector(self.embeddings, self._message)
+            if values is not None:
+                self._vector = QueryVector(self.embeddings.model, tuple(values))
+
         def build() -> tuple[str, InjectedMemory]:
             paths = read_paths(self.history, self.folder, self._located)
             selection = None
             if self.runtime.settings.memory.enabled:
                 query = turn_query(
-                    self._message, self._earlier, paths | self.runtime.drift.open_paths()
+                    self._message,
+                    self._earlier,
+                    paths | self.runtime.drift.open_paths(),
+                    self._vector,
                 )
                 selection = self._selection.refresh(self.runtime, query)
             memory = build_memory_section(self.runtime, paths, selection)

@@ -9,8 +9,9 @@ reason:
 2. `anchored in <path>`: facts anchored in a file open in the editor or read by the
    conversation (or in a file Git says was renamed to it), by ID;
 3. `matched: <words>`: the facts that rank highest (BM25, facts/ranked.py) for the turn's user
-   message, then for the conversation's earlier user messages and the paths of the open and read
-   files together;
+   message (fused by reciprocal rank with the facts nearest its embedding when
+   `[memory] embeddings_model` is set: those found only so are `similar in meaning`), then for
+   the conversation's earlier user messages and the paths of the open and read files together;
 4. `recent`: the facts most recently shown to a model, learned or corrected, newest first.
 
 Each tier holds at most MAX_PER_TIER facts. A turn computes its `Selection` (tiers 1, 3 and 4:
@@ -34,6 +35,7 @@ from lecode_ls.memory.facts import FactStore
 MAX_PER_TIER = 50
 PINNED = "pinned"
 RECENT = "recent"
+SIMILAR = "similar in meaning"  # found by its embedding only (`[memory] embeddings_model`)
 MAX_REASON_PATH = 200  # characters of a path a reason names
 RECENT_MESSAGES = 3  # earlier user messages of the conversation that join the second query
 
@@ -56,6 +58,14 @@ class Pick:
 
 
 @dataclass(frozen=True)
+class QueryVector:
+    """The embedding of a turn's message (`[memory] embeddings_model`, agent/embeddings.py)."""
+
+    model: str
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class TurnQuery:
     """What a turn ranks facts for."""
 
@@ -65,6 +75,8 @@ class TurnQuery:
     """The conversation's earlier user messages, newest first (at most RECENT_MESSAGES)."""
     paths: tuple[str, ...] = ()
     """The checkout-relative paths of the files open or read when the turn began."""
+    vector: QueryVector | None = None
+    """The message's embedding, when embeddings are on and the provider gave it in time."""
 
 
 @dataclass(frozen=True)
@@ -87,15 +99,43 @@ def select(memory: Selecting, query: TurnQuery) -> Selection:
     for text in (query.message, second):
         if len(ranked) >= MAX_PER_TIER or not text.strip():
             continue
-        for hit in ranking.search(text, MAX_PER_TIER):
-            reason = "matched: " + ", ".join(hit.matched) if hit.matched else "matched"
-            ranked.setdefault(hit.fact_id, Pick(hit.fact_id, reason))
+        hits = ranking.search(text, MAX_PER_TIER)
+        picks = [Pick(hit.fact_id, _matched(hit.matched)) for hit in hits]
+        if text is query.message and query.vector is not None:
+            near = memory.facts.vectors.nearest(
+                query.vector.model, query.vector.values, MAX_PER_TIER
+            )
+            picks = fused(picks, [Pick(fact_id, SIMILAR) for fact_id, _ in near])
+        for pick in picks:
+            ranked.setdefault(pick.fact_id, pick)
     return Selection(
         changes,
         pinned=tuple(Pick(i, PINNED) for i in ranking.pinned(MAX_PER_TIER)),
         ranked=tuple(ranked.values())[:MAX_PER_TIER],
         recent=tuple(Pick(i, RECENT) for i in ranking.recent(MAX_PER_TIER)),
     )
+
+
+RRF_K = 60
+"""Reciprocal rank fusion's constant (Cormack et al. 2009): a fact's score is the sum over the
+lists of 1 / (RRF_K + its rank there)."""
+
+
+def fused(lexical: Sequence[Pick], semantic: Sequence[Pick]) -> list[Pick]:
+    """The BM25 list and the nearest-vector list as one, by reciprocal rank fusion; a fact in
+    both keeps its lexical reason (the words say more than "similar")."""
+    score: dict[int, float] = {}
+    reason: dict[int, str] = {}
+    for ranking in (lexical, semantic):
+        for rank, pick in enumerate(ranking, start=1):
+            score[pick.fact_id] = score.get(pick.fact_id, 0.0) + 1.0 / (RRF_K + rank)
+            reason.setdefault(pick.fact_id, pick.reason)
+    order = sorted(score, key=lambda fact_id: -score[fact_id])
+    return [Pick(fact_id, reason[fact_id]) for fact_id in order]
+
+
+def _matched(words: Sequence[str]) -> str:
+    return "matched: " + ", ".join(words) if words else "matched"
 
 
 def current(memory: Selecting, selection: Selection | None, query: TurnQuery) -> Selection:
@@ -136,10 +176,19 @@ def candidates(memory: Selecting, selection: Selection, read_paths: Iterable[str
     return list(seen.values())
 
 
-def turn_query(message: str, earlier: Sequence[str], paths: Iterable[str]) -> TurnQuery:
-    """A turn's query: its message, the newest earlier user messages, the files' paths."""
+def turn_query(
+    message: str,
+    earlier: Sequence[str],
+    paths: Iterable[str],
+    vector: QueryVector | None = None,
+) -> TurnQuery:
+    """A turn's query: its message, the newest earlier user messages, the files' paths, and
+    the message's embedding when there is one."""
     return TurnQuery(
-        message, tuple(reversed(earlier[-RECENT_MESSAGES:])), tuple(sorted(set(paths)))[:200]
+        message,
+        tuple(reversed(earlier[-RECENT_MESSAGES:])),
+        tuple(sorted(set(paths)))[:200],
+        vector,
     )
 
 

@@ -19,6 +19,7 @@ from lecode_ls.runtime import Runtimes
 from tests.e2e.chat import Deltas, new_session
 from tests.e2e.conftest import Start, call
 from tests.e2e.facts import error_of
+from tests.fakes.concepts import MODEL, concept_vector, concepts
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 SERVICES = ["billing", "search", "auth", "payments", "ledger", "mailer", "gateway", "catalog"]
@@ -95,6 +96,8 @@ class TestAThousandFacts:
                     shown += 1
                 assert all("reason" in line for line in lines)
         assert shown >= 19, f"{shown} of 20 turns were shown the fact they asked about"
+        # Without [memory] embeddings_model, no embedding request is ever made.
+        assert not any(r.path.endswith("/embeddings") for r in server.requests)
 
 
 class TestPinsAndSearch:
@@ -154,3 +157,39 @@ class TestPinsAndSearch:
             assert listed == {"facts": [], "offset": 0, "nextOffset": None}
         exc = await error_of(call(client, "lecode/facts/pin", {"factId": 99}))
         assert exc.data["code"] == "fact_not_found"
+
+
+class TestEmbeddings:
+    async def test_with_embeddings_a_fact_sharing_no_word_with_the_question_is_shown(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers issue 25 item 5: the turn's message is embedded through the provider and fused
+        # with BM25; the fact's vector was computed before (as the background backfill does).
+        texts = [f"The widget-{n} module builds with make." for n in range(60)]
+        texts.append("Argo CD does the rollout from the gitops repository.")
+        runtimes = Runtimes(isolated_config_dir, Settings())
+        runtime = runtimes.for_folder(repo.resolve())
+        session = runtime.sessions.create("months of work")
+        for text in texts:
+            runtime.sessions.append(session, {"kind": "message", "role": "user", "content": text})
+        for seq, text in enumerate(texts, start=1):
+            ref = source_snapshot(runtime.sessions, session, seq, seq, exclusions=runtime.facts)
+            runtime.facts.remember(text, ref, check=runtime.check_source)
+        items = runtime.facts.vectors.missing(MODEL, 100)
+        runtime.facts.vectors.put(MODEL, [(m, concept_vector(m.text)) for m in items])
+        runtimes.close_all()
+        async with FakeOpenAI(respond=lambda body: Stream(text_chunks("ok"))) as server:
+            server.embed = concepts
+            options = {
+                "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
+                "memory": {"embeddings_model": MODEL},
+            }
+            client = await start(repo, options=options)
+            session_id = await new_session(client)
+            question = "How do releases reach production?"
+            await call(client, "lecode/chat/send", {"sessionId": session_id, "text": question})
+            lines = injected(server.bodies[-1])
+        [argo] = [line for line in lines if line["text"].startswith("Argo CD")]
+        assert argo["reason"] == "similar in meaning"
+        embedded = [r.body["input"] for r in server.requests if r.path == "/v1/embeddings"]
+        assert [question] in embedded

@@ -393,4 +393,4 @@ class TestSchema5ToRanking:
             k: v for k, v in before.items() if k != "meta"
         }
         assert set(before["meta"]) < set(after["meta"])  # the changes counter is new
-        assert {"facts_rank", "pins", "uses"} <= names(db)
+        assert {"facts_rank", "fact_terms", "pins", "uses", "fact_vectors"} <= names(db)

@@ -8,15 +8,18 @@ from lecode_ls.memory.facts.anchor_rows import MAX_ANCHOR_LINES, NewAnchor, Stor
 from lecode_ls.memory.facts.model import MAX_TEXT_BYTES, Fact, Purpose, SourceLike, check_text
 from lecode_ls.memory.facts.ranked import MAX_QUERY_CHARS, MAX_RESULTS, Hit, check_query
 from lecode_ls.memory.facts.store import FactStore
+from lecode_ls.memory.facts.vectors import MAX_DIMENSIONS, Missing
 
 __all__ = [
     "MAX_ANCHOR_LINES",
+    "MAX_DIMENSIONS",
     "MAX_QUERY_CHARS",
     "MAX_RESULTS",
     "MAX_TEXT_BYTES",
     "Fact",
     "FactStore",
     "Hit",
+    "Missing",
     "NewAnchor",
     "Purpose",
     "SourceLike",

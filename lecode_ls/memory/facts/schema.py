@@ -192,7 +192,9 @@ CREATE INDEX anchors_by_path ON anchors (path);
 # verify() re-derives every row. `detail=full`: BM25 needs each term's frequency, which `column`
 # and `none` do not keep (they score 0). `pins`: the facts the person pinned (injected first);
 # `uses`: when each fact was last shown to a model and how often (the "recent" candidates, and
-# what hygiene will read); both are deleted with their fact. `meta.changes` counts every write
+# what hygiene will read); `fact_vectors`: the embedding of a fact's current revision by one
+# model, opt-in (vectors.py: float32 values and a sign-bit code); all three are deleted with their
+# fact, and a vector with its revision. `meta.changes` counts every write
 # that can change what is injected (not a use being recorded): a turn keeps its selection while
 # it stays the same.
 _MIGRATION_6_SQL = """
@@ -225,6 +227,13 @@ CREATE TABLE uses (
 );
 CREATE INDEX uses_by_time ON uses (used_at);
 CREATE INDEX facts_by_updated ON facts (updated_at);
+CREATE TABLE fact_vectors (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    revision INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    code BLOB NOT NULL
+);
 INSERT INTO meta (key, value) VALUES ('changes', 0);
 """
 
@@ -392,7 +401,7 @@ def _verify_ranking(conn: apsw.Connection) -> list[str]:
         conn.execute("INSERT INTO facts_rank (facts_rank, rank) VALUES ('integrity-check', 1)")
     except apsw.Error:
         problems.append("facts_rank: the ranked index is out of step with fact_terms")
-    for table in ("fact_terms", "pins", "uses"):
+    for table in ("fact_terms", "pins", "uses", "fact_vectors"):
         for (fact_id,) in rows(
             conn, f"SELECT fact_id FROM {table} WHERE fact_id NOT IN (SELECT id FROM facts)"
         ):
@@ -597,6 +606,7 @@ def insert_revision(
         "ON CONFLICT (fact_id) DO UPDATE SET terms = excluded.terms",
         (fact_id, index_text(text)),
     )
+    conn.execute("DELETE FROM fact_vectors WHERE fact_id = ?", (fact_id,))  # of the old text
 
 
 def insert_ref(

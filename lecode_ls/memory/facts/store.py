@@ -68,6 +68,7 @@ from lecode_ls.memory.facts.model import (
 )
 from lecode_ls.memory.facts.ranked import Ranking
 from lecode_ls.memory.facts.schema import as_int, canonical_text
+from lecode_ls.memory.facts.vectors import Vectors
 
 MAX_PAGE = 50  # list/search never return more than this many facts
 MAX_ALSO_PATHS = 100  # list(path=..., also=...): the files renamed to one file, at most
@@ -137,6 +138,8 @@ class FactStore:
         """The code anchors of the facts' current revisions (anchors.py)."""
         self.ranking = Ranking(self._db)
         """Ranked queries, pins and uses (ranked.py)."""
+        self.vectors = Vectors(self._db)
+        """Embedding vectors, opt-in (vectors.py)."""
 
     def close(self) -> None:
         """Close the connection. Idempotent; later calls raise StoreError."""
@@ -371,7 +374,7 @@ class FactStore:
                 conn.execute("INSERT INTO forgotten (fact_id) VALUES (?)", (fact_id,))
                 for table in (
                     "anchors", "source_refs", "provenance", "pins", "uses", "fact_terms",
-                    "revisions",
+                    "fact_vectors", "revisions",
                 ):  # fmt: skip
                     conn.execute(f"DELETE FROM {table} WHERE fact_id = ?", (fact_id,))
                 conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))

@@ -90,6 +90,9 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         settings, context_window=await _window(ls, settings), calibration=ls.chat.calibration
     )
     folder = ls.folder_for(params.workspace_uri)
+    embeddings = ls.chat.embeddings(settings)
+    if embeddings is not None:  # vectors of facts that have none, beside the turn
+        ls.run_task(ls.chat.fill_vectors(runtime, settings), "fact-vectors")
     turn = ChatTurn(
         runtime,
         session_id,
@@ -99,6 +102,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         emit=emit,
         ask=ask,
         after_tool=after_tool,
+        embeddings=embeddings,
     )
     try:
         with ls.chat.running(running, busy):  # shutdown cancels it through this
