@@ -69,6 +69,7 @@ from lecode_ls.memory.facts.model import (
 from lecode_ls.memory.facts.ranked import Ranking
 from lecode_ls.memory.facts.schema import as_int, canonical_text
 from lecode_ls.memory.facts.vectors import Vectors
+from lecode_ls.memory.facts.verify import verify as verify_store
 
 MAX_PAGE = 50  # list/search never return more than this many facts
 MAX_ALSO_PATHS = 100  # list(path=..., also=...): the files renamed to one file, at most
@@ -603,9 +604,9 @@ class FactStore:
         )
 
     def verify(self) -> builtins.list[str]:
-        """Re-derive the invariants (see facts_schema.verify); [] when sound or absent.
+        """Re-derive the invariants (see verify.py); [] when sound or absent.
 
         Takes the write lock and rolls back: FTS5's content check is issued as an INSERT.
         """
         with self._db.rolled_back() as conn:
-            return [] if conn is None else schema.verify(conn)
+            return [] if conn is None else verify_store(conn)
