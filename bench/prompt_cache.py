@@ -66,12 +66,15 @@ ANSWER_TOKENS = 24
 """`[agent] max_output_tokens`: the answers are not measured, only the prompt."""
 
 
-def config(base_url: str, model: str) -> str:
+def config(base_url: str, model: str, facts: int = 0) -> str:
+    # With facts stored, the prompt outgrows the window less the default 4,096 tokens kept for
+    # the answer (the turn would pause): the answers here are 24 tokens.
+    room = "[compaction]\nbuffer_tokens = 1024\n" if facts else ""
     return (
         "[provider]\n"
         f'base_url = {json.dumps(base_url)}\nmodel = {json.dumps(model)}\napi_key_env = ""\n'
         f"[agent]\nmax_output_tokens = {ANSWER_TOKENS}\n"
-        "[memory]\nenabled = true\nauto_learn = false\n"
+        "[memory]\nenabled = true\nauto_learn = false\n" + room
     )
 
 
@@ -128,7 +131,7 @@ async def trial(
         config_dir = Path(tmp) / "config"
         config_dir.mkdir()
         async with Tap(upstream, read_timeout=600.0) as tap:
-            (config_dir / "config.toml").write_text(config(tap.base_url, model))
+            (config_dir / "config.toml").write_text(config(tap.base_url, model, facts))
             async with lecode(source, config_dir, repo) as server:
                 for name, content in (("MEMORY.md", MEMORY), ("scratchpad.md", SCRATCHPAD)):
                     await server.request("lecode/memory/write", {"file": name, "content": content})

@@ -289,7 +289,11 @@ def _items(record: dict[str, Any]) -> list[dict[str, Any]]:
         base["turn_id"] = record.get("turn_id")
         if kind == "memory":
             facts = [
-                {"fact_id": f["fact_id"], "revision": f["revision"], "reason": f.get("reason")}
+                {
+                    "fact_id": f["fact_id"],
+                    "revision": f["revision"],
+                    **({"reason": str(f["reason"])} if f.get("reason") else {}),
+                }
                 for f in record["facts"]
             ]
             return [{**base, "kind": "memory", "facts": facts, "notes": record["notes"]}]
