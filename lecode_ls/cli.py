@@ -24,16 +24,23 @@ class _QuietDomainErrors(logging.Filter):
 
 
 def _port(value: str) -> int:
-    if not value.isdigit() or not 0 <= int(value) < 65536:
+    if not (value.isascii() and value.isdigit() and len(value) <= 5) or int(value) > 65535:
         raise argparse.ArgumentTypeError(f"expected a port number, got {value!r}")
     return int(value)
+
+
+def _pipe_name(value: str) -> str:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("expected the name of the client's pipe, got nothing")
+    return value
 
 
 def _host_port(value: str) -> tuple[str, int]:
     from lecode_ls.server.transport import is_loopback
 
     host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
+    digits = port.isascii() and port.isdigit() and len(port) <= 5
+    if not sep or not host or not digits or int(port) > 65535:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}")
     if not is_loopback(host):
         raise argparse.ArgumentTypeError(
@@ -64,6 +71,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     transport.add_argument(
         "--pipe",
         metavar="NAME",
+        type=_pipe_name,
         help="connect to the client's named pipe or Unix socket (vscode-languageclient's pipe)",
     )
     transport.add_argument(
@@ -117,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     connect: Callable[[JsonRPCProtocol], Coroutine[Any, Any, None]]
     if args.tcp:
         connect = functools.partial(transport.serve_tcp, host=args.tcp[0], port=args.tcp[1])
-    elif args.pipe:
+    elif args.pipe is not None:
         connect = functools.partial(transport.serve_pipe, name=args.pipe)
     elif args.socket is not None:
         connect = functools.partial(transport.serve_socket, port=args.socket)

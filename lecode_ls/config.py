@@ -97,8 +97,14 @@ SECRET_FILES = (
     ".netrc",
     ".git-credentials",
     ".git/config",
+    ".git/modules/*/config",  # a submodule's config, at any depth of nesting
     ".aws/credentials",
     ".docker/config.json",
+    ".config/gh/hosts.yml",
+    ".config/gcloud/credentials.db",
+    ".config/gcloud/access_tokens.db",
+    ".config/gcloud/application_default_credentials.json",
+    ".kube/config",
 )
 
 

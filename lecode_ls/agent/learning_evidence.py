@@ -274,7 +274,9 @@ def _verified(text: str, quote: str, seqs: list[int], captured: Captured) -> boo
         if call["function"]["name"] == "read" and _read_path(call) == path
     }
     number, tab, shown = quote.partition("\t")
-    numbered = bool(tab) and number.strip().isdigit() and shown == line
+    digits = number.strip()
+    numbered = bool(tab) and digits.isascii() and digits.isdigit() and len(digits) < 12
+    numbered = numbered and shown == line
     numbered = numbered and quote == number_line(int(number), line)
     seen = any(
         r["kind"] == "message"

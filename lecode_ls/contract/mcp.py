@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lecode_ls.mcp.limits import MAX_LINE_BYTES, RESOURCES_PAGE
+from lecode_ls.mcp.limits import MAX_JSON_STRUCTURE, MAX_LINE_BYTES, RESOURCES_PAGE
 from lecode_ls.mcp.tools import ALL_SPECS, schema_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ A URI of another form is -32602; a file that does not exist is -32002.
 | code | when |
 |---|---|
 | -32700 | a line that is not UTF-8 JSON (NaN and Infinity, nesting too deep and integers of 4,300+ digits included); `id` is null |
-| -32600 | a batch, a non-object, a line over {max_line:,} bytes (the rest of it is read and dropped), a request whose `id` is neither an integer nor a string, or an object that is not a JSON-RPC message |
+| -32600 | a batch, a non-object, a line over {max_line:,} bytes (the rest of it is read and dropped) or holding more than {max_values:,} of the characters `{{ [ , :` (a bound on what parsing it allocates), a request whose `id` is neither an integer nor a string, or an object that is not a JSON-RPC message |
 | -32601 | an unknown method |
 | -32602 | params that do not match the method (the SDK's check), a bad resource URI or cursor |
 | -32603 | an unexpected failure: "internal error; see the server log" (the traceback goes to the log, never to the client) |
@@ -105,4 +105,10 @@ def render_mcp_markdown() -> str:
         + "\n```"
         for spec in ALL_SPECS
     )
-    return HEAD.format(max_line=MAX_LINE_BYTES, table=table, sections=sections, page=RESOURCES_PAGE)
+    return HEAD.format(
+        max_line=MAX_LINE_BYTES,
+        max_values=MAX_JSON_STRUCTURE,
+        table=table,
+        sections=sections,
+        page=RESOURCES_PAGE,
+    )

@@ -64,8 +64,9 @@ with -32700 and `id: null` and skipped: reading resumes at the next `Content-Len
 frame costs only itself. A body that is not UTF-8 JSON (NaN and Infinity included) gets -32700; a
 batch, a non-object, a `jsonrpc` other than `"2.0"`, an `id` that is neither an integer nor a
 string, or a non-string `method` gets -32600 (to the request's `id` where it can be read, else to
-`id: null`); a notification is never answered. After `shutdown`, every request but `exit` gets
--32600.
+`id: null`); so does a body holding more than 2,000,000 of the characters `{ [ , :` (what a parse
+would allocate is bounded before it starts: 64 MiB of `{}` would be 21 million objects). A
+notification is never answered. After `shutdown`, every request but `exit` gets -32600.
 
 ## Errors
 

@@ -123,7 +123,7 @@ def build_server(runtime: Runtime, exchange: Exchange, config_dir: Path) -> Serv
         if not runtime.settings.memory.enabled:
             return types.ListResourcesResult(resources=[])
         cursor = params.cursor if params is not None else None
-        if cursor is not None and not (cursor.isdigit() and len(cursor) < 10):
+        if cursor is not None and not (cursor.isascii() and cursor.isdigit() and len(cursor) < 10):
             raise MCPError(types.INVALID_PARAMS, "cursor: pass back a nextCursor as it came")
         offset = int(cursor or 0)
         store = runtime.require_memory()

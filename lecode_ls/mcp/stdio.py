@@ -30,7 +30,8 @@ import anyio.to_thread
 import mcp_types
 from pydantic import ValidationError
 
-from lecode_ls.mcp.limits import CHUNK_BYTES, MAX_LINE_BYTES
+from lecode_ls.jsonbound import structure_count
+from lecode_ls.mcp.limits import CHUNK_BYTES, MAX_JSON_STRUCTURE, MAX_LINE_BYTES
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,8 @@ def check_line(raw: bytes) -> str | tuple[int | str | None, int, str] | None:
     None for a line to drop silently (blank, or a malformed notification or response)."""
     if not raw.strip():
         return None
+    if structure_count(raw) > MAX_JSON_STRUCTURE:
+        return None, INVALID_REQUEST, f"the line holds more than {MAX_JSON_STRUCTURE:,} JSON values"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -35,6 +35,30 @@ _DRIVE_PATH = re.compile(r"/[A-Za-z]:(?:/|$)")  # "/c:/Users" in a URI's path
 _LEGACY_DRIVE = re.compile(r"/[A-Za-z]\|(?:/|$)")  # "/c|/Users": old browsers' spelling
 
 
+MAX_PATH_CHARS = 4096
+MAX_NAME_BYTES = 255
+
+
+def path_problem(path: str) -> str | None:
+    """Why no file system here could name `path`, as the end of a sentence; None when one could.
+
+    A path from a client or a model may hold anything, and the OS calls that meet it raise
+    (ValueError for a NUL, UnicodeEncodeError for a lone surrogate, OSError for a name past the
+    file system's 255 bytes): each caller turns this answer into its own refusal instead.
+    """
+    if len(path) > MAX_PATH_CHARS:
+        return f"is longer than {MAX_PATH_CHARS:,} characters"
+    if "\x00" in path:
+        return "holds a NUL character"
+    try:
+        encoded = os.fsencode(path)
+    except UnicodeEncodeError:
+        return "holds a character no file name can hold (a lone surrogate)"
+    if any(len(name) > MAX_NAME_BYTES for name in re.split(rb"[/\\]", encoded)):
+        return f"has a name longer than {MAX_NAME_BYTES} bytes"
+    return None
+
+
 # -- URIs -------------------------------------------------------------------------------------------
 
 

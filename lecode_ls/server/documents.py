@@ -11,7 +11,13 @@ from lecode_ls.errors import FileTooLarge, InvalidParams, NotFound, OutsideWorks
 from lecode_ls.memory.anchors import MAX_FILE_BYTES, split_lines
 from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.project import checkout_root, relative
-from lecode_ls.platform.paths import canonical, is_within, path_to_uri, uri_to_path
+from lecode_ls.platform.paths import (
+    canonical,
+    is_within,
+    path_problem,
+    path_to_uri,
+    uri_to_path,
+)
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.server import LecodeServer
 
@@ -32,6 +38,8 @@ def locate(ls: LecodeServer, uri: str, field: str = "uri") -> Doc:
     raw = uri_to_path(uri)
     if raw is None:
         raise InvalidParams(f"{field}: not a file:// URI of this machine", field=field)
+    if (problem := path_problem(raw)) is not None:
+        raise InvalidParams(f"{field}: the file's path {problem}", field=field)
     path = canonical(raw)  # a link is followed and must still land inside
     folders = ls.workspace_folders()
     inside = [folder for folder in folders if is_within(path, folder)]
@@ -51,8 +59,7 @@ async def runtime_of(ls: LecodeServer, doc: Doc) -> Runtime:
 
 def buffer_text(ls: LecodeServer, uri: str) -> str | None:
     """The open buffer's text (unsaved edits included), or None when it is not open."""
-    document = ls.workspace.text_documents.get(unquote(uri))  # pygls keys them unquoted
-    return None if document is None else document.source
+    return ls.buffers.text(unquote(uri))  # kept by their unquoted URI
 
 
 def read_text(ls: LecodeServer, doc: Doc, field: str = "uri") -> str:

@@ -24,7 +24,14 @@ from pygls.protocol.language_server import lsp_method
 
 from lecode_ls import __version__
 from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
-from lecode_ls.platform.paths import canonical, is_within, path_to_uri, uri_to_path
+from lecode_ls.platform.paths import (
+    canonical,
+    is_within,
+    path_problem,
+    path_to_uri,
+    uri_to_path,
+)
+from lecode_ls.server.buffers import Buffers, Edit, Position
 
 # The settings model, the runtime and the messages import pydantic: they load after `initialize`
 # has been answered (routes.py), so they are imported where first used, not here.
@@ -54,6 +61,10 @@ def facts_stamp(runtime: Runtime) -> tuple[int, ...]:
     return tuple(stamp)
 
 
+def _range(rng: types.Range) -> tuple[Position, Position]:
+    return ((rng.start.line, rng.start.character), (rng.end.line, rng.end.character))
+
+
 class AnsweredError(JsonRpcInvalidParams):
     """A request whose params did not decode; its error response has already been sent."""
 
@@ -68,47 +79,46 @@ class LecodeProtocol(LanguageServerProtocol):
     shutdown_requested = False
     """Set by the transport when `shutdown` arrives: every later request is refused there."""
 
-    # Open buffers are kept for code anchors' drift only, within bounds: a buffer longer than
-    # MAX_BUFFER_CHARS (drift checks no larger file) or past MAX_BUFFERS / MAX_BUFFERS_CHARS is
-    # not kept (its file is read from disk when drift needs it) and its changes are ignored.
-    MAX_BUFFER_CHARS = 1024 * 1024
-    MAX_BUFFERS = 1000
-    MAX_BUFFERS_CHARS = 64 * 1024 * 1024
-
-    def _over_budget(self, extra_documents: int, extra_chars: int) -> bool:
-        documents = self.workspace.text_documents.values()
-        return (
-            len(documents) + extra_documents > self.MAX_BUFFERS
-            or sum(len(d.source) for d in documents) + extra_chars > self.MAX_BUFFERS_CHARS
-        )
+    @cached_property
+    def buffers(self) -> Buffers:
+        """The open documents' text, for code anchors' drift only (buffers.py: LSP's lines,
+        within bounds)."""
+        return Buffers()
 
     def _user_handler(self, method: str, params: Any) -> Iterator[Any]:
         if (handler := self.fm.features.get(method)) is not None:
             yield handler, (params,), None
 
+    # pygls' own document handlers are replaced: its copy splits lines as Python does, not as
+    # LSP does, and re-splits the whole document for every edit of a didChange.
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Any:
-        uri, text = params.text_document.uri, params.text_document.text
-        self.workspace.remove_text_document(uri)  # a second open replaces the first
-        if len(text) > self.MAX_BUFFER_CHARS or self._over_budget(1, len(text)):
+        document = params.text_document
+        if not self.buffers.open(unquote(document.uri), document.text):
             log.info("an open document is not kept: over the bounds of tracked buffers")
-            yield from self._user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)
-            return
-        yield from super().lsp_text_document__did_open(params)
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
         key = unquote(params.text_document.uri)
-        if key not in self.workspace.text_documents:
+        if self.buffers.text(key) is None:
             return  # not kept (over the bounds), or never opened: nothing to update
-        for change in params.content_changes:  # a message is at most 64 MiB (transport.py)
-            self.workspace.update_text_document(params.text_document, change)
-        if len(self.workspace.text_documents[key].source) > self.MAX_BUFFER_CHARS or (
-            self._over_budget(0, 0)
-        ):
+        edits = [  # a message is at most 64 MiB (transport.py)
+            Edit(change.text, _range(change.range))
+            if isinstance(change, types.TextDocumentContentChangePartial)
+            else Edit(change.text)
+            for change in params.content_changes
+        ]
+        agreed = self.workspace.position_encoding  # an enum member, or a string
+        encoding = str(getattr(agreed, "value", agreed) or "utf-16")
+        if not self.buffers.change(key, edits, encoding):
             log.info("an open document is no longer kept: over the bounds of tracked buffers")
-            self.workspace.remove_text_document(key)
         yield from self._user_handler(types.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Any:
+        self.buffers.close(unquote(params.text_document.uri))
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_CLOSE, params)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         request = "jsonrpc" in data and "method" in data and "id" in data
@@ -117,6 +127,13 @@ class LecodeProtocol(LanguageServerProtocol):
         try:
             return super().structure_message(data)
         except JsonRpcException:
+            if "jsonrpc" in data and "id" in data and "method" not in data:
+                # A client's answer to our request that is not what was asked for (a bare string
+                # or {} for a question): the asker gets an error, never waits for ever.
+                future = self._request_futures.pop(data["id"], None)
+                if future is not None and not future.done():
+                    future.set_exception(JsonRpcException(message="the answer did not decode"))
+                raise AnsweredError() from None
             if not request:
                 raise
             error = types.ResponseError(
@@ -186,6 +203,12 @@ class LecodeServer(LanguageServer):
 
         return AnchorView()
 
+    @property
+    def buffers(self) -> Buffers:
+        """The open documents' text, as the client holds it (buffers.py)."""
+        assert isinstance(self.protocol, LecodeProtocol)
+        return self.protocol.buffers
+
     @cached_property
     def runtimes(self) -> Runtimes:
         from lecode_ls.runtime import Runtimes
@@ -242,6 +265,8 @@ class LecodeServer(LanguageServer):
                 f"workspaceUri: {workspace_uri!r} is not a file:// URI of this machine",
                 field="workspaceUri",
             )
+        if (problem := path_problem(path_text)) is not None:
+            raise InvalidParams(f"workspaceUri: the URI's path {problem}", field="workspaceUri")
         path = canonical(path_text)
         if folders and not any(is_within(path, folder) for folder in folders):
             raise OutsideWorkspace(

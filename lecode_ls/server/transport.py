@@ -39,6 +39,8 @@ from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.protocol import JsonRPCProtocol
 
+from lecode_ls.jsonbound import structure_count
+
 log = logging.getLogger(__name__)
 
 MAX_HEADER_BYTES = 8192
@@ -157,8 +159,20 @@ def reply_error(
     protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "error": error})  # pygls' one writer
 
 
+MAX_JSON_STRUCTURE = 2_000_000
+"""At most this many `{ [ , :` in a body (lecode_ls/jsonbound.py): its parse then allocates at
+most about 150 MB, where 64 MiB of `{}` took 1.7 GiB. A 1 MiB document, or an import of ten
+thousand records, holds a fraction of it."""
+
+
 def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
     """Decode one message body, answer what is malformed, and give the rest to pygls."""
+    if structure_count(body) > MAX_JSON_STRUCTURE:
+        reply_error(
+            protocol, None, INVALID_REQUEST,
+            f"the body holds more than {MAX_JSON_STRUCTURE:,} JSON values; it is not parsed",
+        )  # fmt: skip
+        return
     try:
         data = json.loads(body.decode("utf-8"), parse_constant=_refuse_constant)
     except UnicodeDecodeError as exc:
@@ -274,12 +288,16 @@ def stdin_reader(stdin: BinaryIO) -> Callable[[], Awaitable[bytes]]:
 
 
 def is_loopback(host: str) -> bool:
+    """Whether `host` names a loopback address: "localhost" (served on 127.0.0.1, never on
+    what a resolver says it is), or a loopback IP without a scope ("::1%lo" is refused: asyncio
+    cannot listen on it)."""
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
+    return address.is_loopback and "%" not in host
 
 
 async def serve_tcp(protocol: JsonRPCProtocol, host: str, port: int) -> None:
@@ -295,7 +313,13 @@ async def serve_tcp(protocol: JsonRPCProtocol, host: str, port: int) -> None:
             return
         first.set_result((reader, writer))
 
-    server = await asyncio.start_server(accept, host.strip("[]"), port)
+    # "localhost" is 127.0.0.1 here: a resolver (or /etc/hosts) may map it to a LAN address.
+    bind = "127.0.0.1" if host == "localhost" else host.strip("[]")
+    server = await asyncio.start_server(accept, bind, port)
+    bound = [sock.getsockname()[0] for sock in server.sockets]
+    if not bound or not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in bound):
+        server.close()  # what was bound, not what was asked for, is what must be loopback
+        raise ValueError(f"--tcp: {host} did not bind to loopback addresses only")
     addresses = ", ".join(str(sock.getsockname()[:2]) for sock in server.sockets)
     log.info("Serving on %s (one client, loopback only)", addresses)
     reader, writer = await first

@@ -33,7 +33,7 @@ from lecode_ls.errors import (
     OutsideWorkspace,
     PermissionDenied,
 )
-from lecode_ls.platform.paths import canonical, is_within
+from lecode_ls.platform.paths import canonical, is_within, path_problem
 from lecode_ls.tools.memory import (
     ToolResult,
     ToolSpec,
@@ -46,6 +46,9 @@ NUMBER_WIDTH = 6
 MAX_LINE_CHARS = 2000
 LINE_READ_BYTES = 4 * MAX_LINE_CHARS + 4
 BINARY_SNIFF_BYTES = 8192
+MAX_SCAN_BYTES = 128 * 1024 * 1024
+"""At most this much of a file is read, however few lines it shows: a sparse file of one 16 GiB
+line took 68 s to skip through."""
 
 READ_TOOL = ToolSpec(
     "read",
@@ -72,8 +75,10 @@ def number_line(number: int, text: str) -> str:
 
 
 def _resolve(folder: Path, path: str) -> Path:
-    if not path or "\x00" in path:
+    if not path:
         raise InvalidParams("path: expected a non-empty relative path", field="path")
+    if (problem := path_problem(path)) is not None:
+        raise InvalidParams(f"path: the path {problem}", field="path")
     if (
         PurePosixPath(path).is_absolute()
         or PureWindowsPath(path).is_absolute()
@@ -146,6 +151,8 @@ def read_workspace_file(
                 used += size
                 if cut:
                     notices.append(f"[line {number} was cut at {MAX_LINE_CHARS} characters]")
+            if handle.tell() >= MAX_SCAN_BYTES and len(shown) < max_lines:
+                notices.append(f"[reading stopped after {MAX_SCAN_BYTES >> 20} MiB of the file]")
     except OSError as exc:
         raise NotFound(f"path: {path} could not be read ({exc.strerror})", field="path") from None
     if not shown:
@@ -182,15 +189,17 @@ def _bounded_lines(handle: BinaryIO) -> Iterator[tuple[bytes, bool]]:
 
     The rest of a longer line is read and dropped a chunk at a time, so a 200 MB file of one line
     costs as much memory as a short one. LINE_READ_BYTES holds at least MAX_LINE_CHARS + 1
-    characters of any UTF-8 text (4 bytes at most each), so the shown part is never short.
+    characters of any UTF-8 text (4 bytes at most each), so the shown part is never short. The
+    lines end once MAX_SCAN_BYTES of the file were read (the time bound; `handle.tell()` says).
     """
-    while line := handle.readline(LINE_READ_BYTES):
+    while handle.tell() < MAX_SCAN_BYTES and (line := handle.readline(LINE_READ_BYTES)):
         cut = False
         if not line.endswith(b"\n"):  # the line goes on, or the file ends without a newline
-            while rest := handle.readline(LINE_READ_BYTES):
+            while handle.tell() < MAX_SCAN_BYTES and (rest := handle.readline(LINE_READ_BYTES)):
                 cut = True
                 if rest.endswith(b"\n"):
                     break
+            cut = cut or handle.tell() >= MAX_SCAN_BYTES  # stopped inside the line
         yield line, cut
 
 

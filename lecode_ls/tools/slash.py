@@ -158,7 +158,9 @@ def _camel(value: object) -> object:
 def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 0, 2, "facts [offset] [path]")
     sessions, facts = runtime.require_facts()
-    if args and not args[0].isdigit():  # `/memory facts src/app.py`: a path, offset 0
+    if args and not (
+        args[0].isascii() and args[0].isdigit()
+    ):  # `/memory facts src/app.py`: a path, offset 0
         args = ["0", *args]
     offset = _int(args, 0, "offset") if args else 0
     path = check_path(args[1]) if len(args) > 1 else None

@@ -451,3 +451,66 @@ class TestHistory:
             every = await call(client, "lecode/chat/history", {"sessionId": session, "limit": 1000})
             assert len(every["items"]) == 1000 and every["items"][0]["text"] == "m200"
             assert every["truncated"] is True
+
+
+class TestABadToolArgumentEndsOnlyThatCall:
+    """A tool argument no file system takes (issue 23, item 2): that call's error result, and the
+    session goes on. Before, the bad path stayed in the transcript and every later turn of the
+    session failed while its request was built.
+
+    # covers R1-R8, T3
+    """
+
+    @pytest.mark.parametrize(
+        "path",
+        ["src/\x00evil.py", "src/\ud800.py", "a" * 300 + ".py", "d/" * 10_000 + "x.py"],
+        ids=["nul", "lone-surrogate", "name-over-255-bytes", "20000-characters"],
+    )
+    async def test_a_read_of_an_impossible_path_is_its_error_and_the_next_turn_works(
+        self, start: Start, repo: Path, path: str
+    ) -> None:
+        async with FakeOpenAI() as server:
+            server.push(
+                Stream(tool_chunks("read", {"path": path})),
+                Stream(text_chunks("That path cannot be read.")),
+                Stream(text_chunks("Still here.")),
+            )
+            client = await chat_client(start, repo, server)
+            deltas = Deltas(client)
+            session = await new_session(client)
+            first = await call(client, "lecode/chat/send", {"sessionId": session, "text": "read"})
+            assert first["stopReason"] == "stop"
+            tool_result = await deltas.wait_for("toolResult")
+            assert tool_result["isError"] is True and "path" in tool_result["output"]
+            second = await call(client, "lecode/chat/send", {"sessionId": session, "text": "hi"})
+            assert second["stopReason"] == "stop"
+            assert "Still here." in deltas.text()
+
+
+class TestAQuestionAnsweredWithSomethingElse:
+    # issue 23, item 5: a permission question answered with a bare string or {} left the turn
+    # waiting for ever. Anything but the explicit Allow is a deny, and the turn goes on.
+    @pytest.mark.parametrize("answer", ["Allow", {}, {"title": 7}], ids=["string", "empty", "bad"])
+    async def test_the_answer_is_a_deny_and_the_turn_ends(
+        self, start: Start, repo: Path, answer: Any
+    ) -> None:
+        async with FakeOpenAI() as server:
+            write = {"file": "MEMORY.md", "content": "x", "mode": "replace"}
+            server.push(Stream(tool_chunks("memory_write", write)), Stream(text_chunks("ok")))
+            client = await chat_client(start, repo, server)
+
+            @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+            def on_ask(params: types.ShowMessageRequestParams) -> Any:
+                return answer
+
+            deltas = Deltas(client)
+            session = await new_session(client)
+            result = await asyncio.wait_for(
+                call(client, "lecode/chat/send", {"sessionId": session, "text": "w"}), 30
+            )
+            assert result["stopReason"] == "stop"
+            tool_result = await deltas.wait_for("toolResult")
+            assert tool_result["isError"] is True and "permission_denied" in tool_result["output"]
+            assert (await call(client, "lecode/memory/read", {"file": "MEMORY.md"}))[
+                "exists"
+            ] is False

@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -24,8 +25,9 @@ import pytest
 import lecode_ls
 from lecode_ls.server.routes import COMMANDS, REQUESTS
 from tests.e2e.conftest import make_repo
-from tests.e2e.raw import Wire, frame, request, start_stdio
+from tests.e2e.raw import Wire, frame, notification, request, start_stdio
 from tests.e2e.test_transport import free_port, start_tcp
+from tests.unit.test_buffers import TRICKY, WIDE, client_apply
 
 SECONDS = float(os.environ.get("LECODE_FUZZ_SECONDS", "8"))
 # Methods that would leave the fuzzed state (chat needs a model; these end the session).
@@ -185,6 +187,64 @@ async def fuzz(wire: Wire, seconds: float, seed: int) -> int:
     return sent
 
 
+def lsp_lines(text: str) -> list[str]:
+    """The lines an editor shows: broken at \\r\\n, \\r and \\n only."""
+    return re.split(r"\r\n|\r|\n", text)
+
+
+def a_position(rng: random.Random, text: str) -> tuple[int, int]:
+    """A valid client position: a line, and a UTF-16 column at a character boundary."""
+    lines = lsp_lines(text)
+    line = rng.randrange(len(lines))
+    columns = [0]
+    for char in lines[line]:
+        columns.append(columns[-1] + (2 if ord(char) > 0xFFFF else 1))
+    return line, rng.choice(columns)
+
+
+async def sync_fuzz(wire: Wire, doc: str, seconds: float, seed: int) -> int:
+    """Random incremental edits of text full of characters Python breaks lines at; after each
+    batch the server's copy of one line, quoted by rememberSelection, must be the editor's."""
+    rng = random.Random(seed)
+    pieces = [*TRICKY, *WIDE, "a", "x = 1", " ", "`"]
+    text = "".join(rng.choice(pieces) for _ in range(200))
+    wire.send(notification("textDocument/didOpen", {"textDocument": {
+        "uri": doc, "languageId": "python", "version": 1, "text": text}}))  # fmt: skip
+    deadline = time.monotonic() + seconds
+    version, msg_id, checked = 1, 5000, 0
+    while time.monotonic() < deadline:
+        changes = []
+        for _ in range(rng.randint(1, 20)):
+            start, end = a_position(rng, text), a_position(rng, text)
+            new = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+            text = client_apply(text, start, end, new)
+            rng_range = {"start": dict(zip(("line", "character"), min(start, end), strict=True)),
+                         "end": dict(zip(("line", "character"), max(start, end), strict=True))}  # fmt: skip
+            changes.append({"range": rng_range, "text": new})
+        version += 1
+        wire.send(notification("textDocument/didChange", {
+            "textDocument": {"uri": doc, "version": version}, "contentChanges": changes}))  # fmt: skip
+        lines = lsp_lines(text)
+        line = rng.randrange(len(lines))
+        msg_id += 1
+        selection = {"start": {"line": line, "character": 0},
+                     "end": {"line": line + 1, "character": 0}}  # fmt: skip
+        answer = await wire.call(
+            msg_id, "lecode/facts/rememberSelection", {"uri": doc, "range": selection, "text": "f"}
+        )
+        assert "result" in answer, answer
+        msg_id += 1
+        recalled = await wire.call(
+            msg_id, "lecode/facts/recall", {"factId": answer["result"]["factId"]}
+        )
+        [record] = json.loads(recalled["result"]["sourceText"])
+        fence = re.findall(r"^`{3,}$", record["content"], flags=re.M)[0]
+        quoted = record["content"].split(fence + "\n", 1)[1].rsplit("\n" + fence, 1)[0]
+        assert quoted == lines[line], (seed, version)
+        checked += 1
+    return checked
+
+
 def leaks(messages: list[dict[str, Any]]) -> list[str]:
     text = json.dumps(messages, ensure_ascii=False)
     return [secret for secret in SECRETS if secret in text]
@@ -213,6 +273,24 @@ class TestFuzz:
         assert sent > 10
         assert leaks(served.wire.messages) == []
         assert "MemoryError" not in log
+
+    async def test_incremental_sync(
+        self, isolated_config_dir: Path, tmp_path: Path, seed: int
+    ) -> None:
+        # covers T3, R1-R8 (issue 23, item 4): the copy of the buffer is the editor's text
+        repo = make_repo(tmp_path / "repo")
+        (repo / "odd.py").write_text("")
+        served = await start_stdio()
+        try:
+            await served.wire.initialize(repo)
+            checked = await sync_fuzz(
+                served.wire, (repo / "odd.py").resolve().as_uri(), SECONDS / 2, seed
+            )
+        finally:
+            await served.stop()
+        print(f"incremental sync: {checked} batches checked")
+        assert checked > 3
+        assert leaks(served.wire.messages) == []
 
     async def test_tcp(self, isolated_config_dir: Path, tmp_path: Path, seed: int) -> None:
         repo = make_repo(tmp_path / "repo")

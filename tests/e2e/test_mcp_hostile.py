@@ -219,6 +219,23 @@ class TestHostileInput:
         )
         assert leaks(server.messages) == []
 
+    async def test_a_line_of_a_million_empty_objects_is_refused_before_it_is_parsed(
+        self, server: RawMcp
+    ) -> None:
+        # issue 23, item 5: a 4 MiB line of `{}` objects peaked at 426 MiB
+        await server.ping()
+        before = server.peak_memory_kib()
+        line = b"[" + b"{}," * 1_300_000 + b"{}]"
+        assert len(line) < MAX_LINE_BYTES
+        server.send(line)
+        answer = await server.response(None, seconds=60)
+        await server.ping()
+        growth_kib = server.peak_memory_kib() - before
+        print(f"peak RSS growth for a line of 1.3 million objects: {growth_kib} KiB")
+        assert answer["error"]["code"] == -32600
+        assert "more than 500,000 JSON values" in answer["error"]["message"]
+        assert growth_kib < 4 * MAX_LINE_BYTES // 1024
+
     async def test_a_huge_line_costs_bounded_memory(self, server: RawMcp) -> None:
         await server.ping()
         before = server.peak_memory_kib()

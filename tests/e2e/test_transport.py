@@ -176,6 +176,35 @@ async def start_tcp(*address: str) -> asyncio.subprocess.Process:
     return process
 
 
+class TestParsedSize:
+    async def test_a_body_of_millions_of_empty_objects_is_refused_before_it_is_parsed(
+        self, isolated_config_dir: Path, repo: Path
+    ) -> None:
+        # issue 23, item 5: 64 MiB of `{}` objects peaked at 1.7 GiB; the bytes were bounded,
+        # not what parsing them allocates.
+        served = await start_stdio()
+        try:
+            await served.wire.initialize(repo)
+            status = Path(f"/proc/{served.process.pid}/status")
+
+            def peak_kib() -> int:
+                row = next(r for r in status.read_text().splitlines() if r.startswith("VmHWM:"))
+                return int(row.split()[1])
+
+            before = peak_kib()
+            body = b"[" + b"{}," * (20 << 20) + b"{}]"  # 60 MiB, under the 64 MiB message cap
+            served.wire.send(frame(body))
+            answer = await served.wire.response(None, seconds=60)
+            assert (await served.wire.call(9, "lecode/ping", {}))["result"] == {}
+            growth_mib = (peak_kib() - before) >> 10
+            print(f"peak RSS growth for 21 million objects: {growth_mib} MiB")
+            assert answer["error"]["code"] == -32600
+            assert "more than 2,000,000 JSON values" in answer["error"]["message"]
+            assert growth_mib < 4 * 64  # the framing's copies of the body, never the parse
+        finally:
+            await served.stop()
+
+
 class TestTcp:
     # covers P1, issue 10.2: loopback only, one client, nothing before initialize
 
@@ -187,6 +216,50 @@ class TestTcp:
         _, err = await process.communicate()
         assert process.returncode == 2
         assert b"is not a loopback address" in err
+
+    @pytest.mark.parametrize(
+        ("argument", "says"),
+        [
+            ("--tcp=[::1%lo]:1", b"is not a loopback address"),
+            ("--tcp=127.0.0.1:\u00b2", b"expected HOST:PORT"),
+            ("--tcp=127.0.0.1:" + "9" * 5000, b"expected HOST:PORT"),
+            ("--socket=\u00b2", b"expected a port number"),
+            ("--pipe=", b"expected the name of the client's pipe"),
+        ],
+    )
+    async def test_an_argument_that_cannot_be_served_is_refused_clearly(
+        self, argument: str, says: bytes
+    ) -> None:
+        # issue 23, item 5: a scoped IPv6 loopback was accepted and then failed; `--pipe ""`
+        # served stdio with exit 0; a port of digits int() refuses raised a traceback.
+        process = await asyncio.create_subprocess_exec(
+            *SERVER, argument, stdin=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+        )
+        _, err = await process.communicate()
+        assert process.returncode == 2
+        assert says in err and b"Traceback" not in err
+
+    async def test_localhost_is_served_on_127_0_0_1_and_never_resolved(
+        self, isolated_config_dir: Path
+    ) -> None:
+        # A resolver may map localhost to a LAN address (seen: listening there while logging
+        # "loopback only"). The name is not resolved: 127.0.0.1 alone is bound (before, every
+        # address the resolver gave), and what was bound is checked to be loopback.
+        port = free_port()
+        process = await asyncio.create_subprocess_exec(
+            *SERVER, "--tcp", f"localhost:{port}", stderr=asyncio.subprocess.PIPE
+        )
+        stderr = process.stderr
+        assert stderr is not None
+        try:
+            line = b""
+            while b"Serving on" not in line:
+                line = await asyncio.wait_for(stderr.readline(), 30)
+                assert line, "the server exited before listening"
+            assert f"Serving on ('127.0.0.1', {port}) (one client".encode() in line
+        finally:
+            process.kill()
+            await process.wait()
 
     async def test_one_client_only_and_nothing_before_initialize(
         self, isolated_config_dir: Path, repo: Path

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from datetime import date
 from pathlib import Path
@@ -252,18 +253,20 @@ class TestDrift:
         assert [s.anchor.fact_id for s in runtime.drift.states(folder, "app.py")] == [fact_id]
 
 
+@pytest.fixture
+def repo(tmp_path: Path, runtime: Runtime) -> Path:
+    """A Git repository holding app.py (SOURCE), committed, as a folder of the runtime."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / "app.py").write_text(SOURCE)
+    git(repo, "add", "app.py")
+    git(repo, "commit", "-q", "-m", "app")
+    runtime.drift.add_folder(repo)
+    return repo
+
+
 class TestGitChanges:
     """What Git can tell: a renamed file is followed, a switch of the checkout is noticed
     (issue 14)."""
-
-    @pytest.fixture
-    def repo(self, tmp_path: Path, runtime: Runtime) -> Path:
-        repo = make_repo(tmp_path / "repo")
-        (repo / "app.py").write_text(SOURCE)
-        git(repo, "add", "app.py")
-        git(repo, "commit", "-q", "-m", "app")
-        runtime.drift.add_folder(repo)
-        return repo
 
     def remember(self, runtime: Runtime, repo: Path) -> int:
         anchor = make_anchor(split_lines(SOURCE)[1:2], 2, "app.py", head_commit(repo))
@@ -366,7 +369,9 @@ class TestGitChanges:
         git(repo, "mv", "app.py", "main.py")
         bin_dir, pid_file = tmp_path / "bin", tmp_path / "git.pid"
         bin_dir.mkdir()
-        (bin_dir / "git").write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 600\n")
+        # The wrapper runs with PATH set to bin_dir alone: it names sleep by its full path.
+        sleep = shutil.which("sleep")
+        (bin_dir / "git").write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec {sleep} 600\n")
         (bin_dir / "git").chmod(0o755)
         monkeypatch.setenv("PATH", str(bin_dir))
         monkeypatch.setattr(renames, "GIT_TIMEOUT", 0.5)
@@ -389,6 +394,109 @@ class TestGitChanges:
         (repo / "main.py").write_text(SOURCE + "# edited, so the index is stat-dirty\n")
         assert self.where(runtime, fact_id) == [("moved", "main.py", 2)]
         assert not marker.exists()
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie waiting for its reaper does not: it was killed)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def drop_blob(repo: Path, path: str, commit: str = "HEAD") -> str:
+    """Remove the loose object of `path`'s blob at `commit`: what a partial clone lacks."""
+    blob = subprocess.run(
+        ["git", "rev-parse", f"{commit}:{path}"], cwd=repo, capture_output=True, text=True
+    ).stdout.strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    return blob
+
+
+class TestHostileRepositoryConfig:
+    """Rename detection in a partial clone lacks blobs, and Git would fetch them from the
+    promisor remote, running what the repository's config names (issue 23, item 1). Every
+    variant leaves no marker and fetches nothing: the rename is then not followed.
+
+    # covers R1-R8 (hostile input), P2
+    """
+
+    def renamed_without_the_old_blob(self, runtime: Runtime, repo: Path) -> int:
+        fact_id = TestGitChanges().remember(runtime, repo)
+        drop_blob(repo, "app.py")
+        git(repo, "mv", "app.py", "main.py")
+        # A different blob in the index: Git must read the old one to tell the rename.
+        (repo / "main.py").write_text(SOURCE + "# more\n")
+        git(repo, "add", "main.py")
+        return fact_id
+
+    def promisor(self, repo: Path, url: str, *extra: tuple[str, str]) -> None:
+        git(repo, "config", "core.repositoryformatversion", "1")
+        git(repo, "config", "extensions.partialClone", "evil")
+        git(repo, "config", "remote.evil.promisor", "true")
+        git(repo, "config", "remote.evil.url", url)
+        for key, value in extra:
+            git(repo, "config", key, value)
+
+    @pytest.mark.parametrize("variant", ["sshCommand", "uploadpack", "ext"])
+    def test_no_transport_command_of_the_config_runs(
+        self, runtime: Runtime, repo: Path, tmp_path: Path, variant: str
+    ) -> None:
+        marker = tmp_path / "ran"
+        touch = f"touch {marker}; false"
+        fact_id = self.renamed_without_the_old_blob(runtime, repo)
+        if variant == "sshCommand":
+            self.promisor(repo, "ssh://git.example.invalid/x", ("core.sshCommand", touch))
+        elif variant == "uploadpack":
+            self.promisor(repo, f"file://{tmp_path}/nowhere", ("remote.evil.uploadpack", touch))
+        else:
+            self.promisor(repo, f"ext::sh -c touch% {marker}", ("protocol.ext.allow", "always"))
+        assert TestGitChanges().where(runtime, fact_id) == [("deleted", None, None)]
+        assert not marker.exists()
+
+    def test_a_blobless_clone_fetches_nothing(self, runtime: Runtime, tmp_path: Path) -> None:
+        origin = make_repo(tmp_path / "origin")
+        (origin / "app.py").write_text(SOURCE)
+        git(origin, "add", "app.py")
+        git(origin, "commit", "-q", "-m", "app")
+        git(origin, "mv", "app.py", "main.py")
+        (origin / "main.py").write_text(SOURCE + "# more\n")
+        git(origin, "commit", "-qam", "rename")
+        git(origin, "config", "uploadpack.allowFilter", "true")
+        clone = tmp_path / "clone"
+        git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{origin}", str(clone))
+        clone = clone.resolve()
+        runtime.drift.add_folder(clone)
+        packs = sorted((clone / ".git/objects/pack").glob("*.pack"))
+        # The anchor was captured at the first commit, whose app.py the clone never fetched.
+        first = subprocess.run(
+            ["git", "rev-parse", "HEAD~1"], cwd=clone, capture_output=True, text=True
+        ).stdout.strip()
+        anchor = make_anchor(split_lines(SOURCE)[1:2], 2, "app.py", first)
+        fact_id = TestStorage().remember(runtime, "main runs", [anchor])
+        runtime.drift.reload()
+        assert TestGitChanges().where(runtime, fact_id) == [("deleted", None, None)]
+        assert sorted((clone / ".git/objects/pack").glob("*.pack")) == packs
+
+    @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+    def test_a_git_whose_child_holds_the_pipe_is_stopped_with_it(
+        self, runtime: Runtime, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # item 5: a wrapper's child kept the output pipe open after Git was killed.
+        fact_id = TestGitChanges().remember(runtime, repo)
+        git(repo, "mv", "app.py", "main.py")
+        bin_dir, pid_file = tmp_path / "bin", tmp_path / "child.pid"
+        bin_dir.mkdir()
+        sleep = shutil.which("sleep")
+        (bin_dir / "git").write_text(f"#!/bin/sh\n{sleep} 600 &\necho $! > {pid_file}\nwait\n")
+        (bin_dir / "git").chmod(0o755)
+        monkeypatch.setenv("PATH", str(bin_dir))
+        monkeypatch.setattr(renames, "GIT_TIMEOUT", 0.5)
+        assert TestGitChanges().where(runtime, fact_id) == [("deleted", None, None)]
+        # Before, the read waited for the child to close the pipe (600 s here); now the whole
+        # group is killed at the bound, the child included.
+        assert not alive(int(pid_file.read_text()))
 
 
 class TestVerifiedFactAnchor:

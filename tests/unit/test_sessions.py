@@ -169,6 +169,22 @@ class TestSessionIds:
         assert sorted(p.name for p in store.folder.iterdir()) == before
 
 
+class TestTitles:
+    # issue 23, item 5: an MCP client named with ESC and U+202E went verbatim into a title
+    def test_unseen_characters_leave_a_title_and_it_is_bounded(self, store: SessionStore) -> None:
+        session = store.create("MCP: evil\x1b[31m\u202etxt.exe\x00  " + "x" * 500)
+        [info] = store.list()
+        assert info.title == "MCP: evil [31m txt.exe " + "x" * 177
+        assert len(info.title) == 200 and info.session_id == session
+
+    def test_a_hand_edited_title_is_cleaned_when_listed(self, store: SessionStore) -> None:
+        session = store.create("plain")
+        path = jsonl(store, session)
+        header, *rest = path.read_text().splitlines(keepends=True)
+        path.write_text(header.replace('"plain"', '"a\\u202eb"') + "".join(rest))
+        assert [i.title for i in SessionStore(store.root).list()] == ["a b"]
+
+
 class TestAppendAndRead:
     # covers S1
 

@@ -13,7 +13,9 @@ from lecode_ls.config import SECRET_FILES
 from lecode_ls.errors import BinaryFile, InvalidParams, NotFound, OutsideWorkspace
 from lecode_ls.tools.read import (
     MAX_LINE_CHARS,
+    MAX_SCAN_BYTES,
     READ_TOOL,
+    find_line,
     read_workspace_file,
     run_read_tool,
     secret_match,
@@ -201,6 +203,20 @@ class TestBoundedMemory:
         first = read_workspace_file(folder, "emoji.txt").splitlines()[0]
         assert first == "     1\t" + "\U0001f600" * MAX_LINE_CHARS
 
+    def test_a_sparse_file_of_one_huge_line_is_read_only_up_to_the_scan_bound(
+        self, folder: Path
+    ) -> None:
+        # issue 23, item 5: a one-line sparse file of 16 GiB took 68 s to skip through
+        with (folder / "sparse.txt").open("wb") as out:
+            out.write(b"x" * 16384)  # text where the binary check looks; then a 16 GiB hole
+            out.truncate(16 << 30)
+        text = read_workspace_file(folder, "sparse.txt")
+        assert (
+            text.splitlines()[-1]
+            == f"[reading stopped after {MAX_SCAN_BYTES >> 20} MiB of the file]"
+        )
+        assert find_line(folder, "sparse.txt", "never there") is None
+
 
 class TestSecretFiles:
     # covers T4 (issue 10.8)
@@ -215,6 +231,18 @@ class TestSecretFiles:
             (".git/config", ".git/config"),
             ("sub/.git/config", "sub/.git/config"),
             ("home/.ssh/id_ed25519", "home/.ssh/id_ed25519"),
+            # issue 23, item 5: Git configs at any depth, gh, gcloud, kube, docker
+            (".git/modules/lib/config", ".git/modules/lib/config"),
+            (".git/modules/a/modules/b/config", ".git/modules/a/modules/b/config"),
+            ("home/.config/gh/hosts.yml", "home/.config/gh/hosts.yml"),
+            (".config/gcloud/credentials.db", ".config/gcloud/credentials.db"),
+            (
+                ".config/gcloud/application_default_credentials.json",
+                ".config/gcloud/application_default_credentials.json",
+            ),
+            (".kube/config", ".kube/config"),
+            (".docker/config.json", ".docker/config.json"),
+            (".git/modules/lib/HEAD", None),
             ("src/a.py", None),
             ("src/environment.py", None),
             ("config", None),

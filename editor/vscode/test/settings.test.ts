@@ -16,7 +16,7 @@ import {
 } from "../src/common/settings";
 
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const properties: Record<string, { type: string | string[]; default: unknown; minimum?: number; maximum?: number }> =
+const properties: Record<string, { type: string | string[]; default: unknown; minimum?: number; maximum?: number; scope?: string }> =
   manifest.contributes.configuration.properties;
 
 /** `{section: {key: value}}` as `{"<prefix>.section.key": value}` (a value may itself be an object). */
@@ -78,6 +78,20 @@ describe("package.json and settings.ts", () => {
         "lecode.agent.secret_files",
       ],
     });
+  });
+
+  it("let no repository's settings, even in a trusted workspace, choose where the key goes or widen what the model may do", () => {
+    // issue 23, item 6: a trusted repository's .vscode/settings.json could set the provider URL
+    // (which then receives the key) and the tool permissions.
+    const machine = Object.keys(properties).filter((key) => properties[key].scope === "machine");
+    expect(machine.sort()).toEqual([
+      "lecode.agent.permissions",
+      "lecode.agent.readonly",
+      "lecode.agent.secret_files",
+      "lecode.provider.api_key_env",
+      "lecode.provider.base_url",
+      "lecode.server.command",
+    ]);
   });
 
   it("have no setting that could hold the API key itself", () => {

@@ -20,7 +20,7 @@ from lecode_ls.memory.anchors.text import lines_digest
 from lecode_ls.memory.facts import NewAnchor, SourceLike
 from lecode_ls.memory.project import checkout_root, head_commit, relative
 from lecode_ls.memory.sessions import SessionStore, well_formed_calls
-from lecode_ls.platform.paths import canonical
+from lecode_ls.platform.paths import canonical, path_problem
 
 FACT_TEXT = re.compile(r'^(?P<path>[^\s"]+) contains (?P<line>".*")$', re.DOTALL)
 """A verified project fact's text (A5): a relative path, ` contains `, the line as JSON."""
@@ -44,6 +44,8 @@ def locate_file(folders: Sequence[Path], path: str) -> tuple[Path, str] | None:
     workspace folder where the file exists, else in the first folder; None when it leads out
     of every folder (`..`, an absolute path, a link out)."""
     if not folders or path.startswith(("/", "\\")) or ":" in path.split("/")[0]:
+        return None
+    if path_problem(path) is not None:  # a model's `read` may ask for anything
         return None
     candidates = [canonical(folder / path) for folder in folders]
     chosen = next((c for c in candidates if c.is_file()), candidates[0])

@@ -6,10 +6,16 @@ Git's own rename detection between the anchor's commit and the index:
     git diff-index --cached -M --diff-filter=R -z --name-status <commit> --
 
 The index, never the working tree, so no clean filter, fsmonitor hook or diff driver that a
-repository's config may name is run, and nothing is written (GIT_OPTIONAL_LOCKS=0). A file moved
-without telling Git (a plain `mv`, not added) is not followed: Git cannot tell either. Without
-`git` on PATH, or when it fails (a commit this clone lacks, a repository Git refuses), nothing is
-followed and the anchor stays `deleted`.
+repository's config may name is run, and nothing is written (GIT_OPTIONAL_LOCKS=0). Nor does Git
+reach any other repository: in a partial clone (`extensions.partialClone`, a promisor remote)
+rename detection would fetch the blobs it lacks, and that fetch runs whatever the repository's
+config names (`core.sshCommand`, `remote.<name>.uploadpack`, an `ext::` URL). Every transport is
+refused (GIT_ALLOW_PROTOCOL empty, which overrides every `protocol.*` setting; GIT_NO_LAZY_FETCH
+where Git knows it), so a missing blob fails the run instead: nothing is followed. No hook, pager
+or external diff runs either. A file moved without telling Git (a plain `mv`, not added) is not
+followed: Git cannot tell either. Without `git` on PATH, or when it fails (a commit this clone
+lacks, a blob it does not have, a repository Git refuses), nothing is followed and the anchor
+stays `deleted`.
 
 This is the one place lecode-ls runs Git (identity and checkouts read its files), and it is
 bounded: Git runs only when some anchored file is missing, once per state of the checkout (see
@@ -22,7 +28,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -30,6 +35,7 @@ from pathlib import Path
 
 from lecode_ls.memory.facts import StoredAnchor
 from lecode_ls.memory.project import SHA, git_dir, read_small
+from lecode_ls.platform.process import run_bounded
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +67,16 @@ def git_stamp(checkout: Path) -> Stamp | None:
 
 
 def _git_env() -> dict[str, str]:
-    """The server's environment without any GIT_* variable that could point Git elsewhere."""
+    """The server's environment without any GIT_* variable that could point Git elsewhere, and
+    with every transport refused (see the module docstring)."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
-    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
+    env.update(
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_ALLOW_PROTOCOL="",  # set and empty: no transport at all, whatever the config says
+        GIT_NO_LAZY_FETCH="1",  # Git 2.45+: a missing object is not fetched
+        GIT_PAGER="cat",
+    )
     return env
 
 
@@ -75,34 +88,20 @@ def git_renames(checkout: Path, commit: str, timeout: float = GIT_TIMEOUT) -> di
     if git is None:
         return None
     command = [
-        git, "-C", str(checkout), "-c", "core.fsmonitor=false",
-        "diff-index", "--cached", "-M", "--diff-filter=R", "-z", "--name-status", commit, "--",
+        git, "--no-pager", "-C", str(checkout),
+        "-c", "core.fsmonitor=false", "-c", "protocol.allow=never",
+        "-c", f"core.hooksPath={os.devnull}",
+        "diff-index", "--cached", "-M", "--diff-filter=R", "-z", "--name-status",
+        "--no-ext-diff", "--no-textconv", commit, "--",
     ]  # fmt: skip
     try:
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=_git_env(),
-        )
+        run = run_bounded(command, env=_git_env(), timeout=timeout, max_output=MAX_OUTPUT)
     except OSError as exc:
         log.debug("git not run: %s", exc.strerror)
         return None
-    timer = threading.Timer(timeout, process.kill)
-    timer.start()
-    try:
-        assert process.stdout is not None
-        output = process.stdout.read(MAX_OUTPUT + 1)
-        if len(output) > MAX_OUTPUT:
-            process.kill()
-    finally:
-        timer.cancel()
-        if process.stdout is not None:
-            process.stdout.close()
-        code = process.wait()
-    if code != 0 or len(output) > MAX_OUTPUT:
+    if run.code != 0 or run.timed_out or len(run.output) > MAX_OUTPUT:
         return None
+    output = run.output
     fields = output.decode("utf-8", "surrogateescape").split("\0")
     renames: dict[str, str] = {}
     for at in range(0, len(fields) - 2, 3):

@@ -23,6 +23,7 @@ from lecode_ls.errors import InvalidParams, NotFound, StaleRevision
 from lecode_ls.memory.facts import schema
 from lecode_ls.memory.facts.db import FactsDatabase
 from lecode_ls.memory.facts.schema import as_int
+from lecode_ls.platform.paths import path_problem
 
 MAX_ANCHOR_LINES = 200  # one anchor covers at most this many lines
 MAX_ANCHORS_PER_REVISION = 8
@@ -70,6 +71,8 @@ def check_path(path: object, field: str = "path") -> str:
         raise InvalidParams(f"{field}: must be relative to the checkout root", field=field)
     if any(part in ("", ".", "..") for part in parts):
         raise InvalidParams(f"{field}: must not contain empty, '.' or '..' parts", field=field)
+    if (problem := path_problem(path)) is not None:
+        raise InvalidParams(f"{field}: the path {problem}", field=field)
     return path
 
 

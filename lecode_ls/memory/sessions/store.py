@@ -13,6 +13,7 @@ import datetime
 import itertools
 import logging
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,10 +136,23 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+MAX_TITLE_CHARS = 200
+# Characters that change how a line reads without being seen: C0 and C1 controls (ESC starts a
+# terminal sequence) and the bidirectional controls (U+202E writes what follows backwards).
+_UNSEEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+")
+
+
+def clean_title(title: str) -> str:
+    """A session title as a person may be shown it: unseen characters become a space, runs of
+    spaces one, at most MAX_TITLE_CHARS characters. Titles come from clients, MCP agents'
+    names and imported files."""
+    return " ".join(_UNSEEN.sub(" ", title).split())[:MAX_TITLE_CHARS]
+
+
 def _check_title(title: object, field: str) -> str:
     if not isinstance(title, str):
         raise InvalidParams(f"{field}: expected a string", field=field)
-    return title
+    return clean_title(title)
 
 
 def _check_range(start: object, end: object, length: int) -> tuple[int, int]:
@@ -329,7 +343,7 @@ class SessionStore:
             infos.append(
                 SessionInfo(
                     session_id,
-                    title if isinstance(title, str) else "",
+                    clean_title(title) if isinstance(title, str) else "",  # or hand-edited
                     created if isinstance(created, str) else "",
                     count,
                 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from typing import Any
 
 from lsprotocol import types
@@ -188,7 +189,7 @@ async def facts_changed(ls: LecodeServer, runtime: Runtime) -> None:
     for key in [k for k in shown if k[0] == root]:
         del shown[key]
     # Each document by the URI its client gave (pygls keys them unquoted).
-    for uri in [document.uri for document in list(ls.workspace.text_documents.values())]:
+    for uri in ls.buffers.uris():
         try:
             await check_document(ls, uri, publish=True)
         except LecodeError as exc:  # one unreadable document must not stop the others
@@ -302,6 +303,13 @@ async def hover(ls: LecodeServer, uri: str, line: int) -> types.Hover | None:
     return await asyncio.to_thread(make)
 
 
+def _code(text: str) -> str:
+    """`text` as a Markdown code span: one backtick more than its longest run of them."""
+    ticks = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def _hover_text(doc: Doc, state: AnchorState, shown: Shown) -> str:
     anchor = state.anchor
     out = [f"**fact #{anchor.fact_id} r{shown.revision}** · {state.located.status}", ""]
@@ -320,8 +328,9 @@ def _hover_text(doc: Doc, state: AnchorState, shown: Shown) -> str:
         )
         out += ["", f"evidence: [session {shown.session_id}, seqs {first}-{last}]({link})"]
     commit = f" at {anchor.commit[:12]}" if anchor.commit else ""
-    place = f"{anchor.path}:{anchor.start_line}-{anchor.end_line}"
-    renamed = f" (the file was renamed to {state.renamed_to})" if state.renamed_to else ""
+    # Paths are shown as code: a file named `![x](https://...)` is not Markdown to render.
+    place = _code(f"{anchor.path}:{anchor.start_line}-{anchor.end_line}")
+    renamed = f" (the file was renamed to {_code(state.renamed_to)})" if state.renamed_to else ""
     out += ["", f"anchored to {place}{commit}, {anchor.captured_at}{renamed}"]
     return "\n".join(out)
 

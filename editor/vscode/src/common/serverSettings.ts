@@ -102,8 +102,14 @@ export const SERVER_DEFAULTS: ServerSections = {
       ".netrc",
       ".git-credentials",
       ".git/config",
+      ".git/modules/*/config",
       ".aws/credentials",
-      ".docker/config.json"
+      ".docker/config.json",
+      ".config/gh/hosts.yml",
+      ".config/gcloud/credentials.db",
+      ".config/gcloud/access_tokens.db",
+      ".config/gcloud/application_default_credentials.json",
+      ".kube/config"
     ]
   },
   "compaction": {
