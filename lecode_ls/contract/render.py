@@ -160,12 +160,42 @@ def _fields_table(name: str, schema: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _arguments_table(schema: dict[str, Any]) -> str:
+    """A command's arguments: positional (`workspace/executeCommand` has no names), one row per
+    field of its model in order, as wiring.parse maps them."""
+    props: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    lines = ["| argument | type | required | description |", "|---|---|---|---|"]
+    for index, (field, node) in enumerate(props.items()):
+        desc = " ".join(str(node.get("description", "")).split())
+        kind = ts_type(node).replace("|", "\\|")
+        flag = "yes" if field in required else "no"
+        lines.append(f"| `arguments[{index}]` | `{kind}` | {flag} | {desc} |")
+    return "\n".join(lines) + "\n"
+
+
+def command_arguments(method: Method) -> list[tuple[str, str, bool]]:
+    """(position, type, required) of each argument, as protocol.md's table shows them."""
+    schema = _schema(method.params, "validation")
+    required = set(schema.get("required", []))
+    return [
+        (f"arguments[{i}]", ts_type(node), field in required)
+        for i, (field, node) in enumerate(schema.get("properties", {}).items())
+    ]
+
+
 def _method_md(method: Method) -> str:
     parts = [f"### `{method.name}` ({method.kind})", "", method.summary, ""]
-    label = "Arguments" if method.kind == "command" else "Params"
-    parts.append(f"**{label}**\n")
-    for name, schema in _models(method.params, "validation"):
-        parts.append(_fields_table(name, schema))
+    if method.kind == "command":
+        parts.append("**Arguments** (positional)\n")
+        (_, wrapper), *objects = _models(method.params, "validation")
+        parts.append(_arguments_table(wrapper))
+        for name, schema in objects:
+            parts.append(_fields_table(name, schema))
+    else:
+        parts.append("**Params**\n")
+        for name, schema in _models(method.params, "validation"):
+            parts.append(_fields_table(name, schema))
     if method.result is not None:
         parts.append("**Result**\n")
         for name, schema in _models(method.result, "serialization"):
