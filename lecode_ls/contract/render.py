@@ -54,6 +54,16 @@ Protocol by `lecode-ls mcp`: mcp.md documents its tools, resources and errors.
 - Settings come from `<config dir>/config.toml`, then from the editor: `initializationOptions` and
   `workspace/didChangeConfiguration` carry `{"lecode": {"memory": {...}}}` (or the inner object),
   with the same keys as config.toml.
+- The notifications below are sent only to a client that names them in
+  `initializationOptions.notifications` (a list of their method names, beside the settings).
+- Command arguments are positional (`workspace/executeCommand`'s `arguments` array): each table
+  below gives them by position, and a command whose argument is an object takes that object
+  itself as `arguments[0]`.
+- Questions to the person (a forget, a session's deletion, a permission) never wait inside the
+  request that asked: such a command answers with a `question`, and the change is made when the
+  answer comes. A client that advertised `window.showMessage` is asked with
+  `window/showMessageRequest`; any other gets `window/showMessage` and two code actions in every
+  document, which run `lecode.answer`. Only the explicit yes changes anything.
 
 ## Framing
 
