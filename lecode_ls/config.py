@@ -49,6 +49,12 @@ class MemorySettings(_Section):
     was remembered from is no longer there): "label" shows it marked as drifted, "withhold"
     leaves it out. Listings show drift either way."""
 
+    retire_after_days: int = Field(28, ge=0, le=36500)
+    """A fact not used for this many days (not shown to a model, recalled by ID, found by a
+    query, written or kept) is proposed for retirement in the review queue, with the reason;
+    only the person retires it (`lecode/facts/retire`), and a retired fact can be restored.
+    0 proposes every unused fact at once."""
+
     embeddings_model: str | None = Field(None, min_length=1, max_length=200)
     """Opt in to semantic fact ranking: the embedding model the `[provider]` serves at its
     OpenAI-compatible `/embeddings` (llama-server with `--embeddings`, Ollama, vLLM, hosted

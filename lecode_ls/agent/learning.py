@@ -102,6 +102,23 @@ class Learning:
         self.reason_counts[code] += 1
 
 
+WHY_QUOTE_CHARS = 80
+
+
+def proposal_why(candidate: dict[str, Any]) -> str:
+    """Why a candidate is a proposal and not a fact, in words the review shows (issue 26)."""
+    if candidate["conflicts"]:
+        return "conflicts with " + ", ".join(f"#{c}" for c in candidate["conflicts"])
+    if CORRECTION.match(candidate["text"]):
+        return "worded as a correction"
+    if candidate["kind"] == "explicit_user_preference" and is_request(candidate["quote"]):
+        quote = " ".join(candidate["quote"].split())
+        if len(quote) > WHY_QUOTE_CHARS:
+            quote = quote[: WHY_QUOTE_CHARS - 1] + "…"
+        return f"reads as a request: \u201c{quote}\u201d"
+    return "the model was not sure"
+
+
 def allowed(runtime: Runtime, policy: PermissionPolicy, readonly: bool) -> bool:
     """The gates (A2): memory on, auto_learn opted in, not readonly, memory writing allowed
     without asking. Checked before the call and again before promotion."""
@@ -270,6 +287,7 @@ async def _judge(
                     {
                         "text": candidate["text"],
                         "kind": candidate["kind"],
+                        "why": proposal_why(candidate),
                         "source": ref.to_json(),
                         "conflicts": [
                             {"fact_id": c, "revision": captured.facts[c]}

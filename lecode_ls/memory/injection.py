@@ -227,8 +227,8 @@ def _facts_block(
         how = FactLines(runtime.drift.fact_states(found), withhold=withhold)
         for pick in chunk:
             fact = found.get(pick.fact_id)
-            if fact is None or room <= LINE_OVERHEAD:
-                continue
+            if fact is None or fact.retired or room <= LINE_OVERHEAD:
+                continue  # a retired fact is kept, listed and recallable, never injected
             if _least_size(fact, pick.reason) > room:
                 continue  # cannot fit: not even its line is built
             if how.withhold and how.drift(fact.id) is not None:
@@ -252,13 +252,15 @@ def _facts_block(
 
 
 def valid_facts(runtime: ProjectMemory) -> list[Fact]:
-    """The facts injection would consider: the first 50 in ID order, not suppressed, every
+    """The facts injection would consider: the first 50 in ID order, not suppressed, not retired, every
     revision's evidence valid now. For other bounded uses of "existing valid facts" (automatic
     learning's comparison context). Blocking."""
     facts, verdicts = runtime.facts, runtime.verdicts
     page, _ = facts.list(0, MAX_INSPECTED_FACTS)
     generation = facts.generation() if page else 0
-    return [f for f in page if _every_revision_valid(f, facts, verdicts, generation)]
+    return [
+        f for f in page if not f.retired and _every_revision_valid(f, facts, verdicts, generation)
+    ]
 
 
 DRIFT_NOTE = (

@@ -49,6 +49,8 @@ REQUESTS = (
     "lecode/facts/dismissProposal",
     "lecode/facts/pin",
     "lecode/facts/unpin",
+    "lecode/facts/retire",
+    "lecode/facts/restore",
     "lecode/facts/rememberSelection",
     "lecode/facts/correctSelection",
     "lecode/facts/reanchor",
@@ -64,6 +66,8 @@ COMMANDS = (
     "lecode.anchor.reanchor",
     "lecode.anchor.forget",
     "lecode.anchor.show",
+    "lecode.facts.retire",
+    "lecode.facts.restore",
     "lecode.session.delete",
     "lecode.answer",
 )

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from lecode_ls.server.messages import Message, WorkspaceParams
-from lecode_ls.server.sessions.messages import SourceRefModel, Status
+from lecode_ls.server.messages import Message, Params, WorkspaceParams
+from lecode_ls.server.sessions.messages import SourceRefModel
 
 AnchorStatus = Literal["current", "moved", "changed", "deleted", "unchecked"]
 
@@ -62,13 +62,18 @@ class FactsListParams(WorkspaceParams):
     characters are read). With `path`, only the matching facts anchored in that file."""
 
 
+FactStatus = Literal["valid", "retired", "missing", "stale", "hidden", "unverified"]
+"""A fact's status: `retired` is a valid fact the person retired (listed, recallable with its
+evidence, restorable; not injected, not known to learning)."""
+
+
 class FactEntry(Message):
     fact_id: int
     """The fact's ID."""
     revision: int
     """Its current revision."""
-    status: Status
-    """Whether its current evidence validates now."""
+    status: FactStatus
+    """Whether its current evidence validates now (`retired`: it does, and it is retired)."""
     source: SourceRefModel | None = None
     """Its evidence (valid facts only)."""
     text: str | None = None
@@ -81,6 +86,21 @@ class FactEntry(Message):
     """true when the person pinned it (injected first); absent otherwise."""
     matched: list[str] | None = None
     """With `query`: the query's words it holds, as the query spelled them (valid facts)."""
+    last_used: str | None = None
+    """When it was last used (ISO 8601 UTC): shown to a model in a turn, recalled by ID, or
+    returned by a query; absent when never."""
+    uses: int | None = None
+    """How many times it was used (a turn counts once); absent when never."""
+
+
+class RetirementModel(Message):
+    fact_id: int
+    """The fact proposed for retirement (accept with `lecode/facts/retire`; dismiss with
+    `lecode/facts/restore`, which keeps it and starts its unused clock again)."""
+    why: str
+    """Why it is proposed: `unused since <date>` or `never used since <date>`."""
+    since: str
+    """Its last use, write or keep (ISO 8601 UTC)."""
 
 
 class LearnedFactModel(Message):
@@ -102,6 +122,9 @@ class ProposalModel(Message):
     conflicts: list[LearnedFactModel]
     """Existing facts it would contradict or correct, at their current revision (resolve
     with `lecode/facts/correct`)."""
+    why: str
+    """Why it is a proposal and not a fact: `conflicts with #n`, `worded as a correction`,
+    `reads as a request: "<quote>"`, `the model was not sure` (at most 200 characters)."""
 
 
 class LearningModel(Message):
@@ -137,6 +160,10 @@ class FactsListResult(Message):
     learning: LearningModel | None = None
     """The latest automatic learning attempt, when there is one: of `sessionId` when given,
     else of the newest sessions."""
+    retirements: list[RetirementModel] | None = None
+    """The first page of a listing without `query` or `path`: the facts proposed for retirement
+    (unused for `[memory] retire_after_days`; not retired, not pinned), the longest unused first,
+    at most 50. Nothing is retired until the person says so."""
 
 
 class FactsRememberParams(WorkspaceParams):
@@ -169,8 +196,9 @@ class RecallFactResult(Message):
     """The fact's ID."""
     revision: int
     """Its current revision."""
-    status: Status
-    """valid, unverified (no source), hidden (forgotten or undone evidence), missing, stale."""
+    status: FactStatus
+    """valid, retired (valid and retired: text and evidence still shown), unverified (no
+    source), hidden (forgotten or undone evidence), missing, stale."""
     label: str | None = None
     """Reminder that recalled text is untrusted evidence, not instructions."""
     text: str | None = None
@@ -248,3 +276,17 @@ class FactsPinResult(Message):
     """Whether it is pinned now."""
     changed: bool
     """false when it already was (pin) or was not (unpin)."""
+
+
+class FactsRetireResult(Message):
+    fact_id: int
+    """The fact."""
+    retired: bool
+    """Whether it is retired now."""
+    changed: bool
+    """false when it already was (retire) or was not (restore)."""
+
+
+class FactRetireCommand(Params):
+    params: FactsPinParams
+    """`{workspaceUri?, factId}`."""

@@ -31,6 +31,8 @@ export const Requests = {
   factsForget: "lecode/facts/forget",
   factsPin: "lecode/facts/pin",
   factsUnpin: "lecode/facts/unpin",
+  factsRetire: "lecode/facts/retire",
+  factsRestore: "lecode/facts/restore",
   factsRememberSelection: "lecode/facts/rememberSelection",
   factsCorrectSelection: "lecode/facts/correctSelection",
   factsReanchor: "lecode/facts/reanchor",
@@ -50,6 +52,8 @@ export const Commands = {
   anchorReanchor: "lecode.anchor.reanchor",
   anchorForget: "lecode.anchor.forget",
   anchorShow: "lecode.anchor.show",
+  factsRetire: "lecode.facts.retire",
+  factsRestore: "lecode.facts.restore",
   sessionDelete: "lecode.session.delete",
   answer: "lecode.answer",
 } as const;
@@ -502,6 +506,8 @@ export interface FactsListResult {
   nextOffset: number | null;
   /** The latest automatic learning attempt, when there is one: of `sessionId` when given, else of the newest sessions. */
   learning?: LearningModel | null;
+  /** The first page of a listing without `query` or `path`: the facts proposed for retirement (unused for `[memory] retire_after_days`; not retired, not pinned), the longest unused first, at most 50. Nothing is retired until the person says so. */
+  retirements?: RetirementModel[] | null;
 }
 
 /** One code anchor of a fact's current revision and its drift now. */
@@ -537,8 +543,8 @@ export interface FactEntry {
   factId: number;
   /** Its current revision. */
   revision: number;
-  /** Whether its current evidence validates now. */
-  status: "valid" | "missing" | "stale" | "hidden" | "unverified";
+  /** Whether its current evidence validates now (`retired`: it does, and it is retired). */
+  status: "valid" | "retired" | "missing" | "stale" | "hidden" | "unverified";
   /** Its evidence (valid facts only). */
   source?: SourceRefModel | null;
   /** Its text, at most 512 characters (valid facts only; untrusted data). */
@@ -551,6 +557,10 @@ export interface FactEntry {
   pinned?: boolean | null;
   /** With `query`: the query's words it holds, as the query spelled them (valid facts). */
   matched?: string[] | null;
+  /** When it was last used (ISO 8601 UTC): shown to a model in a turn, recalled by ID, or returned by a query; absent when never. */
+  lastUsed?: string | null;
+  /** How many times it was used (a turn counts once); absent when never. */
+  uses?: number | null;
 }
 
 export interface LearnedFactModel {
@@ -589,6 +599,17 @@ export interface ProposalModel {
   source: SourceRefModel;
   /** Existing facts it would contradict or correct, at their current revision (resolve with `lecode/facts/correct`). */
   conflicts: LearnedFactModel[];
+  /** Why it is a proposal and not a fact: `conflicts with #n`, `worded as a correction`, `reads as a request: "<quote>"`, `the model was not sure` (at most 200 characters). */
+  why: string;
+}
+
+export interface RetirementModel {
+  /** The fact proposed for retirement (accept with `lecode/facts/retire`; dismiss with `lecode/facts/restore`, which keeps it and starts its unused clock again). */
+  factId: number;
+  /** Why it is proposed: `unused since <date>` or `never used since <date>`. */
+  why: string;
+  /** Its last use, write or keep (ISO 8601 UTC). */
+  since: string;
 }
 
 export interface DismissProposalParams {
@@ -639,8 +660,8 @@ export interface RecallFactResult {
   factId: number;
   /** Its current revision. */
   revision: number;
-  /** valid, unverified (no source), hidden (forgotten or undone evidence), missing, stale. */
-  status: "valid" | "missing" | "stale" | "hidden" | "unverified";
+  /** valid, retired (valid and retired: text and evidence still shown), unverified (no source), hidden (forgotten or undone evidence), missing, stale. */
+  status: "valid" | "retired" | "missing" | "stale" | "hidden" | "unverified";
   /** Reminder that recalled text is untrusted evidence, not instructions. */
   label?: string | null;
   /** The fact's text, at most 512 characters. */
@@ -699,6 +720,15 @@ export interface FactsPinResult {
   /** Whether it is pinned now. */
   pinned: boolean;
   /** false when it already was (pin) or was not (unpin). */
+  changed: boolean;
+}
+
+export interface FactsRetireResult {
+  /** The fact. */
+  factId: number;
+  /** Whether it is retired now. */
+  retired: boolean;
+  /** false when it already was (retire) or was not (restore). */
   changed: boolean;
 }
 
@@ -872,6 +902,11 @@ export interface QuestionModel {
   confirm: CommandModel;
   /** Runs the no. */
   cancel: CommandModel;
+}
+
+export interface FactRetireCommand {
+  /** `{workspaceUri?, factId}`. */
+  params: FactsPinParams;
 }
 
 export interface SessionDeleteCommand {

@@ -1,0 +1,143 @@
+"""Retirement (issue 26): a fact the person retired is kept, listed, recallable and restorable,
+but not injected and not offered to learning as known. Never silent: the store only proposes a
+retirement (a fact unused for `[memory] retire_after_days`), and only the person retires.
+
+The `retired` table holds one row a fact: `retired` (since `at`, with the reason) or `kept` (the
+person restored it or kept it against a proposal at `at`: its unused clock starts there). Forget
+deletes the row with the fact.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from lecode_ls.errors import FactNotFound
+from lecode_ls.memory.facts import schema
+from lecode_ls.memory.facts.db import FactsDatabase
+from lecode_ls.memory.facts.model import check_fact_id
+from lecode_ls.memory.facts.schema import as_int
+
+MAX_PROPOSALS = 50  # retirement proposals listed at once, the longest unused first
+MAX_REASON_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Retired:
+    """A retired fact: since when, and why (the proposal's reason, or the person's)."""
+
+    fact_id: int
+    at: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RetireProposal:
+    """A fact proposed for retirement: the reason in words, and since when it has been unused."""
+
+    fact_id: int
+    why: str
+    since: str
+
+
+def _day(stamp: str) -> str:
+    return stamp[:10]
+
+
+class Retirement:
+    """Retired facts, and the facts proposed for retirement (see the module docstring)."""
+
+    def __init__(self, db: FactsDatabase) -> None:
+        self._db = db
+
+    def _refuse_no_store(self, fact_id: int) -> None:
+        if not self._db.exists():  # no write creates facts.sqlite3 for an unknown fact (F3)
+            raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
+
+    def retire(self, fact_id: int, reason: str = "retired by the person") -> bool:
+        """Retire one fact; False when it already is. Raises FactNotFound (unknown, forgotten).
+        A counted change: what the next turn injects changes."""
+        fact_id = check_fact_id(fact_id)
+        self._refuse_no_store(fact_id)
+        with self._db.write() as conn:
+            schema.current_revision(conn, fact_id)
+            state = schema.rows(conn, "SELECT state FROM retired WHERE fact_id = ?", (fact_id,))
+            if state and state[0][0] == "retired":
+                return False
+            conn.execute(
+                "INSERT INTO retired (fact_id, state, at, reason) VALUES (?, 'retired', ?, ?) "
+                "ON CONFLICT (fact_id) DO UPDATE SET state = 'retired', at = excluded.at, "
+                "reason = excluded.reason",
+                (fact_id, schema.utc_now(), reason[:MAX_REASON_CHARS]),
+            )
+            return True
+
+    def restore(self, fact_id: int) -> bool:
+        """Bring a retired fact back (injected and known again); False when it was not retired.
+        Either way its unused clock starts now. Raises FactNotFound (unknown, forgotten)."""
+        fact_id = check_fact_id(fact_id)
+        self._refuse_no_store(fact_id)
+        with self._db.write() as conn:
+            schema.current_revision(conn, fact_id)
+            state = schema.rows(conn, "SELECT state FROM retired WHERE fact_id = ?", (fact_id,))
+            conn.execute(
+                "INSERT INTO retired (fact_id, state, at, reason) VALUES (?, 'kept', ?, '') "
+                "ON CONFLICT (fact_id) DO UPDATE SET state = 'kept', at = excluded.at, reason = ''",
+                (fact_id, schema.utc_now()),
+            )
+            return bool(state) and state[0][0] == "retired"
+
+    def retired(self, fact_ids: Iterable[int] | None = None) -> dict[int, Retired]:
+        """The retired facts (of `fact_ids`, when given), by ID."""
+        wanted = None if fact_ids is None else sorted(set(fact_ids))
+        with self._db.read() as conn:
+            if conn is None or wanted == []:
+                return {}
+            sql = "SELECT fact_id, at, reason FROM retired WHERE state = 'retired'"
+            found: list[tuple[object, ...]] = []
+            if wanted is None:
+                found = schema.rows(conn, sql)
+            else:
+                for start in range(0, len(wanted), 500):
+                    chunk = wanted[start : start + 500]
+                    marks = ", ".join("?" * len(chunk))
+                    found += schema.rows(conn, sql + f" AND fact_id IN ({marks})", chunk)
+        return {
+            as_int(fact_id): Retired(as_int(fact_id), str(at), str(reason))
+            for fact_id, at, reason in found
+        }
+
+    def proposals(
+        self, after_days: int, *, limit: int = MAX_PROPOSALS, now: datetime | None = None
+    ) -> builtins.list[RetireProposal]:
+        """The facts unused for `after_days` days or more: neither shown to a model, recalled,
+        found by a query, written nor kept since. Not the retired, not the pinned ones. The
+        longest unused first, at most `limit`."""
+        cutoff = (now or datetime.now(UTC)) - timedelta(days=max(0, after_days))
+        stamp = cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        with self._db.read() as conn:
+            if conn is None:
+                return []
+            found = schema.rows(
+                conn,
+                "SELECT id, last, used FROM (SELECT f.id, "
+                "max(f.updated_at, coalesce(u.used_at, ''), coalesce(k.at, '')) AS last, "
+                "u.used_at AS used FROM facts f LEFT JOIN uses u ON u.fact_id = f.id "
+                "LEFT JOIN retired k ON k.fact_id = f.id "
+                "WHERE (k.state IS NULL OR k.state = 'kept') "
+                "AND NOT EXISTS (SELECT 1 FROM pins p WHERE p.fact_id = f.id)) "
+                "WHERE last <= ? ORDER BY last, id LIMIT ?",
+                (stamp, limit),
+            )
+        return [
+            RetireProposal(
+                as_int(fact_id),
+                f"unused since {_day(str(last))}"
+                if used is not None
+                else f"never used since {_day(str(last))}",
+                str(last),
+            )
+            for fact_id, last, used in found
+        ]

@@ -1,0 +1,227 @@
+"""Memory that stays clean (issue 26), black-box over LSP: a text remembered twice is one fact;
+an unused fact is proposed for retirement with its reason, retired (listed, recallable, not
+injected) and restored; uses are recorded and listed; every learning proposal says why.
+
+# covers F1-F8 (a duplicate makes no second fact; nothing retired or deleted silently), I1
+# (retired facts are not injected), A1-A8 (proposals in the review say why)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.e2e.chat import new_session, tool_chunks
+from tests.e2e.conftest import Start, call, uri
+from tests.e2e.facts import candidate, error_of, imported, remember, seq_of
+from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
+
+
+def injected_ids(body: dict[str, Any]) -> list[int]:
+    system = body["messages"][0]["content"]
+    return [
+        json.loads(line)["fact_id"] for line in system.splitlines() if line.startswith('{"fact_id"')
+    ]
+
+
+class TestDuplicates:
+    async def test_remembering_one_text_twice_leaves_one_fact(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers F8
+        client = await start(repo)
+        session = await imported(client)
+        first = await remember(client, session, 3, "We use tabs for indentation in this repo.")
+        # The same key from the same evidence is a retry: the fact, unchanged (F8).
+        retried = await remember(client, session, 3, "we use TABS for indentation in this repo")
+        assert retried == first
+        for seq, text in (
+            (1, "we use TABS for indentation in this repo"),  # other evidence, other case
+            (4, "  We use tabs, for indentation in this repo!  "),  # other evidence
+            (4, "We use \uff54abs for indentation in this repo."),  # a fullwidth t (NFKC)
+        ):
+            source = await call(
+                client,
+                "lecode/session/snapshot",
+                {"sessionId": session, "startSeq": seq, "endSeq": seq},
+            )
+            exc = await error_of(
+                call(client, "lecode/facts/remember", {"text": text, "source": source})
+            )
+            assert exc.data == {"code": "duplicate_fact", "field": "text", "factId": 1}
+            assert "fact 1 already says this" in exc.message
+        listed = await call(client, "lecode/facts/list", {})
+        assert [f["factId"] for f in listed["facts"]] == [first["factId"]]
+
+    async def test_remembering_a_selection_twice_leaves_one_fact(
+        self, start: Start, repo: Path
+    ) -> None:
+        (repo / "app.py").write_text("x = 1\ny = 2\n")
+        client = await start(repo)
+        params = {
+            "uri": uri(repo / "app.py"),
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}},
+            "text": "x starts at one.",
+        }
+        made = await call(client, "lecode/facts/rememberSelection", params)
+        exc = await error_of(
+            call(client, "lecode/facts/rememberSelection", {**params, "text": "X starts at one"})
+        )
+        assert (exc.data["code"], exc.data["factId"]) == ("duplicate_fact", made["factId"])
+        assert len((await call(client, "lecode/facts/list", {}))["facts"]) == 1
+
+
+async def chat_client(start: Start, repo: Path, server: FakeOpenAI, days: int) -> LanguageClient:
+    options = {
+        "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
+        "memory": {"retire_after_days": days},
+    }
+    return await start(repo, options=options)
+
+
+class TestRetirement:
+    async def test_an_unused_fact_is_proposed_retired_kept_out_and_restored(
+        self, start: Start, repo: Path
+    ) -> None:
+        async with FakeOpenAI(respond=lambda body: Stream(text_chunks("ok"))) as server:
+            client = await chat_client(start, repo, server, 0)
+            evidence = await imported(client)
+            tabs = (await remember(client, evidence, 3, "We use tabs for indentation."))["factId"]
+            listed = await call(client, "lecode/facts/list", {})
+            [proposal] = listed["retirements"]
+            assert proposal["factId"] == tabs and proposal["why"].startswith("never used since ")
+            line = await call(client, "lecode/command", {"line": "/memory facts"})
+            assert f"proposed retirement: #{tabs} (never used since" in line["output"]
+
+            changed = client.protocol.wait_for_notification_async("lecode/facts/didChange")
+            assert await call(client, "lecode/facts/retire", {"factId": tabs}) == {
+                "factId": tabs,
+                "retired": True,
+                "changed": True,
+            }
+            await asyncio.wait_for(changed, 10)
+            again = await call(client, "lecode/facts/retire", {"factId": tabs})
+            assert again["changed"] is False
+            listed = await call(client, "lecode/facts/list", {})
+            assert listed["facts"][0]["status"] == "retired" and listed["retirements"] == []
+            assert listed["facts"][0]["text"] == "We use tabs for indentation."
+            recalled = await call(client, "lecode/facts/recall", {"factId": tabs})
+            assert recalled["status"] == "retired" and "sourceText" in recalled
+
+            session = await new_session(client)
+            await call(client, "lecode/chat/send", {"sessionId": session, "text": "tabs?"})
+            assert tabs not in injected_ids(server.bodies[-1])
+
+            restored = await call(client, "lecode/facts/restore", {"factId": tabs})
+            assert restored == {"factId": tabs, "retired": False, "changed": True}
+            await call(client, "lecode/chat/send", {"sessionId": session, "text": "tabs?"})
+            assert tabs in injected_ids(server.bodies[-1])
+            listed = await call(client, "lecode/facts/list", {})
+            assert listed["facts"][0]["status"] == "valid"
+
+    async def test_the_slash_line_and_the_commands_retire_and_restore(
+        self, start: Start, repo: Path
+    ) -> None:
+        client = await start(repo)
+        evidence = await imported(client)
+        fact = (await remember(client, evidence, 3, "We use tabs for indentation."))["factId"]
+        out = await call(client, "lecode/command", {"line": f"/memory retire {fact}"})
+        assert out["output"] == f"Fact #{fact} is retired."
+        listed = await call(client, "lecode/facts/list", {})
+        assert listed["facts"][0]["status"] == "retired"
+        assert "retirements" in listed and listed["retirements"] == []  # 28 days: none yet
+        out = await call(client, "lecode/command", {"line": f"/memory restore {fact}"})
+        assert out["output"] == f"Fact #{fact} is restored."
+        done = await client.workspace_execute_command_async(_command("lecode.facts.retire", fact))
+        assert done == {"factId": fact, "retired": True, "changed": True}
+        done = await client.workspace_execute_command_async(_command("lecode.facts.restore", fact))
+        assert done == {"factId": fact, "retired": False, "changed": True}
+
+    @pytest.mark.parametrize("method", ["lecode/facts/retire", "lecode/facts/restore"])
+    async def test_bad_input_names_the_field(self, start: Start, repo: Path, method: str) -> None:
+        client = await start(repo)
+        for params in ({}, {"factId": "3"}, {"factId": 0}, {"factId": 1.5}):
+            exc = await error_of(call(client, method, params))
+            assert (exc.code, exc.data["field"]) == (-32602, "factId")
+        exc = await error_of(call(client, method, {"factId": 99}))
+        assert (exc.data["code"], exc.data["field"]) == ("fact_not_found", "factId")
+        evidence = await imported(client)
+        forgotten = (await remember(client, evidence, 3, "We use tabs."))["factId"]
+        await call(client, "lecode/facts/forget", {"factId": forgotten})
+        exc = await error_of(call(client, method, {"factId": forgotten}))
+        assert (exc.data["code"], exc.data["field"]) == ("fact_not_found", "factId")
+        other = await imported(client)
+        missing = (await remember(client, other, 5, "We use 4 spaces."))["factId"]
+        await call(client, "lecode/session/delete", {"sessionId": other})
+        exc = await error_of(call(client, method, {"factId": missing}))
+        assert (exc.data["code"], exc.data["field"]) == ("fact_unavailable", "factId")
+        assert f"fact {missing} is missing" in exc.message and str(repo) not in exc.message
+
+
+def _command(name: str, fact_id: int) -> types.ExecuteCommandParams:
+    return types.ExecuteCommandParams(command=name, arguments=[{"factId": fact_id}])
+
+
+class TestUses:
+    async def test_recall_and_a_query_are_uses_shown_in_listings(
+        self, start: Start, repo: Path
+    ) -> None:
+        client = await start(repo)
+        evidence = await imported(client)
+        tabs = (await remember(client, evidence, 3, "We use tabs for indentation."))["factId"]
+        spaces = (await remember(client, evidence, 5, "Use 4 spaces in Python files."))["factId"]
+        listed = {f["factId"]: f for f in (await call(client, "lecode/facts/list", {}))["facts"]}
+        assert "lastUsed" not in listed[tabs] and "uses" not in listed[tabs]
+        await call(client, "lecode/facts/recall", {"factId": tabs})
+        await call(client, "lecode/facts/list", {"query": "indentation tabs"})
+        listed = {f["factId"]: f for f in (await call(client, "lecode/facts/list", {}))["facts"]}
+        assert listed[tabs]["uses"] == 2 and listed[tabs]["lastUsed"].endswith("Z")
+        assert "uses" not in listed[spaces]
+        line = await call(client, "lecode/command", {"line": "/memory facts"})
+        assert f"#{tabs} r1 valid used 2x, last " in line["output"]
+
+
+class TestProposalsSayWhy:
+    async def test_each_learning_proposal_carries_its_reason(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers A1-A8 (the review queue; issue 26 item 6)
+        wish = "Prefer small commits with honest messages."
+
+        def respond(body: dict[str, Any]) -> Stream:
+            messages = body["messages"]
+            system, last = messages[0]["content"], messages[-1]
+            if system.startswith("You maintain the working summary"):
+                return Stream(text_chunks("summary"))
+            if system.startswith("You extract durable project facts"):
+                payload = messages[1]["content"]
+                found = [candidate(wish, seq_of(payload, wish), proposal=True)]
+                return Stream(text_chunks(json.dumps({"candidates": found})))
+            if last["role"] == "user" and last["content"] == "list":
+                return Stream(tool_chunks("memory_list", {}))
+            return Stream(text_chunks("ok"))
+
+        async with FakeOpenAI(respond=respond) as server:
+            options = {
+                "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
+                "memory": {"auto_learn": True},
+                "agent": {"permissions": {"memory_write": "allow"}},
+            }
+            client = await start(repo, options=options)
+            session = await new_session(client)
+            for text in (wish, "q1", "q2"):
+                await call(client, "lecode/chat/send", {"sessionId": session, "text": text})
+            await call(client, "lecode/session/compact", {"sessionId": session})
+            listed = await call(client, "lecode/facts/list", {"sessionId": session})
+            [proposal] = listed["learning"]["proposals"]
+            assert proposal["why"] == "the model was not sure"
+            line = await call(
+                client, "lecode/command", {"line": "/memory facts", "sessionId": session}
+            )
+            assert "    why: the model was not sure" in line["output"]
