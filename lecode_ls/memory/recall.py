@@ -245,7 +245,7 @@ def list_facts(
         ]
     generation = facts.generation() if verdicts is not None and items else 0
     for fact in items:
-        status, ref = _listed_status(fact, sessions, facts, verdicts, generation)
+        status, ref = listed_status(fact, sessions, facts, verdicts, generation)
         shown_status = "retired" if status == "valid" and fact.retired else status
         entry: dict[str, Any] = {
             "fact_id": fact.id,
@@ -275,7 +275,7 @@ def list_facts(
     return answer
 
 
-def _listed_status(
+def listed_status(
     fact: Fact,
     sessions: SessionStore,
     facts: FactStore,

@@ -51,6 +51,7 @@ REQUESTS = (
     "lecode/facts/unpin",
     "lecode/facts/retire",
     "lecode/facts/restore",
+    "lecode/memory/doctor",
     "lecode/facts/rememberSelection",
     "lecode/facts/correctSelection",
     "lecode/facts/reanchor",

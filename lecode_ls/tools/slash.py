@@ -17,6 +17,7 @@ from datetime import date
 from typing import Any
 
 from lecode_ls.errors import InvalidParams, ReadonlyMode
+from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import describe, latest_learning
 from lecode_ls.memory.notes import daily_name
@@ -55,6 +56,7 @@ HELP = """\
 /memory unpin <fact-id>   unpin it
 /memory retire <fact-id>  retire a fact: kept, listed and recallable, no longer injected
 /memory restore <fact-id> restore a retired fact (or keep one proposed for retirement)
+/memory doctor            the memory's health: every number with its fact IDs
 /memory recall <fact-id> [offset]
                           a fact and a page of its evidence (JSON)
 /memory read <session-id> <start-seq> <end-seq> [offset]
@@ -264,6 +266,36 @@ def _retire(runtime: Runtime, args: list[str], run: Invocation, *, retire: bool 
     return f"Fact #{fact_id} is restored." if changed else f"Fact #{fact_id} is kept."
 
 
+def _ids(counted: dict[str, Any]) -> str:
+    shown = " ".join(f"#{i}" for i in counted["ids"])
+    more = " …" if counted["count"] > len(counted["ids"]) else ""
+    return f"{counted['count']}" + (f" ({shown}{more})" if shown else "")
+
+
+def _doctor(runtime: Runtime, args: list[str], _: Invocation) -> str:
+    _usage(args, 0, 0, "doctor")
+    sessions, _facts = runtime.require_facts()
+    report = diagnose(runtime, sessions)
+    lines = [f"{report['facts']} facts"]
+    lines += [f"  {status}: {_ids(c)}" for status, c in report["by_status"].items() if c["count"]]
+    for key, label in (
+        ("drifted", "anchors drifted"),
+        ("anchors_deleted", "anchors all deleted"),
+        ("never_used", "never used"),
+        ("proposed_retirements", "proposed for retirement"),
+        ("proposed_corrections", "proposed corrections of"),
+    ):
+        lines.append(f"{label}: {_ids(report[key])}")
+    groups = ", ".join("=".join(f"#{i}" for i in g) for g in report["duplicates"]["groups"])
+    lines.append(
+        f"duplicates: {report['duplicates']['count']}" + (f" ({groups})" if groups else "")
+    )
+    for note in report["notes"]:
+        cut = f", {note['cut']} cut" if note["cut"] else ""
+        lines.append(f"{note['file']}: {note['bytes']} bytes, {note['shown']} shown{cut}")
+    return "\n".join(lines)  # at most 50 IDs a number: well within 16,384 bytes
+
+
 def _restore(runtime: Runtime, args: list[str], run: Invocation) -> str:
     return _retire(runtime, args, run, retire=False)
 
@@ -338,6 +370,7 @@ _SIMPLE: dict[str, Callable[[Runtime, list[str], Invocation], str]] = {
     "pin": _pin,
     "unpin": _unpin,
     "retire": _retire,
+    "doctor": _doctor,
     "restore": _restore,
 }
 

@@ -17,7 +17,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.e2e.chat import new_session, tool_chunks
+from tests.e2e.chat import Deltas, new_session, tool_chunks
 from tests.e2e.conftest import Start, call, uri
 from tests.e2e.facts import candidate, error_of, imported, remember, seq_of
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
@@ -225,3 +225,84 @@ class TestProposalsSayWhy:
                 client, "lecode/command", {"line": "/memory facts", "sessionId": session}
             )
             assert "    why: the model was not sure" in line["output"]
+
+
+class TestDoctor:
+    async def test_the_doctor_reports_every_number_with_its_ids(
+        self, start: Start, repo: Path
+    ) -> None:
+        (repo / "app.py").write_text("x = 1\ny = 2\n")
+        async with FakeOpenAI(respond=lambda body: Stream(text_chunks("ok"))) as server:
+            options = {
+                "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
+                "memory": {"retire_after_days": 0, "max_bytes": 2000},
+            }
+            client = await start(repo, options=options)
+            evidence = await imported(client)
+            tabs = (await remember(client, evidence, 3, "We use tabs."))["factId"]
+            spaces = (await remember(client, evidence, 5, "We use 4 spaces."))["factId"]
+            other = await imported(client)
+            gone = (await remember(client, other, 1, "Please fix the build."))["factId"]
+            await call(client, "lecode/session/delete", {"sessionId": other})
+            selection = {
+                "uri": uri(repo / "app.py"),
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}},
+                "text": "x starts at one.",
+            }
+            anchored = (await call(client, "lecode/facts/rememberSelection", selection))["factId"]
+            (repo / "app.py").write_text("z = 3\n")
+            await call(client, "lecode/facts/retire", {"factId": spaces})
+            await call(client, "lecode/facts/recall", {"factId": tabs})
+            await call(
+                client,
+                "lecode/memory/write",
+                {"file": "MEMORY.md", "content": "Long notes. " * 300},
+            )
+
+            report = await call(client, "lecode/memory/doctor", {})
+            assert report["facts"] == 4
+            status = report["byStatus"]
+            assert status["valid"] == {"count": 2, "ids": [tabs, anchored]}
+            assert status["retired"] == {"count": 1, "ids": [spaces]}
+            assert status["missing"] == {"count": 1, "ids": [gone]}
+            assert status["hidden"]["count"] == status["stale"]["count"] == 0
+            assert report["drifted"]["ids"] == [anchored]
+            assert report["neverUsed"]["ids"] == [spaces, gone, anchored]
+            # 0 days: every fact not retired (or pinned) is proposed, a just used one too
+            assert report["proposedRetirements"]["ids"] == [tabs, gone, anchored]
+            assert report["duplicates"] == {"count": 0, "groups": []}
+            [notes] = report["notes"]
+            assert notes["file"] == "MEMORY.md" and notes["bytes"] == 3600
+            assert 0 < notes["shown"] < 3600 and notes["cut"] == 3600 - notes["shown"]
+
+            line = (await call(client, "lecode/command", {"line": "/memory doctor"}))["output"]
+            assert f"  retired: 1 (#{spaces})" in line
+            assert f"anchors drifted: 1 (#{anchored})" in line
+            assert f"MEMORY.md: 3600 bytes, {notes['shown']} shown, {notes['cut']} cut" in line
+
+            # Nothing is cut silently: the chat's memory line says so too.
+            deltas = Deltas(client)
+            session = await new_session(client)
+            await call(client, "lecode/chat/send", {"sessionId": session, "text": "hi"})
+            memory = await deltas.wait_for("memory")
+            assert memory["cut"] == [{"file": "MEMORY.md", "bytes": 3600, "shown": notes["shown"]}]
+            history = await call(client, "lecode/chat/history", {"sessionId": session})
+            [event] = [item for item in history["items"] if item["kind"] == "memory"]
+            assert event["cut"] == memory["cut"]
+
+    async def test_a_damaged_store_answers_store_error(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        client = await start(repo)
+        evidence = await imported(client)
+        await remember(client, evidence, 3, "We use tabs.")
+        info = await call(client, "lecode/project/info", {})
+        await client.shutdown_session()
+        [db] = list(Path(info["storePath"]).glob("facts.sqlite3"))
+        for suffix in ("-wal", "-shm"):
+            Path(str(db) + suffix).unlink(missing_ok=True)
+        db.write_bytes(b"this is not a database" * 100)
+        client = await start(repo)
+        exc = await error_of(call(client, "lecode/memory/doctor", {}))
+        assert exc.data["code"] == "store_error"
+        assert "Traceback" not in exc.message and str(isolated_config_dir) not in exc.message

@@ -18,7 +18,7 @@ from lecode_ls.errors import FactNotFound
 from lecode_ls.memory.facts import schema
 from lecode_ls.memory.facts.db import FactsDatabase
 from lecode_ls.memory.facts.model import check_fact_id
-from lecode_ls.memory.facts.schema import as_int
+from lecode_ls.memory.facts.schema import SUPPRESSED_SQL, as_int
 
 MAX_PROPOSALS = 50  # retirement proposals listed at once, the longest unused first
 MAX_REASON_CHARS = 200
@@ -109,6 +109,10 @@ class Retirement:
             for fact_id, at, reason in found
         }
 
+    def census(self) -> Census:
+        """Every fact in the groups the doctor reports (see Census)."""
+        return census(self._db)
+
     def proposals(
         self, after_days: int, *, limit: int = MAX_PROPOSALS, now: datetime | None = None
     ) -> builtins.list[RetireProposal]:
@@ -141,3 +145,47 @@ class Retirement:
             )
             for fact_id, last, used in found
         ]
+
+
+@dataclass(frozen=True)
+class Census:
+    """Every stored fact's ID in groups the doctor reports, read in one transaction."""
+
+    ids: tuple[int, ...]  # every fact
+    sourced: tuple[int, ...]  # with a source reference on the current revision, not suppressed
+    unverified: tuple[int, ...]  # no source reference, not suppressed
+    hidden: tuple[int, ...]  # suppressed by a forget
+    retired: frozenset[int]
+    never_used: tuple[int, ...]
+    duplicates: tuple[tuple[int, ...], ...]  # facts whose current texts share a dedup key
+
+
+def census(db: FactsDatabase) -> Census:
+    """The doctor's store-side numbers (see Census). Blocking; one read transaction."""
+    with db.read() as conn:
+        if conn is None:
+            return Census((), (), (), (), frozenset(), (), ())
+        rows = schema.rows(
+            conn,
+            "SELECT f.id, EXISTS (SELECT 1 FROM source_refs s WHERE s.fact_id = f.id "
+            "AND s.revision = f.current_revision), "
+            f"{SUPPRESSED_SQL}, "
+            "EXISTS (SELECT 1 FROM retired k WHERE k.fact_id = f.id AND k.state = 'retired'), "
+            "EXISTS (SELECT 1 FROM uses u WHERE u.fact_id = f.id) FROM facts f ORDER BY f.id",
+        )
+        groups = schema.rows(
+            conn,
+            "SELECT group_concat(f.id) FROM facts f JOIN revisions r ON r.fact_id = f.id "
+            "AND r.revision = f.current_revision GROUP BY r.canonical HAVING count(*) > 1 "
+            "ORDER BY min(f.id)",
+        )
+    ids = tuple(as_int(r[0]) for r in rows)
+    return Census(
+        ids=ids,
+        sourced=tuple(as_int(r[0]) for r in rows if r[1] and not r[2]),
+        unverified=tuple(as_int(r[0]) for r in rows if not r[1] and not r[2]),
+        hidden=tuple(as_int(r[0]) for r in rows if r[2]),
+        retired=frozenset(as_int(r[0]) for r in rows if r[3]),
+        never_used=tuple(as_int(r[0]) for r in rows if not r[4]),
+        duplicates=tuple(tuple(sorted(int(i) for i in str(g).split(","))) for (g,) in groups),
+    )

@@ -292,6 +292,19 @@ MIGRATIONS: tuple[Migration, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+# A fact is suppressed when any position cited by any of its revisions' refs or legacy provenance
+# is excluded. Malformed legacy JSON counts as citing nothing (verify() reports it).
+SUPPRESSED_SQL = """(
+    EXISTS (SELECT 1 FROM source_refs x,
+                json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j
+            JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
+            WHERE x.fact_id = f.id)
+    OR EXISTS (SELECT 1 FROM provenance x,
+                json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j
+            JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
+            WHERE x.fact_id = f.id))"""
+
+
 def canonical_text(text: str) -> str:
     """The deduplication key of a fact's text (F8, issue 26): Unicode NFKC, case-folded,
     punctuation ignored (symbols such as `<` or `+` count), whitespace runs collapsed. "We use tabs." and "we use

@@ -80,17 +80,7 @@ DEFAULT_PAGE = 20
 
 # -- queries used inside transactions ------------------------------------------------------------
 
-# A fact is suppressed when any position cited by any of its revisions' refs or legacy provenance
-# is excluded. Malformed legacy JSON counts as citing nothing (verify() reports it).
-_SUPPRESSED = """(
-    EXISTS (SELECT 1 FROM source_refs x,
-                json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j
-            JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
-            WHERE x.fact_id = f.id)
-    OR EXISTS (SELECT 1 FROM provenance x,
-                json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j
-            JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
-            WHERE x.fact_id = f.id))"""
+_SUPPRESSED = schema.SUPPRESSED_SQL
 
 _FACT_COLUMNS = f"""
 SELECT f.id, f.current_revision, r.text, f.origin, s.session_id, s.seqs, s.digest,

@@ -10,6 +10,7 @@ import asyncio
 from typing import Any
 
 from lecode_ls.errors import FactNotFound
+from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import dismiss, latest_learning
 from lecode_ls.memory.recall import check_retirable, list_facts, recall_fact
@@ -179,3 +180,9 @@ async def retire_command(ls: LecodeServer, args: p.FactRetireCommand) -> p.Facts
 
 async def restore_command(ls: LecodeServer, args: p.FactRetireCommand) -> p.FactsRetireResult:
     return await facts_restore(ls, args.params)
+
+
+async def memory_doctor(ls: LecodeServer, params: p.DoctorParams) -> p.DoctorResult:
+    runtime = await _facts_runtime(ls, params)
+    answer = await asyncio.to_thread(diagnose, runtime, runtime.sessions)
+    return p.DoctorResult.model_validate(answer)

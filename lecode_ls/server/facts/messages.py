@@ -290,3 +290,64 @@ class FactsRetireResult(Message):
 class FactRetireCommand(Params):
     params: FactsPinParams
     """`{workspaceUri?, factId}`."""
+
+
+class DoctorParams(WorkspaceParams):
+    """Only the workspace folder (optional)."""
+
+
+class CountedIds(Message):
+    count: int
+    """How many facts."""
+    ids: list[int]
+    """Their IDs, the first 50 in ID order."""
+
+
+class StatusCounts(Message):
+    valid: CountedIds
+    retired: CountedIds
+    missing: CountedIds
+    stale: CountedIds
+    hidden: CountedIds
+    unverified: CountedIds
+
+
+class Duplicates(Message):
+    count: int
+    """How many groups of stored facts share a dedup key (from before remembering refused
+    duplicates: none are merged, so they are shown to be corrected or forgotten)."""
+    groups: list[list[int]]
+    """Each group's fact IDs (the first 50 groups)."""
+
+
+class NoteShareModel(Message):
+    file: str
+    """`MEMORY.md` or `scratchpad.md` (a file that is empty is left out)."""
+    bytes: int
+    """Its size (UTF-8 bytes of its text)."""
+    shown: int
+    """How many of them the memory injected into a chat request shows (its share of
+    `[memory] max_bytes`, with the pinned and recent facts as a turn without a message has)."""
+    cut: int
+    """`bytes - shown`: what is cut (marked for the model, and in the chat's memory line)."""
+
+
+class DoctorResult(Message):
+    facts: int
+    """How many facts are stored."""
+    by_status: StatusCounts
+    """Facts by status, each validated now as listings do."""
+    drifted: CountedIds
+    """Facts with a code anchor `changed` or `deleted`."""
+    anchors_deleted: CountedIds
+    """Facts whose anchors are all `deleted`."""
+    duplicates: Duplicates
+    """Stored facts that say the same thing (see `lecode/facts/remember`)."""
+    never_used: CountedIds
+    """Facts never shown to a model, recalled by ID or found by a query."""
+    proposed_retirements: CountedIds
+    """Facts proposed for retirement (`[memory] retire_after_days`)."""
+    proposed_corrections: CountedIds
+    """Facts that the latest learning's proposals would correct (their `conflicts`)."""
+    notes: list[NoteShareModel]
+    """MEMORY.md and the scratchpad against their share of the injected memory."""

@@ -6,6 +6,8 @@ from lecode_ls.server.facts import handlers
 from lecode_ls.server.facts.messages import (
     DismissProposalParams,
     DismissProposalResult,
+    DoctorParams,
+    DoctorResult,
     FactRetireCommand,
     FactRevisionResult,
     FactsCorrectParams,
@@ -22,6 +24,8 @@ from lecode_ls.server.facts.messages import (
     RecallFactResult,
 )
 from lecode_ls.server.method import DIGEST, SID, WS, Method
+
+EMPTY = {"count": 0, "ids": []}
 
 METHODS: tuple[Method, ...] = (
     Method(
@@ -207,6 +211,37 @@ METHODS: tuple[Method, ...] = (
         errors=("memory_disabled", "fact_not_found", "fact_unavailable"),
         example_params={"factId": 3},
         example_result={"factId": 3, "retired": False, "changed": True},
+    ),
+    Method(
+        "lecode/memory/doctor",
+        "request",
+        "The memory's health, every number with the fact IDs behind it: facts by status, "
+        "drifted and deleted anchors, duplicates, facts never used, proposed retirements and "
+        "corrections, and MEMORY.md and the scratchpad against their share of the injected "
+        "memory. Read off the request thread; a damaged facts.sqlite3 answers `store_error`.",
+        DoctorParams,
+        DoctorResult,
+        handler=handlers.memory_doctor,
+        errors=("memory_disabled", "store_error"),
+        example_params={},
+        example_result={
+            "facts": 3,
+            "byStatus": {
+                "valid": {"count": 2, "ids": [1, 3]},
+                "retired": {"count": 1, "ids": [2]},
+                "missing": EMPTY,
+                "stale": EMPTY,
+                "hidden": EMPTY,
+                "unverified": EMPTY,
+            },
+            "drifted": {"count": 1, "ids": [3]},
+            "anchorsDeleted": EMPTY,
+            "duplicates": {"count": 0, "groups": []},
+            "neverUsed": {"count": 1, "ids": [3]},
+            "proposedRetirements": EMPTY,
+            "proposedCorrections": EMPTY,
+            "notes": [{"file": "MEMORY.md", "bytes": 40000, "shown": 23800, "cut": 16200}],
+        },
     ),
     Method(
         "lecode/facts/didChange",

@@ -33,6 +33,7 @@ export const Requests = {
   factsUnpin: "lecode/facts/unpin",
   factsRetire: "lecode/facts/retire",
   factsRestore: "lecode/facts/restore",
+  memoryDoctor: "lecode/memory/doctor",
   factsRememberSelection: "lecode/facts/rememberSelection",
   factsCorrectSelection: "lecode/facts/correctSelection",
   factsReanchor: "lecode/facts/reanchor",
@@ -382,6 +383,8 @@ export interface ChatDeltaParams {
   facts?: InjectedFactModel[] | null;
   /** `memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`). */
   notes?: string[] | null;
+  /** `memory`: the memory files cut to their share of `[memory] max_bytes` (absent when none was): nothing is cut silently. */
+  cut?: NoteCutModel[] | null;
   /** `compaction`, `learning`: how it went. */
   status?: string | null;
   /** `error`, `paused`, `compaction`: what happened, for the person. */
@@ -407,6 +410,15 @@ export interface InjectedFactModel {
   revision: number;
   /** Why it was chosen: `pinned`, `anchored in <path>` (a file open or read), `matched: <words>` (its words that the turn's message, earlier messages or files' paths hold) or `recent` (recently shown to a model, learned or corrected). Untrusted text (a person's words, a path). Absent in transcripts from before lecode-ls recorded it. */
   reason?: string | null;
+}
+
+export interface NoteCutModel {
+  /** `MEMORY.md` or `scratchpad.md`. */
+  file: string;
+  /** The file's size (UTF-8 bytes of its text). */
+  bytes: number;
+  /** How many of those bytes the request showed (the rest was cut, marked for the model). */
+  shown: number;
 }
 
 export interface SessionCompactResult {
@@ -456,6 +468,8 @@ export interface ChatHistoryItem {
   facts?: InjectedFactModel[] | null;
   /** `memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`). */
   notes?: string[] | null;
+  /** `memory`: the memory files cut to their share of `[memory] max_bytes` (absent when none was): nothing is cut silently. */
+  cut?: NoteCutModel[] | null;
   /** `compaction`, `learning`: how it went. */
   status?: string | null;
   /** `error`, `paused`, `compaction`: what happened, for the person. */
@@ -730,6 +744,67 @@ export interface FactsRetireResult {
   retired: boolean;
   /** false when it already was (retire) or was not (restore). */
   changed: boolean;
+}
+
+/** Only the workspace folder (optional). */
+export interface DoctorParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+}
+
+export interface DoctorResult {
+  /** How many facts are stored. */
+  facts: number;
+  /** Facts by status, each validated now as listings do. */
+  byStatus: StatusCounts;
+  /** Facts with a code anchor `changed` or `deleted`. */
+  drifted: CountedIds;
+  /** Facts whose anchors are all `deleted`. */
+  anchorsDeleted: CountedIds;
+  /** Stored facts that say the same thing (see `lecode/facts/remember`). */
+  duplicates: Duplicates;
+  /** Facts never shown to a model, recalled by ID or found by a query. */
+  neverUsed: CountedIds;
+  /** Facts proposed for retirement (`[memory] retire_after_days`). */
+  proposedRetirements: CountedIds;
+  /** Facts that the latest learning's proposals would correct (their `conflicts`). */
+  proposedCorrections: CountedIds;
+  /** MEMORY.md and the scratchpad against their share of the injected memory. */
+  notes: NoteShareModel[];
+}
+
+export interface CountedIds {
+  /** How many facts. */
+  count: number;
+  /** Their IDs, the first 50 in ID order. */
+  ids: number[];
+}
+
+export interface Duplicates {
+  /** How many groups of stored facts share a dedup key (from before remembering refused duplicates: none are merged, so they are shown to be corrected or forgotten). */
+  count: number;
+  /** Each group's fact IDs (the first 50 groups). */
+  groups: number[][];
+}
+
+export interface NoteShareModel {
+  /** `MEMORY.md` or `scratchpad.md` (a file that is empty is left out). */
+  file: string;
+  /** Its size (UTF-8 bytes of its text). */
+  bytes: number;
+  /** How many of them the memory injected into a chat request shows (its share of `[memory] max_bytes`, with the pinned and recent facts as a turn without a message has). */
+  shown: number;
+  /** `bytes - shown`: what is cut (marked for the model, and in the chat's memory line). */
+  cut: number;
+}
+
+export interface StatusCounts {
+  valid: CountedIds;
+  retired: CountedIds;
+  missing: CountedIds;
+  stale: CountedIds;
+  hidden: CountedIds;
+  unverified: CountedIds;
 }
 
 export interface FactsDidChangeParams {
