@@ -123,6 +123,19 @@ class TestRanking:
         assert "zebrafish" not in vocabulary(store.path)
         assert "nightli" in vocabulary(store.path)  # the other fact's words stay
 
+    def test_a_forgotten_facts_words_are_in_no_byte_of_the_store(self, tmp_path: Path) -> None:
+        # Not only unfindable: the index's pages hold neither the word nor its stem once the
+        # store is closed (its WAL checkpointed), and the other facts' words are still there.
+        store = FactStore(tmp_path / "facts.sqlite3")
+        for n in range(40):
+            remember(store, f"Filler fact {n} about the nightly quokkas.", n + 2)
+        fact = remember(store, "The zebrafish cluster runs nightly.", 1)
+        assert store.forget(fact) is True
+        store.close()
+        data = b"".join(path.read_bytes() for path in tmp_path.iterdir())
+        assert b"zebrafish" not in data and b"zebrafi" not in data
+        assert b"quokka" in data
+
 
 class TestAQueryIsUntrustedText:
     @pytest.mark.parametrize(
