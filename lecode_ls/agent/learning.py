@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,8 +106,35 @@ class Learning:
 WHY_QUOTE_CHARS = 80
 
 
+NEAR_DUPLICATE = 0.75  # word-set overlap (Jaccard) from which a learned text is a near-duplicate
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
+
+
+def near_duplicate(runtime: Runtime, text: str, shown: dict[int, int]) -> int | None:
+    """The fact among those the extractor was shown (at the revision it was shown) that `text`
+    nearly repeats: the most overlapping words, at least NEAR_DUPLICATE of them, but not the
+    same words in the same order (that is a duplicate, which remember returns, F8)."""
+    words = _words(text)
+    if not words or not shown:
+        return None
+    best: tuple[float, int] | None = None
+    for fact in runtime.facts.get_many(shown).values():
+        other = _words(fact.text)
+        if fact.revision != shown.get(fact.id) or other == words:
+            continue
+        overlap = len(set(words) & set(other)) / len(set(words) | set(other))
+        if overlap >= NEAR_DUPLICATE and (best is None or overlap > best[0]):
+            best = (overlap, fact.id)
+    return None if best is None else best[1]
+
+
 def proposal_why(candidate: dict[str, Any]) -> str:
     """Why a candidate is a proposal and not a fact, in words the review shows (issue 26)."""
+    if candidate.get("near") is not None:
+        return f"near-duplicate of #{candidate['near']}"
     if candidate["conflicts"]:
         return "conflicts with " + ", ".join(f"#{c}" for c in candidate["conflicts"])
     if CORRECTION.match(candidate["text"]):
@@ -263,6 +291,10 @@ async def _judge(
             outcome.reject("stale_context")
             return
         for candidate, ref in accepted:
+            if not candidate["conflicts"]:
+                near = near_duplicate(runtime, candidate["text"], captured.facts)
+                if near is not None:  # a near-duplicate: a proposed correction of that fact
+                    candidate = {**candidate, "conflicts": [near], "near": near}
             proposal = (
                 candidate["proposal"]
                 or bool(candidate["conflicts"])

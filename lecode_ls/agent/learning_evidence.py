@@ -18,7 +18,8 @@ from typing import Any
 
 from lecode_ls.errors import LecodeError
 from lecode_ls.memory.anchors import fact_path_line
-from lecode_ls.memory.injection import valid_facts
+from lecode_ls.memory.facts import MAX_QUERY_CHARS
+from lecode_ls.memory.injection import similar_valid_facts
 from lecode_ls.memory.learning_status import KINDS
 from lecode_ls.memory.sessions import MAX_POSITIONS, SourceRef, source_snapshot, well_formed_calls
 from lecode_ls.runtime import Runtime
@@ -89,7 +90,8 @@ def prepare(
 ) -> tuple[str, Captured] | None:
     """The extraction input and the evidence it offers, or None when no exchange fits.
 
-    The input: existing valid facts for comparison (at most 50 and 4,096 bytes), then the newly
+    The input: existing valid facts for comparison (at most 50 and 4,096 bytes: those that rank
+    highest for the exchanges' messages first, then by ID; never a retired one), then the newly
     covered exchanges' raw user and assistant messages with their seqs, read results only as
     corroboration; as many exchanges as `fits` accepts (the byte limit, and the model's window),
     dropping the later ones (never cutting one; what is left out is not retried). Only what the
@@ -99,7 +101,13 @@ def prepare(
     existing: list[str] = []
     facts: dict[int, int] = {}
     used = 0
-    for fact in valid_facts(runtime)[:COMPARISON_FACTS]:
+    said = " ".join(
+        str(r.get("content"))
+        for group in groups
+        for r in group
+        if r.get("kind") == "message" and isinstance(r.get("content"), str)
+    )[:MAX_QUERY_CHARS]
+    for fact in similar_valid_facts(runtime, said, COMPARISON_FACTS):
         line = json.dumps({"id": fact.id, "revision": fact.revision, "text": fact.text})
         if used + utf8_size(line) + 1 > COMPARISON_MAX_BYTES:
             break

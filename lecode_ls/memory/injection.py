@@ -288,6 +288,26 @@ def valid_facts(runtime: ProjectMemory) -> list[Fact]:
     ]
 
 
+def similar_valid_facts(runtime: ProjectMemory, text: str, count: int) -> list[Fact]:
+    """The facts learning compares candidates with (issue 26): those ranking highest for
+    `text` (the exchanges it reads), then `valid_facts` to fill `count`; each not retired and
+    its evidence valid now. Blocking."""
+    facts, verdicts = runtime.facts, runtime.verdicts
+    hits = facts.ranking.search(text, count) if text.strip() else []
+    found = facts.get_many(hit.fact_id for hit in hits)
+    generation = facts.generation() if found else 0
+    ranked = [
+        fact
+        for hit in hits
+        if (fact := found.get(hit.fact_id)) is not None
+        and not fact.retired
+        and _every_revision_valid(fact, facts, verdicts, generation)
+    ]
+    chosen = {fact.id for fact in ranked}
+    rest = [fact for fact in valid_facts(runtime) if fact.id not in chosen]
+    return (ranked + rest)[:count]
+
+
 DRIFT_NOTE = (
     "the code this fact is anchored to was {status} since it was remembered: check the code "
     "before relying on the fact"

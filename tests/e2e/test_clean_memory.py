@@ -187,6 +187,59 @@ class TestUses:
         assert f"#{tabs} r1 valid used 2x, last " in line["output"]
 
 
+def learner(found: Any) -> Any:
+    """A fake provider whose extraction returns `found(payload)` as the candidates."""
+
+    def respond(body: dict[str, Any]) -> Stream:
+        messages = body["messages"]
+        if messages[0]["content"].startswith("You maintain the working summary"):
+            return Stream(text_chunks("summary"))
+        if messages[0]["content"].startswith("You extract durable project facts"):
+            payload = messages[1]["content"]
+            return Stream(text_chunks(json.dumps({"candidates": found(payload)})))
+        return Stream(text_chunks("ok"))
+
+    return respond
+
+
+LEARNING = {"auto_learn": True}
+WRITE = {"permissions": {"memory_write": "allow"}}
+
+
+class TestNearDuplicates:
+    async def test_a_learned_near_duplicate_is_a_proposed_correction_not_a_second_fact(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers A1-A8, F2 (a proposal resolved through correct)
+        said = "We use tabs for indentation in this repository."
+        payloads: list[str] = []
+
+        def found(payload: str) -> list[dict[str, Any]]:
+            payloads.append(payload)
+            return [candidate(said, seq_of(payload, said))]
+
+        async with FakeOpenAI(respond=learner(found)) as server:
+            options = {
+                "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
+                "memory": LEARNING,
+                "agent": WRITE,
+            }
+            client = await start(repo, options=options)
+            evidence = await imported(client)
+            old = await remember(client, evidence, 3, "We use tabs for indentation in this repo.")
+            session = await new_session(client)
+            for text in (said, "q1", "q2"):
+                await call(client, "lecode/chat/send", {"sessionId": session, "text": text})
+            await call(client, "lecode/session/compact", {"sessionId": session})
+            assert '"id": 1' in payloads[-1]  # the similar fact was shown to the extractor
+            listed = await call(client, "lecode/facts/list", {"sessionId": session})
+            assert [f["factId"] for f in listed["facts"]] == [old["factId"]]
+            [proposal] = listed["learning"]["proposals"]
+            assert proposal["why"] == f"near-duplicate of #{old['factId']}"
+            assert proposal["conflicts"] == [{"factId": old["factId"], "revision": 1}]
+            assert proposal["text"] == said and proposal["source"]["sessionId"] == session
+
+
 class TestProposalsSayWhy:
     async def test_each_learning_proposal_carries_its_reason(
         self, start: Start, repo: Path

@@ -123,7 +123,8 @@ class ProposalModel(Message):
     """Existing facts it would contradict or correct, at their current revision (resolve
     with `lecode/facts/correct`)."""
     why: str
-    """Why it is a proposal and not a fact: `conflicts with #n`, `worded as a correction`,
+    """Why it is a proposal and not a fact: `near-duplicate of #n` (its words nearly repeat
+    that fact's: a proposed correction of it), `conflicts with #n`, `worded as a correction`,
     `reads as a request: "<quote>"`, `the model was not sure` (at most 200 characters)."""
 
 
