@@ -239,6 +239,33 @@ class TestNearDuplicates:
             assert proposal["conflicts"] == [{"factId": old["factId"], "revision": 1}]
             assert proposal["text"] == said and proposal["source"]["sessionId"] == session
 
+    async def test_a_retired_fact_is_not_shown_to_learning_as_known(
+        self, start: Start, repo: Path
+    ) -> None:
+        payloads: list[str] = []
+
+        def found(payload: str) -> list[dict[str, Any]]:
+            payloads.append(payload)
+            return []
+
+        async with FakeOpenAI(respond=learner(found)) as server:
+            options = {
+                "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
+                "memory": LEARNING,
+                "agent": WRITE,
+            }
+            client = await start(repo, options=options)
+            evidence = await imported(client)
+            kept = (await remember(client, evidence, 3, "We use tabs for indentation."))["factId"]
+            retired = (await remember(client, evidence, 5, "We use 4 spaces."))["factId"]
+            await call(client, "lecode/facts/retire", {"factId": retired})
+            session = await new_session(client)
+            for text in ("tabs or spaces?", "q1", "q2"):
+                await call(client, "lecode/chat/send", {"sessionId": session, "text": text})
+            await call(client, "lecode/session/compact", {"sessionId": session})
+            assert f'"id": {kept}' in payloads[-1]
+            assert f'"id": {retired}' not in payloads[-1]
+
 
 class TestProposalsSayWhy:
     async def test_each_learning_proposal_carries_its_reason(
