@@ -117,34 +117,33 @@ class Retirement:
         self, after_days: int, *, limit: int = MAX_PROPOSALS, now: datetime | None = None
     ) -> builtins.list[RetireProposal]:
         """The facts unused for `after_days` days or more: neither shown to a model, recalled,
-        found by a query, written nor kept since. Not the retired, not the pinned ones. The
-        longest unused first, at most `limit`."""
+        found by a query, written nor kept since. Not the retired, not the pinned ones. At most
+        `limit`, found in the order the facts were last written (an index walk that stops at
+        the limit), returned the longest unused first."""
         cutoff = (now or datetime.now(UTC)) - timedelta(days=max(0, after_days))
         stamp = cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z")
         with self._db.read() as conn:
             if conn is None:
                 return []
+            # In the order of the index on `updated_at`, so the LIMIT ends the walk early; a
+            # fact used or kept since the cutoff is passed over.
             found = schema.rows(
                 conn,
-                "SELECT id, last, used FROM (SELECT f.id, "
-                "max(f.updated_at, coalesce(u.used_at, ''), coalesce(k.at, '')) AS last, "
-                "u.used_at AS used FROM facts f LEFT JOIN uses u ON u.fact_id = f.id "
-                "LEFT JOIN retired k ON k.fact_id = f.id "
-                "WHERE (k.state IS NULL OR k.state = 'kept') "
-                "AND NOT EXISTS (SELECT 1 FROM pins p WHERE p.fact_id = f.id)) "
-                "WHERE last <= ? ORDER BY last, id LIMIT ?",
-                (stamp, limit),
+                "SELECT f.id, f.updated_at, u.used_at, k.at FROM facts f "
+                "INDEXED BY facts_by_updated "
+                "LEFT JOIN uses u ON u.fact_id = f.id LEFT JOIN retired k ON k.fact_id = f.id "
+                "WHERE f.updated_at <= ? AND (u.used_at IS NULL OR u.used_at <= ?) "
+                "AND (k.fact_id IS NULL OR (k.state = 'kept' AND k.at <= ?)) "
+                "AND NOT EXISTS (SELECT 1 FROM pins p WHERE p.fact_id = f.id) "
+                "ORDER BY f.updated_at, f.id LIMIT ?",
+                (stamp, stamp, stamp, limit),
             )
-        return [
-            RetireProposal(
-                as_int(fact_id),
-                f"unused since {_day(str(last))}"
-                if used is not None
-                else f"never used since {_day(str(last))}",
-                str(last),
-            )
-            for fact_id, last, used in found
-        ]
+        proposals = []
+        for fact_id, updated, used, kept in found:
+            last = max(str(updated), str(used or ""), str(kept or ""))
+            why = "unused since" if used is not None else "never used since"
+            proposals.append(RetireProposal(as_int(fact_id), f"{why} {_day(last)}", last))
+        return sorted(proposals, key=lambda p: (p.since, p.fact_id))
 
 
 @dataclass(frozen=True)

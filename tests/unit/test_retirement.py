@@ -1,0 +1,75 @@
+"""Retirement in the store (issue 26): proposed from the use record, never done by the store
+itself; a retired fact is kept, a restored one starts its unused clock again; forget removes
+the row with the fact.
+
+# covers F7 (forget stays the irreversible choice)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from lecode_ls.errors import FactNotFound
+from lecode_ls.memory.facts import FactStore
+from tests.unit.test_facts import Ref, remember
+
+LATER = datetime.now(UTC) + timedelta(days=30)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[FactStore]:
+    facts = FactStore(tmp_path / "facts.sqlite3")
+    yield facts
+    facts.close()
+
+
+def proposed(store: FactStore, days: int = 28, now: datetime = LATER) -> list[tuple[int, str]]:
+    return [
+        (p.fact_id, p.why.split(" since ")[0]) for p in store.retirement.proposals(days, now=now)
+    ]
+
+
+class TestProposals:
+    def test_only_facts_unused_for_the_days_are_proposed_with_their_reason(
+        self, store: FactStore
+    ) -> None:
+        a = remember(store, "Use uv.", Ref("s1", (1,)))[0]
+        b = remember(store, "Use ruff.", Ref("s1", (2,)))[0]
+        pinned = remember(store, "Use mypy.", Ref("s1", (3,)))[0]
+        store.ranking.pin(pinned)
+        assert proposed(store, now=datetime.now(UTC)) == []  # nothing is 28 days old yet
+        store.ranking.record_use([b])
+        assert proposed(store) == [(a, "never used"), (b, "unused")]
+        assert proposed(store, days=31) == []
+        fact = store.get(a)
+        assert fact is not None and fact.retired is False  # nothing was done
+
+    def test_a_retired_fact_is_kept_and_a_restored_one_starts_again(self, store: FactStore) -> None:
+        a = remember(store, "Use uv.", Ref("s1", (1,)))[0]
+        assert store.retirement.retire(a) is True and store.retirement.retire(a) is False
+        fact = store.get(a)
+        assert fact is not None and fact.retired and fact.text == "Use uv."
+        assert proposed(store) == []  # a retired fact is not proposed again
+        assert set(store.retirement.retired()) == {a}
+        assert store.retirement.restore(a) is True and store.retirement.restore(a) is False
+        assert proposed(store, now=datetime.now(UTC) + timedelta(days=1)) == []  # kept today
+        assert proposed(store) == [(a, "never used")]
+        assert store.verify() == []
+
+    def test_forget_removes_the_retirement_and_unknown_facts_are_refused(
+        self, store: FactStore
+    ) -> None:
+        with pytest.raises(FactNotFound):
+            store.retirement.retire(1)  # no database yet: none is created
+        assert not store.path.exists()
+        a = remember(store, "Use uv.", Ref("s1", (1,)))[0]
+        store.retirement.retire(a)
+        assert store.forget(a) is True
+        assert store.retirement.retired() == {} and store.verify() == []
+        for call in (store.retirement.retire, store.retirement.restore):
+            with pytest.raises(FactNotFound):
+                call(a)
