@@ -39,8 +39,7 @@ EDITOR_NOTES = {
     "provider.base_url": MACHINE,
     "provider.model": UNTRUSTED,
     "provider.api_key_env": "Run **lecode: Set API Key** to keep the key in VS Code's secret "
-    "storage: lecode-ls then gets it in this variable. Changing it restarts the server. "
-    + MACHINE,
+    "storage: lecode-ls then gets it in this variable. Changing it restarts the server. " + MACHINE,
     "agent.readonly": MACHINE,
     "agent.permissions": MACHINE,
     "agent.secret_files": MACHINE,

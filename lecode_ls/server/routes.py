@@ -54,6 +54,7 @@ REQUESTS = (
     "lecode/session/compact",
     "lecode/chat/history",
     "lecode/command",
+    "lecode/provider/info",
 )
 COMMANDS = (
     "lecode.memory",

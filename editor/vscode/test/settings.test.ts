@@ -16,7 +16,7 @@ import {
 } from "../src/common/settings";
 
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const properties: Record<string, { type: string | string[]; default: unknown; minimum?: number; maximum?: number }> =
+const properties: Record<string, { type: string | string[]; default: unknown; minimum?: number; maximum?: number; scope?: string }> =
   manifest.contributes.configuration.properties;
 
 /** `{section: {key: value}}` as `{"<prefix>.section.key": value}` (a value may itself be an object). */

@@ -23,6 +23,7 @@ export const Requests = {
   sessionCompact: "lecode/session/compact",
   chatHistory: "lecode/chat/history",
   command: "lecode/command",
+  providerInfo: "lecode/provider/info",
   factsList: "lecode/facts/list",
   factsDismissProposal: "lecode/facts/dismissProposal",
   factsRemember: "lecode/facts/remember",
@@ -472,6 +473,24 @@ export interface CommandParams {
 export interface CommandResult {
   /** The command's answer: plain text, often in columns or JSON (show it preformatted). */
   output: string;
+}
+
+/** No fields: the provider is one per server, whatever the folder. */
+export interface ProviderInfoParams {
+}
+
+/** The chat provider as the server's settings (config.toml, then the editor's) name it. */
+export interface ProviderInfoResult {
+  /** Whether `[provider] base_url` is set. Without it chat and compaction answer `provider_not_configured` and nothing is sent anywhere. */
+  configured: boolean;
+  /** The base URL, without any user name or password it holds; null when unset. */
+  baseUrl: string | null;
+  /** The model chat asks for (`[provider] model`). */
+  model: string;
+  /** The environment variable the API key is read from; empty for none. */
+  apiKeyEnv: string;
+  /** Whether that variable holds a key in the server's environment (the key is never sent). */
+  apiKeySet: boolean;
 }
 
 export interface FactsListParams {
