@@ -27,18 +27,32 @@ import type { FactNode } from "./views/nodes";
 
 let server: ServerClient | undefined;
 
+const RESTART = "Restart Server";
+const SHOW_LOG = "Show Log";
+
 export function activate(context: vscode.ExtensionContext): void {
   const output = api.createLogOutputChannel("lecode");
   const logger = createLogger(output);
   const configuration = () => api.getConfiguration(SECTION);
+  // A failure to set up or start the server says what happened and offers the way out.
+  const serverProblem = async (message: string): Promise<void> => {
+    const choice = await api.showErrorMessage(message, RESTART, SHOW_LOG);
+    if (choice === RESTART) {
+      background("restarting lecode-ls", client.restart());
+    } else if (choice === SHOW_LOG) {
+      output.show();
+    }
+  };
+  // After a first start's set-up, the person hears that it is ready once the server runs.
+  let justSetUp = false;
   server = new ServerClient(
     output,
     logger,
     configuration,
-    api.showErrorMessage,
+    serverProblem,
     () => context.secrets.get(API_KEY_SECRET),
     undefined,
-    bundledServerCommand(context, logger),
+    bundledServerCommand(context, logger, () => (justSetUp = true)),
   );
   const client = server;
   const projects = new ProjectIndex(client, () =>
@@ -131,6 +145,10 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerWebviewViewProvider(CHAT_VIEW, new ChatViewProvider(context.extensionUri, chat)),
     client.onDidChangeState((state) => {
       if (state.state === "running") {
+        if (justSetUp) {
+          justSetUp = false;
+          void api.showInformationMessage("lecode is ready: its language server is set up and running.");
+        }
         refreshProjects();
       } else {
         projects.clear();

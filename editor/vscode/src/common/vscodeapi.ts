@@ -5,8 +5,9 @@
  */
 import * as vscode from "vscode";
 
-export function showErrorMessage(message: string): Thenable<string | undefined> {
-  return vscode.window.showErrorMessage(message);
+/** An error notification; with `items`, its buttons (the answer is the one clicked, if any). */
+export function showErrorMessage(message: string, ...items: string[]): Thenable<string | undefined> {
+  return vscode.window.showErrorMessage(message, ...items);
 }
 
 export function showInformationMessage(message: string): Thenable<string | undefined> {
