@@ -15,6 +15,7 @@ export const Requests = {
   sessionRead: "lecode/session/read",
   sessionSnapshot: "lecode/session/snapshot",
   sessionNew: "lecode/session/new",
+  sessionRename: "lecode/session/rename",
   sessionUndo: "lecode/session/undo",
   sessionRedo: "lecode/session/redo",
   sessionClear: "lecode/session/clear",
@@ -213,6 +214,8 @@ export interface SessionInfoModel {
   corrupt?: boolean;
   /** How many facts cite this session (any revision): deleting it leaves them `missing`. */
   citingFacts?: number;
+  /** What made it: `chat` (a chat session, or anything else), `editor` (the "Remembered in the editor" session of selections), `mcp` (an MCP client's, "MCP: <client>"), `import` (`lecode/session/import`; older imports are known only when their ID was taken). */
+  origin?: "chat" | "editor" | "mcp" | "import";
 }
 
 export interface SessionImportParams {
@@ -301,6 +304,20 @@ export interface SessionNewParams {
 export interface SessionIdResult {
   /** The session's exact ID. */
   sessionId: string;
+}
+
+export interface SessionRenameParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The exact session ID. */
+  sessionId: string;
+  /** The new title; empty gives back the title the session began with. */
+  title: string;
+}
+
+export interface SessionRenameResult {
+  /** The title now, as `lecode/session/list` shows it (unseen characters made spaces). */
+  title: string;
 }
 
 export interface SessionParams {
