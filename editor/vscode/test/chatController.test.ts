@@ -381,6 +381,16 @@ describe("the set-up step", () => {
     expect(h.posted.slice(-3)).toEqual([{ type: "provider", label: "gpt-4o · 127.0.0.1:8080" }, { type: "setup" }, { type: "focus" }]);
   });
 
+  it("is not shown by a lecode-ls too old to say which provider it has (lecode.server.command)", async () => {
+    const h = harness();
+    h.server.on(Requests.providerInfo, () => {
+      throw Object.assign(new Error("Unhandled method lecode/provider/info"), { code: -32601 });
+    });
+    await h.chat.receive({ type: "ready" });
+    expect(h.posted.some((m) => m.type === "setup")).toBe(false);
+    expect(h.posted.filter((m) => m.type === "sessions")).toHaveLength(1);
+  });
+
   it("opens when the server answers provider_not_configured, with where to choose a model", async () => {
     const h = harness();
     await h.chat.receive({ type: "ready" });

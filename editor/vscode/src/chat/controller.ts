@@ -8,7 +8,7 @@
  * one names the turn; deltas of any other session or turn are ignored.
  */
 import { errorMessage, serverErrorCode } from "../common/errors";
-import type { ChatDeltaParams, ProviderInfoResult, SessionInfoModel, UsageModel } from "../common/protocol";
+import type { ChatDeltaParams, SessionInfoModel, UsageModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
 import { workspaceParams } from "../notes/uri";
@@ -16,7 +16,8 @@ import type { FactIndex } from "./factIndex";
 import { type FactView, type HostMessage, type PageMessage, type ProjectChoice, parsePageMessage, webLink } from "./messages";
 import { SeqOrder } from "./order";
 import { sessionChoices } from "./sessionList";
-import { ProviderSetup, type SetupDeps } from "./setup";
+import { ProviderGate } from "./providerGate";
+import type { SetupDeps } from "./setup";
 import { type CommandEntry, type Entry, type Turn, applyDeltas, failTurn, finishTurn, newTurn, turnsFromHistory } from "./turn";
 import { NO_USAGE, addUsage, usagePhrase } from "./usage";
 
@@ -80,20 +81,6 @@ export function sessionTitle(text: string): string {
   return `${space > TITLE_CHARS / 2 ? cut.slice(0, space) : cut}…`;
 }
 
-/** The header's name of the provider: "gpt-4o · api.openai.com". */
-export function providerLabel(info: ProviderInfoResult): string | undefined {
-  if (!info.configured || info.baseUrl === null) {
-    return undefined;
-  }
-  let host = info.baseUrl;
-  try {
-    host = new URL(info.baseUrl).host;
-  } catch {
-    // shown as it is
-  }
-  return `${info.model} · ${host}`;
-}
-
 export class ChatController {
   private view: ((message: HostMessage) => unknown) | undefined;
   private folderUri: string | undefined;
@@ -108,25 +95,14 @@ export class ChatController {
   private loads = 0;
   /** Whether a session was shown or chosen yet (the first "ready" shows the one in use last). */
   private chosen = false;
-  /** The provider as the server last said (undefined: not asked yet, or the server is down). */
-  private provider: ProviderInfoResult | undefined;
-  /** Whether the set-up step is shown instead of the chat. */
-  private settingUp = false;
-  private readonly setup: ProviderSetup;
+  private readonly gate: ProviderGate;
   private facts: FactView[] = [];
   /** Whether the page said "ready" since it was attached, and whether it is to get the focus then. */
   private pageReady = false;
   private focusWhenReady = false;
 
   constructor(private readonly deps: ChatDeps) {
-    const setup = deps.setup;
-    this.setup = new ProviderSetup({
-      fetch: (url, init) => setup.fetch(url, init),
-      storedKey: () => setup.storedKey(),
-      askKey: () => setup.askKey(),
-      save: (choice) => setup.save(choice),
-      show: (view) => this.settingUp && this.post({ type: "setup", view }),
-    });
+    this.gate = new ProviderGate(deps.sender, deps.setup, (message) => this.post(message), () => this.focus());
   }
 
   /** The page that draws the state from now on (the view was resolved again); returns its detach. */
@@ -175,7 +151,7 @@ export class ChatController {
       return;
     }
     try {
-      await this.checkProvider();
+      await this.gate.check();
       await this.showSessions();
     } catch (error) {
       this.post({ type: "notice", text: errorMessage(error) });
@@ -201,30 +177,8 @@ export class ChatController {
   }
 
   /** Show the set-up step (the status bar item, "lecode: Set Up Chat Model…"). */
-  async openSetup(): Promise<void> {
-    this.settingUp = true;
-    const current = this.provider?.configured && this.provider.baseUrl ? { baseUrl: this.provider.baseUrl, model: this.provider.model } : undefined;
-    this.post({ type: "setup", view: this.setup.current });
-    await this.setup.open(current);
-  }
-
-  /** Ask the server which provider its settings name; show the set-up while there is none. */
-  private async checkProvider(): Promise<void> {
-    this.provider = await request(this.deps.sender, Requests.providerInfo, {});
-    this.post({ type: "provider", label: providerLabel(this.provider) });
-    if (!this.provider.configured) {
-      if (!this.settingUp) {
-        await this.openSetup();
-      }
-    } else if (this.settingUp && this.setup.current.current === undefined) {
-      this.closeSetup(); // configured elsewhere (config.toml, the settings) while it was shown
-    }
-  }
-
-  private closeSetup(): void {
-    this.settingUp = false;
-    this.post({ type: "setup" });
-    this.focus();
+  openSetup(): Promise<void> {
+    return this.gate.open();
   }
 
   /** Stop the running answer (the Stop button, Escape, "lecode: Stop Answer"). */
@@ -242,20 +196,15 @@ export class ChatController {
         this.stop();
         return;
       case "openSetup":
-        return this.openSetup();
+        return this.gate.open();
       case "closeSetup":
-        if (this.provider?.configured) this.closeSetup();
-        return;
+        return this.gate.close();
       case "setupProbe":
       case "setupServer":
       case "setupKey":
       case "setupModel":
       case "setupUse":
-        if (this.settingUp && (await this.setup.handle(message))) {
-          await this.checkProvider();
-          if (this.provider?.configured) this.closeSetup();
-        }
-        return;
+        return this.gate.handle(message);
       case "copy":
         return this.deps.copy(message.text);
       case "insert":
@@ -303,10 +252,8 @@ export class ChatController {
     this.post({ type: "entries", entries: [...this.entries], truncated: this.truncated });
     this.post({ type: "facts", facts: this.facts });
     this.postUsage();
-    if (this.settingUp) {
-      this.post({ type: "setup", view: this.setup.current });
-    }
-    await this.checkProvider();
+    this.gate.redraw();
+    await this.gate.check();
     await this.showSessions();
   }
 
@@ -420,9 +367,9 @@ export class ChatController {
 
   private async send(text: string): Promise<void> {
     if (this.refuseWhileRunning()) return;
-    if (this.provider !== undefined && !this.provider.configured) {
+    if (this.gate.unset) {
       // Nothing is sent, not even a session made, until the person chose where chat goes.
-      await this.openSetup();
+      await this.gate.open();
       return;
     }
     this.post({ type: "notice" });
@@ -446,7 +393,7 @@ export class ChatController {
       const message = unset ? `${errorMessage(error)}. ${SET_UP_HINT}` : errorMessage(error);
       this.update(running.turn, failTurn(this.drain(running), message, running.abort.signal.aborted), running);
       if (unset) {
-        await this.checkProvider().catch(() => undefined);
+        await this.gate.check().catch(() => undefined);
       }
     } finally {
       this.running = undefined;

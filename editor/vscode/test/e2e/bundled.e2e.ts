@@ -61,6 +61,8 @@ describe("the server the extension brings", () => {
       const python = join(storage(), "server", manifest.version, "bin", "python");
       expect(host.log).toContain(`[info] starting lecode-ls: ${JSON.stringify([python, "-m", "lecode_ls"])}`);
       expect(host.messages.filter((m) => m.startsWith("error:"))).toEqual([]);
+      // The first start ends with a word that it is done.
+      await host.messageWhen((m) => m === "info: lecode is ready: its language server is set up and running.");
       expect(readdirSync(join(storage(), "server"))).toEqual([manifest.version]);
     } finally {
       await extension.deactivate();

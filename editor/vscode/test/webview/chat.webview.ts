@@ -327,6 +327,8 @@ describe("the chat page", () => {
       const body = (globalThis as unknown as { document: { body: { style: { setProperty(k: string, v: string): void } } } }).document.body;
       body.style.setProperty("--vscode-debugTokenExpression-boolean", "rgb(1, 2, 3)");
       body.style.setProperty("--vscode-debugTokenExpression-string", "rgb(4, 5, 6)");
+      // A light theme's code block has the side bar's background: its edge is the widget border.
+      body.style.setProperty("--vscode-editorWidget-border", "rgb(7, 8, 9)");
     });
     await ask(h.page, "Show me");
     const send = await h.nextSend();
@@ -340,6 +342,8 @@ describe("the chat page", () => {
     expect(await color(".hljs-keyword")).toBe("rgb(1, 2, 3)");
     expect(await color(".hljs-string")).toBe("rgb(4, 5, 6)");
     expect(await block.locator(".code-language").textContent()).toBe("python");
+    const edge = await block.evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { borderTopColor: string; borderTopStyle: string } }).getComputedStyle(e));
+    expect([edge.borderTopStyle, edge.borderTopColor]).toEqual(["solid", "rgb(7, 8, 9)"]);
     await block.getByRole("button", { name: "Copy the code" }).click();
     await block.getByRole("button", { name: "Copied" }).waitFor();
     await block.getByRole("button", { name: "Insert the code at the cursor of the editor" }).click();
