@@ -188,6 +188,6 @@ export async function insertAtCursor(text: string): Promise<boolean> {
   if (editor === undefined) {
     return false;
   }
-  await vscode.window.showTextDocument(editor.document, editor.viewColumn);
-  return editor.edit((edit) => edit.replace(editor.selection, text));
+  const shown = await vscode.window.showTextDocument(editor.document, editor.viewColumn);
+  return shown.edit((edit) => edit.replace(shown.selection, text));
 }
