@@ -345,6 +345,11 @@ describe("the packaged extension in code-server", () => {
     expect(await block.locator(".hljs-keyword").allTextContents()).toEqual(["def", "return"]);
     await block.getByRole("button", { name: "Copy the code" }).click();
     await expect.poll(() => page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()), { timeout: WAIT }).toBe('def build():\n    return "make"\n');
+    // Insert puts it at the cursor of the editor used last (MEMORY.md here); undone at once.
+    await block.getByRole("button", { name: "Insert the code at the cursor of the editor" }).click();
+    await expect.poll(editorText, { timeout: WAIT }).toContain("def build():");
+    await page.keyboard.press("Control+Z");
+    await expect.poll(editorText, { timeout: WAIT }).not.toContain("def build():");
     // "Memory used" names the fact by its text and the note it read.
     const memory = turn.locator("details.memory");
     expect(await memory.locator("summary").textContent()).toMatch(/^Memory used: 1 fact, MEMORY\.md/);
