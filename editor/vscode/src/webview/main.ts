@@ -63,9 +63,23 @@ function schedule(): void {
   frame ??= requestAnimationFrame(draw);
 }
 
+/**
+ * Whether the log follows the newest text: true until the person scrolls up, and again once they
+ * scroll back down or send a message. Kept across redraws and when the view gets smaller (another view opening
+ * above it), where the browser would keep the top in sight instead.
+ */
+let following = true;
+const nearBottom = (): boolean => log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+const followNewest = (): void => {
+  if (following) {
+    log.scrollTop = log.scrollHeight;
+  }
+};
+log.addEventListener("scroll", () => (following = nearBottom()));
+new ResizeObserver(followNewest).observe(log);
+
 function draw(): void {
   frame = undefined;
-  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   if (redrawAll) {
     redrawAll = false;
     dirty.clear();
@@ -85,9 +99,7 @@ function draw(): void {
     }
   }
   dirty.clear();
-  if (atBottom) {
-    log.scrollTop = log.scrollHeight;
-  }
+  followNewest();
 }
 
 // -- links in model text: only the host opens them, and only http(s) ----------------------------
@@ -262,6 +274,7 @@ function submit(): void {
   if (text.trim() === "" || (busy && !text.trim().startsWith("/memory"))) {
     return;
   }
+  following = true; // a message sent is followed by its answer, wherever the log was
   post({ type: "send", text });
   input.value = "";
   saveDraft();

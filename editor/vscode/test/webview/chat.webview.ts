@@ -376,6 +376,57 @@ describe("the chat page", () => {
     expect(fits).toBe(true);
   });
 
+  it("keeps following the answer when the view gets smaller", async () => {
+    // A view that shrank (the Memory view opened above it) kept its top in sight, and the next
+    // answer streamed out of sight below.
+    const h = await chatPage();
+    await h.page.setViewportSize({ width: 400, height: 900 });
+    await ask(h.page, "First");
+    const first = await h.nextSend();
+    h.stream({ text: Array.from({ length: 12 }, (_, i) => `line ${i}`).join("\n\n") });
+    first.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").waitFor();
+    await h.page.setViewportSize({ width: 400, height: 300 });
+    const log = h.page.locator("#log");
+    type Box = { scrollHeight: number; scrollTop: number; clientHeight: number };
+    const gap = () => log.evaluate((e) => (e as unknown as Box).scrollHeight - (e as unknown as Box).scrollTop - (e as unknown as Box).clientHeight);
+    await expect.poll(gap, { timeout: 10_000 }).toBeLessThan(2);
+    expect(await log.evaluate((e) => (e as unknown as Box).scrollHeight > (e as unknown as Box).clientHeight)).toBe(true);
+    // Scrolled up by the person, the log stays where they read while the answer streams on; a
+    // message sent brings it back to the newest.
+    await log.evaluate((e) => ((e as unknown as Box).scrollTop = 0));
+    await expect.poll(gap, { timeout: 10_000 }).toBeGreaterThan(40);
+    await ask(h.page, "Second");
+    const second = await h.nextSend();
+    await expect.poll(gap, { timeout: 10_000 }).toBeLessThan(2);
+    await log.evaluate((e) => ((e as unknown as Box).scrollTop = 0));
+    h.stream({ text: "more" });
+    second.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done", { hasText: "more" }).waitFor();
+    expect(await log.evaluate((e) => (e as unknown as Box).scrollTop)).toBe(0);
+  });
+
+  it("draws code blocks and table rules in the contrast border of a high-contrast theme", async () => {
+    // covers issue 30, item 3: colours from the theme's variables in high-contrast themes too
+    const h = await chatPage();
+    await h.page.evaluate(() => {
+      const body = (globalThis as unknown as { document: { body: { classList: { add(c: string): void }; style: { setProperty(k: string, v: string): void } } } }).document.body;
+      body.classList.add("vscode-high-contrast"); // the class VS Code gives the page's body
+      body.style.setProperty("--vscode-contrastBorder", "rgb(10, 20, 30)");
+      body.style.setProperty("--vscode-widget-border", "rgb(7, 8, 9)");
+    });
+    await ask(h.page, "Compare");
+    const send = await h.nextSend();
+    h.stream({ text: "```sh\nmake\n```\n\n| tool | speed |\n|---|---|\n| make | fast |\n" });
+    send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").waitFor(); // no redraw comes after
+    const turn = lastTurn(h.page);
+    const edge = (selector: string) =>
+      turn.locator(selector).first().evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { borderTopColor: string } }).getComputedStyle(e).borderTopColor);
+    expect(await edge(".code-block")).toBe("rgb(10, 20, 30)");
+    expect(await edge("td")).toBe("rgb(10, 20, 30)");
+  });
+
   it("stops a streaming answer with Escape, and takes the cursor when the view is opened", async () => {
     const h = await chatPage();
     h.chat.focus();
