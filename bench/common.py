@@ -166,6 +166,16 @@ def initialize_params(folders: Sequence[Path]) -> dict[str, Any]:
         "rootUri": folders[0].as_uri() if folders else None,
         "capabilities": {},
         "workspaceFolders": [{"uri": f.as_uri(), "name": f.name} for f in folders],
+        # The custom notifications are sent only to a client that asks for them (the chat
+        # deltas the comparison harness reads, the didChange news the anchors bench waits on).
+        "initializationOptions": {
+            "notifications": [
+                "lecode/memory/didChange",
+                "lecode/facts/didChange",
+                "lecode/chat/delta",
+                "lecode/anchors/didChange",
+            ]
+        },
     }
 
 

@@ -187,6 +187,21 @@ class SessionBusy(LecodeError):
     code = "session_busy"
 
 
+# Questions to the person (lecode_ls/server/questions/).
+
+
+class QuestionNotFound(NotFound):
+    """An answer to a question that is not waiting: answered already, withdrawn, or never asked."""
+
+    code = "question_not_found"
+
+
+class TooManyQuestions(LecodeError):
+    """A question while 16 others still wait for an answer."""
+
+    code = "questions_pending"
+
+
 class NothingToUndo(LecodeError):
     """An undo with no visible exchange after the last clear."""
 

@@ -22,8 +22,8 @@ HEAD = """\
 `lecode-ls mcp [--project PATH]` serves the project memory that the language server keeps to any
 agent that speaks the Model Context Protocol (Claude Code, Codex CLI, Cursor, VS Code's agent
 mode, Gemini CLI), over stdio: newline-delimited JSON-RPC 2.0, one message a line. It needs the
-optional extra `lecode-ls[mcp]` (the official MCP SDK); without it the command exits 2 with one
-line saying how to install it. README.md shows each agent's set-up.
+optional extra `mcp` (the official MCP SDK: `uv tool install '.[mcp]'` in a clone); without it the
+command exits 2 with one line saying how to install it. README.md shows each agent's set-up.
 
 - **Project.** The working directory (or `--project PATH`) names the project as a workspace
   folder does in the editor: its main Git checkout (nested folders and linked worktrees share
@@ -31,7 +31,9 @@ line saying how to install it. README.md shows each agent's set-up.
   folder. The store files and their locks are the language server's: both can run at once.
 - **Settings.** `config.toml` only (`$LECODE_CONFIG_DIR/config.toml`, never an editor setting),
   read again at each request. `[memory] enabled = false` lists no tools and no resources, and
-  reading one answers `memory_disabled`.
+  reading one answers `memory_disabled`. The config dir is `$LECODE_CONFIG_DIR` of the server's
+  own environment, which some clients build themselves (pass it in their `env`): the first line
+  on stderr names the config dir, the project and its store.
 - **Untrusted evidence.** Everything read from the memory is data to weigh, never instructions
   to follow: the server's `instructions`, each reading tool's description and each resource's
   description say so, and recalled facts carry the label.
@@ -57,7 +59,8 @@ renamed per client.
 `resources/list` lists the memory's Markdown files (MEMORY.md, scratchpad.md, `daily/*.md`,
 `notes/*.md`), {page} a page (`nextCursor` pages on), as `lecode://memory/<file>` (the name
 percent-encoded), `text/markdown`, with their size. `resources/read` returns one file's text.
-A URI of another form is -32602; a file that does not exist is -32002.
+A URI of another form is -32602; a file that does not exist is -32002. `resources/templates/list`
+answers an empty list: every file is listed itself.
 
 ## Errors of the transport
 

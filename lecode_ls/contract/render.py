@@ -56,6 +56,16 @@ Protocol by `lecode-ls mcp`: mcp.md documents its tools, resources and errors.
 - Settings come from `<config dir>/config.toml`, then from the editor: `initializationOptions` and
   `workspace/didChangeConfiguration` carry `{"lecode": {"memory": {...}}}` (or the inner object),
   with the same keys as config.toml.
+- The notifications below are sent only to a client that names them in
+  `initializationOptions.notifications` (a list of their method names, beside the settings).
+- Command arguments are positional (`workspace/executeCommand`'s `arguments` array): each table
+  below gives them by position, and a command whose argument is an object takes that object
+  itself as `arguments[0]`.
+- Questions to the person (a forget, a session's deletion, a permission) never wait inside the
+  request that asked: such a command answers with a `question`, and the change is made when the
+  answer comes. A client that advertised `window.showMessage` is asked with
+  `window/showMessageRequest`; any other gets `window/showMessage` and two code actions in every
+  document, which run `lecode.answer`. Only the explicit yes changes anything.
 
 ## Framing
 
@@ -162,12 +172,42 @@ def _fields_table(name: str, schema: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _arguments_table(schema: dict[str, Any]) -> str:
+    """A command's arguments: positional (`workspace/executeCommand` has no names), one row per
+    field of its model in order, as wiring.parse maps them."""
+    props: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    lines = ["| argument | type | required | description |", "|---|---|---|---|"]
+    for index, (field, node) in enumerate(props.items()):
+        desc = " ".join(str(node.get("description", "")).split())
+        kind = ts_type(node).replace("|", "\\|")
+        flag = "yes" if field in required else "no"
+        lines.append(f"| `arguments[{index}]` | `{kind}` | {flag} | {desc} |")
+    return "\n".join(lines) + "\n"
+
+
+def command_arguments(method: Method) -> list[tuple[str, str, bool]]:
+    """(position, type, required) of each argument, as protocol.md's table shows them."""
+    schema = _schema(method.params, "validation")
+    required = set(schema.get("required", []))
+    return [
+        (f"arguments[{i}]", ts_type(node), field in required)
+        for i, (field, node) in enumerate(schema.get("properties", {}).items())
+    ]
+
+
 def _method_md(method: Method) -> str:
     parts = [f"### `{method.name}` ({method.kind})", "", method.summary, ""]
-    label = "Arguments" if method.kind == "command" else "Params"
-    parts.append(f"**{label}**\n")
-    for name, schema in _models(method.params, "validation"):
-        parts.append(_fields_table(name, schema))
+    if method.kind == "command":
+        parts.append("**Arguments** (positional)\n")
+        (_, wrapper), *objects = _models(method.params, "validation")
+        parts.append(_arguments_table(wrapper))
+        for name, schema in objects:
+            parts.append(_fields_table(name, schema))
+    else:
+        parts.append("**Params**\n")
+        for name, schema in _models(method.params, "validation"):
+            parts.append(_fields_table(name, schema))
     if method.result is not None:
         parts.append("**Result**\n")
         for name, schema in _models(method.result, "serialization"):

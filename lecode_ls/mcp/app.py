@@ -2,7 +2,7 @@
 official MCP SDK's low-level `Server` and served over bounded stdio (stdio.py).
 
 The only modules that import the SDK are this one and stdio.py; the language server never
-loads them (the SDK is the optional extra `lecode-ls[mcp]`). Every handler turns a LecodeError
+loads them (the SDK is the optional extra `mcp`). Every handler turns a LecodeError
 into a JSON-RPC error with the domain code in `data.code`, and any other exception into a plain
 "internal error" (the traceback goes to the log, never to the client).
 """
@@ -161,6 +161,14 @@ def build_server(runtime: Runtime, exchange: Exchange, config_dir: Path) -> Serv
             contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=content)]
         )
 
+    @_guarded
+    async def list_templates(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        # The memory files are listed one by one; there is no template to fill in. Clients ask
+        # anyway (the Inspector, Claude Code) and expect an empty list, not "method not found".
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
     return Server(
         "lecode",
         version=__version__,
@@ -168,6 +176,7 @@ def build_server(runtime: Runtime, exchange: Exchange, config_dir: Path) -> Serv
         on_list_tools=list_tools,
         on_call_tool=run_tool,
         on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
     )
 
@@ -179,11 +188,21 @@ async def _serve(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve(folder: Path, config_dir: Path) -> int:
+def serve(folder: Path, config_dir: Path, *, from_env: bool = False) -> int:
     """Serve the memory of `folder`'s project over stdio until the client closes stdin."""
     settings = load_settings(config_dir)
     runtimes = Runtimes(config_dir, settings)
     runtime = runtimes.for_folder(folder)
+    # Whatever the log level: a client that starts the server with an environment of its own
+    # (Codex, Inspector 2.x pass only the `env` they are given) shows in its log which store and
+    # project this is, so a LECODE_CONFIG_DIR that did not arrive is visible.
+    print(
+        f"lecode-ls mcp {__version__}: config dir {config_dir}"
+        f"{' (LECODE_CONFIG_DIR)' if from_env else ''}, project {runtime.project.root}, "
+        f"memory {runtime.store_path}",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         anyio.run(_serve, build_server(runtime, Exchange(folder), config_dir))
     finally:

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 INSTALL_HINT = (
-    "lecode-ls mcp needs the MCP SDK: install lecode-ls with its mcp extra "
-    "(pip install 'lecode-ls[mcp]', or uv tool install 'lecode-ls[mcp]')"
+    "lecode-ls mcp needs the MCP SDK: install lecode-ls with its mcp extra, in a clone of "
+    "lecode-ls: uv tool install '.[mcp]'"
 )
 
 
@@ -59,4 +59,8 @@ def main(argv: list[str]) -> int:
     from lecode_ls.memory.project import config_dir
     from lecode_ls.platform.paths import canonical
 
-    return serve(canonical(folder), config_dir(os.environ))
+    return serve(
+        canonical(folder),
+        config_dir(os.environ),
+        from_env=bool(os.environ.get("LECODE_CONFIG_DIR")),
+    )

@@ -13,6 +13,7 @@ from lecode_ls.server.chat import methods as chat
 from lecode_ls.server.facts import methods as facts
 from lecode_ls.server.method import Method
 from lecode_ls.server.notes import methods as notes
+from lecode_ls.server.questions import methods as questions
 from lecode_ls.server.sessions import methods as sessions
 
 METHODS: tuple[Method, ...] = (
@@ -23,6 +24,8 @@ METHODS: tuple[Method, ...] = (
     *anchors.METHODS,
     *notes.COMMANDS,
     *anchors.COMMANDS,
+    *sessions.COMMANDS,
+    *questions.COMMANDS,
 )
 """Every method, in the order protocol.md documents them."""
 

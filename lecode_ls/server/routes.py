@@ -64,7 +64,18 @@ COMMANDS = (
     "lecode.anchor.reanchor",
     "lecode.anchor.forget",
     "lecode.anchor.show",
+    "lecode.session.delete",
+    "lecode.answer",
 )
+NOTIFICATIONS = (
+    "lecode/memory/didChange",
+    "lecode/facts/didChange",
+    "lecode/chat/delta",
+    "lecode/anchors/didChange",
+)
+"""The custom notifications the server sends, each only to a client that names it in
+`initializationOptions.notifications` (lsp-mode warns about every notification it does not
+know; eglot logs them)."""
 # Standard features of the code anchors (server/anchors/lsp.py), with the options the capabilities need.
 STANDARD: tuple[tuple[str, str, Any], ...] = (
     (types.TEXT_DOCUMENT_DID_OPEN, "didOpen", None),
@@ -77,6 +88,7 @@ STANDARD: tuple[tuple[str, str, Any], ...] = (
         "codeAction",
         types.CodeActionOptions(code_action_kinds=["quickfix", "refactor.lecode.remember"]),
     ),
+    (types.TEXT_DOCUMENT_INLAY_HINT, "inlayHint", types.InlayHintOptions(resolve_provider=False)),
 )
 
 log = logging.getLogger(__name__)
@@ -111,6 +123,7 @@ def register(ls: LecodeServer) -> None:
     @ls.feature(types.INITIALIZE)
     def on_initialize(params: types.InitializeParams) -> None:
         ls.initialization_options = params.initialization_options
+        ls.notifications, ls.notification_problem = opted_in(params.initialization_options)
         ls.ready = True
         # From now on the log reaches the editor as window/logMessage, not stderr.
         client_log.attach(ls)
@@ -144,6 +157,23 @@ def register(ls: LecodeServer) -> None:
     async def on_shutdown(params: None) -> None:
         await ls.stop_work()
         client_log.detach()
+
+
+def opted_in(options: Any) -> tuple[frozenset[str], str | None]:
+    """The custom notifications a client asked for in `initializationOptions.notifications` (a
+    list of their names), and what was wrong with that list, if anything (then: none)."""
+    if not isinstance(options, dict) or "notifications" not in options:
+        return frozenset(), None
+    names = options["notifications"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return frozenset(), "notifications: expected a list of notification names"
+    unknown = sorted(set(names) - set(NOTIFICATIONS))
+    if unknown:
+        return frozenset(), (
+            f"notifications: {', '.join(unknown)[:200]} is not a notification of lecode-ls "
+            f"(they are {', '.join(NOTIFICATIONS)})"
+        )
+    return frozenset(names), None
 
 
 def registered_methods(ls: LecodeServer) -> set[str]:

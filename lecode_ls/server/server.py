@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from lecode_ls.server.anchors.state import AnchorView
     from lecode_ls.server.chat.state import Chat
     from lecode_ls.server.messages import Message
+    from lecode_ls.server.questions.state import Questions
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +143,23 @@ class LecodeProtocol(LanguageServerProtocol):
             self._send_response(data["id"], error=error)
             raise AnsweredError() from None
 
+    def _handle_response(
+        self, msg_id: Any, result: Any | None = None, error: Any | None = None
+    ) -> None:
+        """An answer to a request of ours that nobody waits for any more (a question answered
+        another way, then withdrawn: asking.wait) is dropped; pygls would fail on it."""
+        future = self._request_futures.get(msg_id)
+        if future is not None and future.done():
+            self._request_futures.pop(msg_id, None)
+            return
+        super()._handle_response(msg_id, result, error)
+
+    @cached_property
+    def after_reply(self) -> dict[Any, Callable[[], None]]:
+        """What to do right after the response to a request has been written, by its ID
+        (LecodeServer.after_reply)."""
+        return {}
+
     def _send_response(
         self, msg_id: Any, result: Any | None = None, error: Any | None = None
     ) -> None:
@@ -156,6 +174,9 @@ class LecodeProtocol(LanguageServerProtocol):
                 data={"code": "internal_error"},
             )
         super()._send_response(msg_id, result, error)
+        then = self.after_reply.pop(msg_id, None)
+        if then is not None:
+            then()
 
 
 class LecodeServer(LanguageServer):
@@ -174,6 +195,9 @@ class LecodeServer(LanguageServer):
         self.closing = False
         """Set by `shutdown`: every later request is refused (K3)."""
         self.initialization_options: Any = None
+        self.notifications: frozenset[str] = frozenset()
+        """The custom notifications this client asked for (routes.opted_in); no other is sent."""
+        self.notification_problem: str | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._folder_uris: tuple[str, ...] = ()
         self._folders: list[Path] = []
@@ -203,6 +227,13 @@ class LecodeServer(LanguageServer):
 
         return AnchorView()
 
+    @cached_property
+    def questions(self) -> Questions:
+        """The questions waiting for the person's answer (asking.py)."""
+        from lecode_ls.server.questions.state import Questions
+
+        return Questions()
+
     @property
     def buffers(self) -> Buffers:
         """The open documents' text, as the client holds it (buffers.py)."""
@@ -228,7 +259,14 @@ class LecodeServer(LanguageServer):
         path = self.config_dir / "config.toml"
         from_file, problems = read_config_file(path)
         log.debug("settings: %s %s", "read" if from_file else "no settings in", path)
-        raw = merge(from_file, editor_section(editor_settings))
+        editor = editor_section(editor_settings)
+        # Beside the settings sections, initializationOptions may name the notifications the
+        # client handles (routes.opted_in): not a setting.
+        editor.pop("notifications", None)
+        if self.notification_problem is not None:
+            problems = [*problems, f"initializationOptions.{self.notification_problem}"]
+            self.notification_problem = None
+        raw = merge(from_file, editor)
         self.settings, invalid = validate(raw)
         self.runtimes.update_settings(self.settings)
         for problem in problems + invalid:
@@ -345,9 +383,23 @@ class LecodeServer(LanguageServer):
     # --- messages and tasks ------------------------------------------------------------------
 
     def send(self, method: str, message: Message) -> None:
-        """Send a server-to-client notification of the protocol."""
+        """Send a server-to-client notification of the protocol, if the client asked for it
+        (`initializationOptions.notifications`)."""
+        if method not in self.notifications:
+            return
         # exclude_unset: a field the sender did not set is absent; one set to None is null.
         self.protocol.notify(method, message.model_dump(mode="json", exclude_unset=True))
+
+    def after_reply(self, then: Callable[[], None]) -> None:
+        """Run `then` once the response to the request being handled has been written (at once
+        outside a request). A question a command asks must reach the client after the command's
+        response: eglot shows the question while it waits, and would time the command out."""
+        assert isinstance(self.protocol, LecodeProtocol)
+        msg_id = self.protocol._ctx_msg_id.get(None)
+        if msg_id is None:
+            then()
+        else:
+            self.protocol.after_reply[msg_id] = then
 
     def progress_begin(self, title: str) -> str | None:
         """Start LSP work-done progress (`$/progress`) if the client supports it; its token."""
@@ -405,6 +457,8 @@ class LecodeServer(LanguageServer):
         records its cancellation), close the provider clients, cancel background tasks and close
         every runtime's stores. (Not pygls' `shutdown`, which stops the transport at exit.)"""
         self.closing = True
+        if "questions" in self.__dict__:  # every open question is a no
+            self.questions.close_all()
         if "chat" in self.__dict__:
             await self.chat.stop()
             await self.chat.close()

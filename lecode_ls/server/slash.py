@@ -4,26 +4,48 @@ message): the slash command of tools/slash.py, with the server's questions and c
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import date
+from typing import Any
 
-from lecode_ls.server.asking import ask_person
+from lsprotocol import types
+
+from lecode_ls.errors import LecodeError
+from lecode_ls.server.asking import ask_person, show_message
+from lecode_ls.server.questions.state import Question
 from lecode_ls.server.server import LecodeServer, facts_stamp
 from lecode_ls.tools.permissions import PermissionPolicy, ThreadAsk
 from lecode_ls.tools.slash import Invocation, run_memory_command
 
+log = logging.getLogger(__name__)
+
 
 async def run_command(
-    ls: LecodeServer, workspace_uri: str | None, text: str, session_id: str | None = None
+    ls: LecodeServer,
+    workspace_uri: str | None,
+    text: str,
+    session_id: str | None = None,
+    *,
+    wait: bool = True,
 ) -> str:
     """Run one `/memory` line (with or without the prefix) for the `lecode.memory` command,
     `lecode/command` and chat alike: the changes it makes obey `[agent] readonly` and
     `permissions`, asking the person where they say ask (T2, T4). `session_id` is the chat
-    session it belongs to, if any."""
+    session it belongs to, if any.
+
+    With `wait` false (the `lecode.memory` command, whose client may time it out) a line that
+    has to ask answers at once with the question; the line goes on when the answer comes and
+    its output is shown then (`window/showMessage`)."""
     runtime, _ = await ls.runtime(workspace_uri)
     settings = ls.settings
+    asked: asyncio.Future[Question] = asyncio.get_running_loop().create_future()
 
     async def ask(tool: str, summary: str) -> bool:
-        return await ask_person(ls, "/memory", tool, summary)
+        def opened(question: Question) -> None:
+            if not asked.done():
+                asked.set_result(question)
+
+        return await ask_person(ls, "/memory", tool, summary, opened=None if wait else opened)
 
     asker = ThreadAsk(ask, asyncio.get_running_loop())
     run = Invocation(
@@ -38,11 +60,53 @@ async def run_command(
         output = run_memory_command(runtime, text, date.today(), run)
         return output, facts_stamp(runtime) != before
 
+    async def finish() -> str:
+        try:
+            output, facts_written = await asyncio.to_thread(work)
+        except asyncio.CancelledError:  # a question still open is answered "deny"
+            asker.cancel()
+            raise
+        if facts_written:  # /memory correct or forget changed the database
+            await ls.facts_changed(runtime)
+        return output
+
+    if wait:
+        return await finish()
+    task = asyncio.get_running_loop().create_task(finish())
     try:
-        output, facts_written = await asyncio.to_thread(work)
-    except asyncio.CancelledError:  # a question still open is answered "deny"
-        asker.cancel()
+        pending: list[asyncio.Future[Any]] = [task, asked]
+        await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
         raise
-    if facts_written:  # /memory correct or forget changed the database
-        await ls.facts_changed(runtime)
-    return output
+    if task.done():  # done without a question: the output is the command's result
+        asked.cancel()
+        return task.result()
+    ls.run_task(_shown_when_done(ls, task), "memory-command")  # holds the task from now on
+    question = asked.result()
+    how = (
+        "in the editor's prompt"
+        if question.in_editor
+        else f'with the code action "{question.yes_title}" or "{question.no_title}"'
+    )
+    return (
+        f"{question.message}\nAnswer {how}: the command goes on then, and its output is "
+        "shown as a message."
+    )
+
+
+async def _shown_when_done(ls: LecodeServer, task: asyncio.Task[str]) -> None:
+    """The output (or the error) of a line that asked, once it is done."""
+    try:
+        output = await task
+    except LecodeError as exc:
+        show_message(ls, types.MessageType.Error, f"lecode: /memory: {exc.message}")
+    except Exception:
+        log.exception("a /memory line failed after its question")
+        show_message(
+            ls,
+            types.MessageType.Error,
+            "lecode: /memory failed inside lecode-ls; the server log has the details",
+        )
+    else:
+        show_message(ls, types.MessageType.Info, output)

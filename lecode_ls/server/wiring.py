@@ -50,12 +50,21 @@ def parse(method: Method, raw: Any) -> Message:
     try:
         return method.params.model_validate(raw)
     except ValidationError as exc:
+        # A command whose one argument is its request's params object (`FactRefCommand`'s
+        # `params`) names the fields inside it as the request does: the client sent no `params`.
+        wrapped = method.kind == "command" and list(method.params.model_fields) == ["params"]
         problems = [
-            (".".join(str(part) for part in error["loc"]) or "params", error["msg"])
+            (".".join(str(part) for part in _loc(error["loc"], wrapped)) or "params", error["msg"])
             for error in exc.errors(include_input=False, include_url=False)
         ]
         message = "; ".join(f"{field}: {msg}" for field, msg in problems)
         raise _invalid(problems[0][0], message) from None
+
+
+def _loc(loc: tuple[int | str, ...], wrapped: bool) -> tuple[int | str, ...]:
+    if not wrapped or loc[:1] != ("params",):
+        return loc
+    return loc[1:] or ("arguments",)  # the object itself is missing
 
 
 def _invalid(field: str, message: str) -> JsonRpcException:
@@ -133,7 +142,7 @@ async def standard(ls: LecodeServer, name: str, params: Any) -> Any:
     """Answer a standard LSP feature of the code anchors (document sync, CodeLens, hover, code
     actions). Before `initialize`, or on any failure, the answer is empty: a failure is logged
     with its traceback, never sent, and must not break the editor's own features."""
-    empty: Any = [] if name in ("codeLens", "codeAction") else None
+    empty: Any = [] if name in ("codeLens", "codeAction", "inlayHint") else None
     if not ls.ready or ls.closing:
         return empty
     try:
@@ -147,6 +156,8 @@ async def standard(ls: LecodeServer, name: str, params: Any) -> Any:
             return await anchor_lsp.hover(ls, params.text_document.uri, params.position.line)
         elif name == "codeAction":
             return await anchor_lsp.code_actions(ls, params.text_document.uri, params.range)
+        elif name == "inlayHint":
+            return await anchor_lsp.inlay_hints(ls, params.text_document.uri, params.range)
     except asyncio.CancelledError:
         raise
     except LecodeError as exc:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.e2e.conftest import Start, call
@@ -79,7 +80,13 @@ async def running_turn(client: LanguageClient, deltas: Deltas, session: str) -> 
     return turn
 
 
-async def chat_client(start: Start, repo: Path, server: FakeOpenAI, **agent: Any) -> LanguageClient:
+async def chat_client(
+    start: Start,
+    repo: Path,
+    server: FakeOpenAI,
+    capabilities: types.ClientCapabilities | None = None,
+    **agent: Any,
+) -> LanguageClient:
     options = {
         "provider": {
             "base_url": server.base_url,
@@ -88,7 +95,9 @@ async def chat_client(start: Start, repo: Path, server: FakeOpenAI, **agent: Any
         },
         "agent": agent,
     }
-    return await start(repo, options=options, env={"LECODE_TEST_KEY": KEY})
+    return await start(
+        repo, options=options, env={"LECODE_TEST_KEY": KEY}, capabilities=capabilities
+    )
 
 
 async def new_session(client: LanguageClient) -> str:

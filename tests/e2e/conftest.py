@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,12 @@ from pytest_lsp.client import register_lsp_features
 Start = Callable[..., Awaitable[LanguageClient]]
 
 SERVER = [sys.executable, "-m", "lecode_ls"]
+NOTIFICATIONS = (
+    "lecode/memory/didChange",
+    "lecode/facts/didChange",
+    "lecode/chat/delta",
+    "lecode/anchors/didChange",
+)
 
 
 def uri(path: Path) -> str:
@@ -47,6 +53,14 @@ def make_repo(path: Path) -> Path:
     return path
 
 
+ASKABLE = types.ClientCapabilities(
+    window=types.WindowClientCapabilities(show_message=types.ShowMessageRequestClientCapabilities())
+)
+"""A client that says it answers `window/showMessageRequest`."""
+UNASKABLE = types.ClientCapabilities()
+"""A client that does not (Helix 25.x, eglot 1.9): questions become code actions."""
+
+
 def make_client() -> LanguageClient:
     """A pytest-lsp client whose custom results arrive as plain dicts, as JSON has them."""
     client = LanguageClient(converter_factory=get_converter)
@@ -70,7 +84,11 @@ async def start(isolated_config_dir: Path) -> AsyncIterator[Start]:
         initialize: bool = True,
         env: dict[str, str] | None = None,
         capabilities: types.ClientCapabilities | None = None,
+        notifications: Sequence[str] = NOTIFICATIONS,
     ) -> LanguageClient:
+        """`notifications`: the custom notifications the client asks for (all of them, as the
+        extension does, unless told); `capabilities`: default, a client that can be asked
+        (`window.showMessage`, as VS Code and Neovim)."""
         config = ClientServerConfig(
             server_command=SERVER,
             client_factory=make_client,
@@ -82,11 +100,15 @@ async def start(isolated_config_dir: Path) -> AsyncIterator[Start]:
         if initialize:
             await client.initialize_session(
                 types.InitializeParams(
-                    capabilities=capabilities or types.ClientCapabilities(),
+                    capabilities=capabilities or ASKABLE,
                     workspace_folders=[
                         types.WorkspaceFolder(uri=uri(f), name=f.name) for f in folders
                     ],
-                    initialization_options=options,
+                    initialization_options=(
+                        {**(options or {}), "notifications": list(notifications)}
+                        if options is None or isinstance(options, dict)
+                        else options
+                    ),
                 )
             )
         return client

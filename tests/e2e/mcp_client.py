@@ -19,16 +19,17 @@ MCP_SERVER = [sys.executable, "-m", "lecode_ls", "mcp"]
 
 @asynccontextmanager
 async def mcp_session(
-    project: Path, *args: str, client: str = "pytest-agent"
+    project: Path, *args: str, client: str = "pytest-agent", errlog: Path | None = None
 ) -> AsyncIterator[ClientSession]:
-    """An initialized SDK client session with `lecode-ls mcp` started in `project`."""
+    """An initialized SDK client session with `lecode-ls mcp` started in `project`; its stderr
+    goes to `errlog` when given."""
     params = StdioServerParameters(
         command=MCP_SERVER[0],
         args=[*MCP_SERVER[1:], *args],
         cwd=str(project),
         env=dict(os.environ),  # LECODE_CONFIG_DIR: the test's isolated store
     )
-    with Path(os.devnull).open("w") as quiet:
+    with (errlog or Path(os.devnull)).open("w") as quiet:
         async with (
             stdio_client(params, errlog=quiet) as (read, write),
             ClientSession(read, write, client_info=Implementation(name=client, version="1")) as s,

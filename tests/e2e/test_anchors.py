@@ -289,32 +289,6 @@ class TestDriftInTheEditor:
         [anchor] = (await call(client, "lecode/facts/list"))["facts"][0]["anchors"]
         assert (anchor["status"], anchor["checkedAgainst"]) == ("current", "disk")
 
-    async def test_the_forget_action_asks_first(self, start: Start, repo: Path, app: Path) -> None:
-        client = await start(repo)
-        asked: list[str] = []
-        answers = ["Cancel", "Forget"]
-
-        @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
-        def on_ask(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
-            asked.append(params.message)
-            return types.MessageActionItem(answers.pop(0))
-
-        doc = uri(app)
-        await remembered(client, doc)
-        forget = types.ExecuteCommandParams(
-            command="lecode.anchor.forget", arguments=[{"factId": 1}]
-        )
-        assert await client.workspace_execute_command_async(forget) == {
-            "forgotten": False,
-            "hides": [],
-        }
-        assert await client.workspace_execute_command_async(forget) == {
-            "forgotten": True,
-            "hides": [],
-        }
-        assert len(asked) == 2 and "forget fact #1" in asked[0]
-        assert (await call(client, "lecode/facts/list"))["facts"] == []
-
 
 class TestRenamedFiles:
     async def test_a_file_renamed_with_git_mv_takes_its_facts_along(
@@ -481,9 +455,10 @@ class TestBoundaries:
     ) -> None:
         client = await start(repo)
         for arguments, field in (
-            ([], "params"),
-            ([{"uri": uri(app)}], "params.range"),
-            ([{"uri": uri(app), "range": WHOLE_PORT_LINE, "bogus": 1}], "params.bogus"),
+            # The object is the first argument: its fields are named as the request's are.
+            ([], "arguments"),
+            ([{"uri": uri(app)}], "range"),
+            ([{"uri": uri(app), "range": WHOLE_PORT_LINE, "bogus": 1}], "bogus"),
             ([{"uri": uri(app), "range": WHOLE_PORT_LINE}, 2], "arguments"),
         ):
             exc = await error_of(

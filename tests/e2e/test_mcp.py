@@ -53,6 +53,25 @@ class TestReadTools:
             assert t.annotations is not None and t.annotations.read_only_hint is True
         assert "untrusted evidence" in tools[0].description
 
+    async def test_resource_templates_are_an_empty_list_not_an_unknown_method(
+        self, repo: Path
+    ) -> None:
+        # Issue 24: clients ask for templates beside resources and expect a list.
+        async with mcp_session(repo) as session:
+            templates = await session.list_resource_templates()
+        assert templates.resource_templates == []
+
+    async def test_the_log_says_which_config_dir_and_project_it_serves(
+        self, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        # Issue 24: a client that passes its own environment shows a wrong store in its log.
+        errlog = tmp_path / "stderr.log"
+        async with mcp_session(repo / "src" if (repo / "src").is_dir() else repo, errlog=errlog):
+            pass
+        [line] = [x for x in errlog.read_text().splitlines() if x.startswith("lecode-ls mcp ")]
+        assert f": config dir {isolated_config_dir} (LECODE_CONFIG_DIR), " in line
+        assert f", project {repo.resolve()}, memory {isolated_config_dir / 'memory'}" in line
+
     async def test_an_agent_reads_and_searches_what_the_editor_wrote(
         self, start: Start, repo: Path
     ) -> None:
@@ -360,8 +379,8 @@ class TestInstallAndImports:
         )
         assert done.returncode == 2
         assert done.stderr.strip().splitlines() == [
-            "lecode-ls mcp needs the MCP SDK: install lecode-ls with its mcp extra "
-            "(pip install 'lecode-ls[mcp]', or uv tool install 'lecode-ls[mcp]')"
+            "lecode-ls mcp needs the MCP SDK: install lecode-ls with its mcp extra, in a clone "
+            "of lecode-ls: uv tool install '.[mcp]'"
         ]
 
     def test_the_language_server_never_loads_the_sdk(self) -> None:

@@ -7,6 +7,7 @@ message. The Facts tree's own Forget (`lecode/facts/forget`) is the person's act
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,9 @@ async def by_chat(client: LanguageClient, session: str, line: str) -> Any:
 PATHS = pytest.mark.parametrize(
     "send", [by_request, by_command, by_chat], ids=["lecode/command", "lecode.memory", "chat"]
 )
+# The paths that wait for the person's answer inside the request (a chat panel's); the
+# `lecode.memory` command answers with the question instead (see TestTheCommandNeverWaits).
+WAITING = pytest.mark.parametrize("send", [by_request, by_chat], ids=["lecode/command", "chat"])
 
 
 async def with_a_fact(start: Start, repo: Path, **agent: Any) -> tuple[LanguageClient, str, int]:
@@ -107,7 +111,7 @@ class TestPermissions:
         assert error.data["code"] == "permission_denied"
         assert await fact_ids(client) == [fact_id]
 
-    @PATHS
+    @WAITING
     async def test_ask_means_the_person_confirms(
         self, start: Start, repo: Path, send: Path_
     ) -> None:
@@ -124,6 +128,33 @@ class TestPermissions:
         person.answer = "Allow"
         await send(client, session, f"/memory forget {fact_id}")
         assert await fact_ids(client) == []
+
+    @pytest.mark.parametrize("answer", ["Deny", "Allow"])
+    async def test_the_memory_command_answers_with_the_question_and_shows_the_outcome(
+        self, start: Start, repo: Path, answer: str
+    ) -> None:
+        # Issue 24: a command whose client times requests out never waits for the person.
+        client, session, fact_id = await with_a_fact(start, repo)
+        person = Person(client, answer)
+        shown = client.protocol.wait_for_notification_async(types.WINDOW_SHOW_MESSAGE)
+        output = await by_command(client, session, f"/memory forget {fact_id}")
+        assert output == (
+            f"lecode: /memory wants to run memory_forget: forget fact {fact_id} and exclude its "
+            "evidence for good\nAnswer in the editor's prompt: the command goes on then, and "
+            "its output is shown as a message."
+        )
+        message = await asyncio.wait_for(shown, 10)
+        assert len(person.asked) == 1
+        if answer == "Deny":
+            assert message.type == types.MessageType.Error
+            assert message.message.startswith("lecode: /memory: ")
+            assert await fact_ids(client) == [fact_id]
+        else:
+            assert message.message == (
+                f"Fact #{fact_id} is forgotten; the transcript positions it cited are excluded "
+                "for good."
+            )
+            assert await fact_ids(client) == []
 
     async def test_allow_runs_without_asking(self, start: Start, repo: Path) -> None:
         client, session, fact_id = await with_a_fact(

@@ -253,18 +253,20 @@ class TestDrift:
         assert [s.anchor.fact_id for s in runtime.drift.states(folder, "app.py")] == [fact_id]
 
 
+@pytest.fixture
+def repo(tmp_path: Path, runtime: Runtime) -> Path:
+    """A Git repository holding app.py (SOURCE), committed, as a folder of the runtime."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / "app.py").write_text(SOURCE)
+    git(repo, "add", "app.py")
+    git(repo, "commit", "-q", "-m", "app")
+    runtime.drift.add_folder(repo)
+    return repo
+
+
 class TestGitChanges:
     """What Git can tell: a renamed file is followed, a switch of the checkout is noticed
     (issue 14)."""
-
-    @pytest.fixture
-    def repo(self, tmp_path: Path, runtime: Runtime) -> Path:
-        repo = make_repo(tmp_path / "repo")
-        (repo / "app.py").write_text(SOURCE)
-        git(repo, "add", "app.py")
-        git(repo, "commit", "-q", "-m", "app")
-        runtime.drift.add_folder(repo)
-        return repo
 
     def remember(self, runtime: Runtime, repo: Path) -> int:
         anchor = make_anchor(split_lines(SOURCE)[1:2], 2, "app.py", head_commit(repo))
@@ -419,15 +421,6 @@ class TestHostileRepositoryConfig:
 
     # covers R1-R8 (hostile input), P2
     """
-
-    @pytest.fixture
-    def repo(self, tmp_path: Path, runtime: Runtime) -> Path:
-        repo = make_repo(tmp_path / "repo")
-        (repo / "app.py").write_text(SOURCE)
-        git(repo, "add", "app.py")
-        git(repo, "commit", "-q", "-m", "app")
-        runtime.drift.add_folder(repo)
-        return repo
 
     def renamed_without_the_old_blob(self, runtime: Runtime, repo: Path) -> int:
         fact_id = TestGitChanges().remember(runtime, repo)

@@ -38,7 +38,7 @@ PARTS: dict[str, set[str]] = {
     "anchors": {"facts", "sessions", "project"},
 }
 CROSSING = ("recall", "injection", "working", "learning_status")
-FEATURES = ("notes", "sessions", "facts", "chat", "anchors")
+FEATURES = ("notes", "sessions", "facts", "chat", "anchors", "questions")
 
 
 def module_name(path: Path) -> str:

@@ -17,6 +17,7 @@ from lecode_ls.contract.render import (
     PROTOCOL_MD,
     PROTOCOL_TS,
     README,
+    command_arguments,
     render_markdown,
     render_readme,
     render_typescript,
@@ -27,11 +28,19 @@ from lecode_ls.server.chat import methods as chat
 from lecode_ls.server.facts import methods as facts
 from lecode_ls.server.notes import methods as notes
 from lecode_ls.server.protocol import METHODS, METHODS_BY_NAME
-from lecode_ls.server.routes import COMMANDS, REQUESTS, register, registered_methods
+from lecode_ls.server.questions import methods as questions
+from lecode_ls.server.routes import (
+    COMMANDS,
+    NOTIFICATIONS,
+    REQUESTS,
+    register,
+    registered_methods,
+)
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import methods as sessions
+from lecode_ls.server.wiring import parse
 
-FEATURES = (notes, sessions, facts, chat, anchors)
+FEATURES = (notes, sessions, facts, chat, anchors, questions)
 
 
 class TestDocumentsMatchTheCode:
@@ -109,6 +118,42 @@ class TestExamplesAreValid:
         method.params.model_validate_json(json.dumps(method.example_params))
         if method.result is not None:
             method.result.model_validate_json(json.dumps(method.example_result))
+
+
+COMMAND_METHODS = [m for m in METHODS if m.kind == "command"]
+
+
+class TestCommandArgumentsAreWhatTheServerTakes:
+    """Issue 24, item 5: the tables once showed a `params` wrapper that the server refuses."""
+
+    @pytest.mark.parametrize("method", COMMAND_METHODS, ids=lambda m: m.name)
+    def test_the_documented_arguments_are_accepted_by_the_boundary(self, method) -> None:  # type: ignore[no-untyped-def]
+        # The very function the server validates `workspace/executeCommand` arguments with.
+        parse(method, method.example_params)
+        documented = command_arguments(method)
+        assert len(method.example_params) <= len(documented)
+        assert [position for position, _, _ in documented] == [
+            f"arguments[{i}]" for i in range(len(documented))
+        ]
+
+    @pytest.mark.parametrize("method", COMMAND_METHODS, ids=lambda m: m.name)
+    def test_the_table_shows_each_argument_by_position_and_never_a_wrapper(self, method) -> None:  # type: ignore[no-untyped-def]
+        section = PROTOCOL_MD.read_text().split(f"### `{method.name}` (command)")[1]
+        table = section.split("**Result**")[0]
+        for position, kind, required in command_arguments(method):
+            row = f"| `{position}` | `{kind.replace('|', chr(92) + '|')}` | "
+            assert row + ("yes" if required else "no") in table, (method.name, row)
+        assert "| `params` |" not in table
+
+    def test_the_wrapped_form_the_old_tables_showed_is_refused(self) -> None:
+        method = METHODS_BY_NAME["lecode.anchor.reanchor"]
+        with pytest.raises(Exception, match="params"):
+            parse(method, [{"params": method.example_params[0]}])
+
+
+class TestNotifications:
+    def test_the_opt_in_list_names_exactly_the_documented_notifications(self) -> None:
+        assert set(NOTIFICATIONS) == {m.name for m in METHODS if m.kind == "notification"}
 
 
 class TestReadmeSettings:

@@ -113,7 +113,14 @@ describe("clientOptions", () => {
     // covers issue 14 (open buffers, unsaved edits too, reach the server for drift)
     const options = clientOptions(output, logger, hooks());
     expect(options.documentSelector).toEqual([{ scheme: "file" }]);
-    expect(options.initializationOptions).toEqual({ memory: { max_bytes: 4096 }, provider: {}, agent: {}, compaction: {} });
+    expect(options.initializationOptions).toEqual({
+      memory: { max_bytes: 4096 },
+      provider: {},
+      agent: {},
+      compaction: {},
+      // Issue 24: the server sends its notifications only to a client that asks for them.
+      notifications: ["lecode/memory/didChange", "lecode/chat/delta", "lecode/facts/didChange", "lecode/anchors/didChange"],
+    });
     expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory", "lecode.provider", "lecode.agent", "lecode.compaction"] });
   });
 

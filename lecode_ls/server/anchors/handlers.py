@@ -23,6 +23,7 @@ from lecode_ls.memory.recall import recall_fact
 from lecode_ls.memory.sessions import EDITOR_TITLE, SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.anchors import messages as p
+from lecode_ls.server.asking import Ask, ask_later
 from lecode_ls.server.documents import Doc, locate, read_text, runtime_of, selected_lines
 from lecode_ls.server.facts import messages as fp
 from lecode_ls.server.server import LecodeServer
@@ -213,27 +214,31 @@ async def reanchor_command(ls: LecodeServer, args: p.ReanchorCommand) -> p.Reanc
     return await reanchor(ls, args.params)
 
 
-async def forget_command(ls: LecodeServer, args: p.FactRefCommand) -> fp.FactsForgetResult:
-    """Forget a fact after asking the person (`window/showMessageRequest`), naming the other
-    facts the forget would hide; a declined or unanswered question forgets nothing."""
+async def forget_command(ls: LecodeServer, args: p.FactRefCommand) -> p.AskedResult:
+    """Ask the person whether to forget a fact, naming the other facts the forget would hide,
+    and answer at once (asking.py): the forget happens on their Forget, and only then."""
     runtime, _ = await ls.runtime(args.params.workspace_uri)
     runtime.require_facts()
     fact_id = args.params.fact_id
     hides = await asyncio.to_thread(runtime.facts.sharing_evidence, fact_id)
     also = f" It also hides facts {', '.join(f'#{h}' for h in hides)}." if hides else ""
-    answer = await ls.window_show_message_request_async(
-        types.ShowMessageRequestParams(
-            type=types.MessageType.Warning,
-            message=f"lecode: forget fact #{fact_id} and exclude its evidence for good?{also}",
-            actions=[types.MessageActionItem("Forget"), types.MessageActionItem("Cancel")],
-        )
-    )
-    if answer is None or answer.title != "Forget":
-        return fp.FactsForgetResult(forgotten=False, hides=[])
-    forgotten = await asyncio.to_thread(runtime.facts.forget, fact_id)
-    if forgotten:
+
+    async def forget() -> str:
+        forgotten = await asyncio.to_thread(runtime.facts.forget, fact_id)
+        if not forgotten:
+            return f"lecode: fact #{fact_id} was already forgotten."
         await ls.facts_changed(runtime)
-    return fp.FactsForgetResult(forgotten=forgotten, hides=hides if forgotten else [])
+        return f"lecode: forgot fact #{fact_id}; its evidence is excluded for good.{also}"
+
+    ask = Ask(
+        message=f"lecode: forget fact #{fact_id} and exclude its evidence for good?{also}",
+        yes="Forget",
+        no="Cancel",
+        yes_title=f"Forget fact #{fact_id} (confirm)",
+        no_title=f"Keep fact #{fact_id} (cancel the forget)",
+        kept=f"lecode: fact #{fact_id} is kept; nothing was forgotten.",
+    )
+    return p.AskedResult(question=ask_later(ls, ask, forget), hides=hides)
 
 
 async def show_command(ls: LecodeServer, args: p.FactRefCommand) -> fp.RecallFactResult:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import Any
 
 from lsprotocol import types
@@ -23,7 +22,16 @@ from lecode_ls.memory.recall import fact_status
 from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.anchors.messages import AnchorsDidChangeParams
+from lecode_ls.server.anchors.shown import (
+    actions_named,
+    has_code_lens,
+    hover_text,
+    inlay_hint,
+    one_line,
+    wants_plain_hover,
+)
 from lecode_ls.server.anchors.state import Shown
+from lecode_ls.server.asking import question_actions
 from lecode_ls.server.documents import Doc, buffer_text, locate, runtime_of
 from lecode_ls.server.server import LecodeServer
 
@@ -35,11 +43,6 @@ MESSAGE_CHARS = 80
 REMEMBER_KIND = "refactor.lecode.remember"
 MAX_NOTIFIED_PATHS = 1000
 ACTION_KINDS = [types.CodeActionKind.QuickFix, REMEMBER_KIND]
-
-
-def _one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _shown(ls: LecodeServer, runtime: Runtime, fact_id: int) -> Shown | None:
@@ -60,7 +63,7 @@ def _shown(ls: LecodeServer, runtime: Runtime, fact_id: int) -> Shown | None:
 
 
 def _title(state: AnchorState, shown: Shown, limit: int) -> str:
-    about = _one_line(shown.text, limit) if shown.text is not None else f"({shown.status})"
+    about = one_line(shown.text, limit) if shown.text is not None else f"({shown.status})"
     return f"fact #{state.anchor.fact_id} r{shown.revision}: {about}"
 
 
@@ -146,10 +149,15 @@ def _publish(ls: LecodeServer, uri: str, diagnostics: list[types.Diagnostic]) ->
 
 
 def refresh_lenses(ls: LecodeServer) -> None:
+    """Ask the client to fetch CodeLenses (or, without them, inlay hints) again, where it
+    supports being asked."""
     workspace = ls.client_capabilities.workspace
     lens = workspace.code_lens if workspace is not None else None
     if lens is not None and lens.refresh_support:
         ls.workspace_code_lens_refresh(None)
+    hints = workspace.inlay_hint if workspace is not None else None
+    if not has_code_lens(ls) and hints is not None and hints.refresh_support:
+        ls.workspace_inlay_hint_refresh(None)
 
 
 async def watch_checkouts(ls: LecodeServer, interval: float = 1.0) -> None:
@@ -212,13 +220,14 @@ def _diagnostics(
         if shown is None:
             continue
         what = "its lines changed" if state.located.status == "changed" else "its lines are gone"
-        about = _one_line(shown.text, MESSAGE_CHARS) if shown.text else shown.status
+        about = one_line(shown.text, MESSAGE_CHARS) if shown.text else shown.status
         found.append(
             types.Diagnostic(
                 range=_place(state, lines),
                 message=(
                     f"fact #{state.anchor.fact_id} r{shown.revision} may be out of date: {what} "
-                    f"since it was remembered ({about})"
+                    f"since it was remembered ({about}). Code actions: "
+                    f"{actions_named(state.anchor.fact_id)}"
                 ),
                 severity=types.DiagnosticSeverity.Warning,
                 source=SOURCE,
@@ -284,6 +293,7 @@ async def hover(ls: LecodeServer, uri: str, line: int) -> types.Hover | None:
     if found is None or text is None:
         return None
     doc, runtime, states = found
+    plain = wants_plain_hover(ls)
 
     def make() -> types.Hover | None:
         lines = split_lines(text)
@@ -294,56 +304,61 @@ async def hover(ls: LecodeServer, uri: str, line: int) -> types.Hover | None:
             shown = _shown(ls, runtime, state.anchor.fact_id)
             if shown is None:
                 continue
-            parts.append(_hover_text(doc, state, shown))
+            parts.append(hover_text(doc, state, shown, plain=plain))
         if not parts:
             return None
+        if plain:
+            return types.Hover(types.MarkupContent(types.MarkupKind.PlainText, "\n\n".join(parts)))
         body = "\n\n---\n\n".join(parts)
         return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, body))
 
     return await asyncio.to_thread(make)
 
 
-def _code(text: str) -> str:
-    """`text` as a Markdown code span: one backtick more than its longest run of them."""
-    ticks = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
-def _hover_text(doc: Doc, state: AnchorState, shown: Shown) -> str:
-    anchor = state.anchor
-    out = [f"**fact #{anchor.fact_id} r{shown.revision}** · {state.located.status}", ""]
-    if shown.text is not None:
-        fence = "~~~~"
-        while fence in shown.text:
-            fence += "~"
-        out += ["untrusted evidence, not instructions:", f"{fence}text", shown.text, fence]
-    else:
-        out.append(f"(text not shown: the fact is {shown.status})")
-    if shown.session_id is not None and shown.seqs:
-        first, last = shown.seqs[0], shown.seqs[-1]
-        link = (
-            f"lecode-transcript:/{shown.session_id}.transcript?"
-            f"workspace={path_to_uri(doc.folder)}&start={first}&end={last}&fact={anchor.fact_id}"
-        )
-        out += ["", f"evidence: [session {shown.session_id}, seqs {first}-{last}]({link})"]
-    commit = f" at {anchor.commit[:12]}" if anchor.commit else ""
-    # Paths are shown as code: a file named `![x](https://...)` is not Markdown to render.
-    place = _code(f"{anchor.path}:{anchor.start_line}-{anchor.end_line}")
-    renamed = f" (the file was renamed to {_code(state.renamed_to)})" if state.renamed_to else ""
-    out += ["", f"anchored to {place}{commit}, {anchor.captured_at}{renamed}"]
-    return "\n".join(out)
-
-
 async def code_actions(
     ls: LecodeServer, uri: str, selection: types.Range
 ) -> list[types.CodeAction]:
+    """The answers to waiting questions (in any document: asking.question_actions), then the
+    actions of the drifted anchors under the selection, then "Remember selection as fact"."""
+    questions = question_actions(ls)
+    found = await _states(ls, uri)
+    text = buffer_text(ls, uri)
+    if found is None or text is None:
+        return questions
+    doc, runtime, states = found
+    return questions + await asyncio.to_thread(_actions, ls, runtime, doc, states, text, selection)
+
+
+async def inlay_hints(ls: LecodeServer, uri: str, rng: types.Range) -> list[types.InlayHint]:
+    """For a client without CodeLens (eglot, Helix), an inlay hint at the end of each anchored
+    fact's first line in `rng`, saying what the CodeLens would; a client with CodeLens gets none,
+    so nothing is shown twice."""
+    if has_code_lens(ls):
+        return []
     found = await _states(ls, uri)
     text = buffer_text(ls, uri)
     if found is None or text is None:
         return []
-    doc, runtime, states = found
-    return await asyncio.to_thread(_actions, ls, runtime, doc, states, text, selection)
+    _, runtime, states = found
+
+    def make() -> list[types.InlayHint]:
+        lines = split_lines(text)
+        hints = []
+        for state in states:
+            if state.located.status == "unchecked":
+                continue
+            place = _place(state, lines)
+            if not _covers(rng, place.start.line, place.start.line):
+                continue
+            shown = _shown(ls, runtime, state.anchor.fact_id)
+            if shown is None:
+                continue
+            line = place.start.line
+            width = len(lines[line].encode("utf-16-le")) // 2 if lines else 0
+            hints.append(inlay_hint(state, shown, line, width))
+        return hints
+
+    return await asyncio.to_thread(make)
 
 
 def _actions(

@@ -6,6 +6,7 @@ from pydantic import Field
 
 from lecode_ls.server.facts.messages import AnchorModel
 from lecode_ls.server.messages import Message, Params, WorkspaceParams
+from lecode_ls.server.questions.messages import QuestionModel
 
 
 class PositionModel(Params):
@@ -87,6 +88,14 @@ class ReanchorResult(Message):
 class FactRefParams(WorkspaceParams):
     fact_id: int = Field(ge=1)
     """The fact."""
+
+
+class AskedResult(Message):
+    question: QuestionModel
+    """What the person was asked; the forget happens on their Forget, and only then."""
+    hides: list[int]
+    """The other facts whose evidence the forget would exclude: hidden from recall and injection
+    once it is done."""
 
 
 class AnchorsDidChangeParams(Message):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from lecode_ls.server.anchors import handlers
 from lecode_ls.server.anchors.messages import (
     AnchorsDidChangeParams,
+    AskedResult,
     CorrectSelectionCommand,
     CorrectSelectionParams,
     FactRefCommand,
@@ -15,7 +16,7 @@ from lecode_ls.server.anchors.messages import (
     RememberSelectionParams,
     SelectionResult,
 )
-from lecode_ls.server.facts.messages import FactsForgetResult, RecallFactResult
+from lecode_ls.server.facts.messages import RecallFactResult
 from lecode_ls.server.method import DIGEST, SID, WS, Method
 
 URI = WS + "/src/app.py"
@@ -160,15 +161,38 @@ COMMANDS: tuple[Method, ...] = (
     Method(
         "lecode.anchor.forget",
         "command",
-        "Forget a fact (the `Forget fact` code action) after asking the person through "
-        "`window/showMessageRequest` (Forget / Cancel), naming the other facts it would hide. "
-        "Declined or unanswered: nothing is forgotten (`forgotten: false`).",
+        "Forget a fact (the `Forget fact` code action), once the person says Forget: the "
+        "command answers at once with the question it asked (naming the other facts the "
+        "forget would hide) and never waits for the answer inside the request. Asked with "
+        "`window/showMessageRequest` (Forget / Cancel) when the client advertised "
+        "`window.showMessage`, else offered as the code actions `Forget fact #N (confirm)` and "
+        "`Keep fact #N` (see `lecode.answer`). On Forget the fact is forgotten, "
+        "`lecode/facts/didChange` is sent and `window/showMessage` says so; on anything else "
+        "nothing is forgotten.",
         FactRefCommand,
-        FactsForgetResult,
+        AskedResult,
         handler=handlers.forget_command,
-        errors=("memory_disabled", "fact_not_found"),
+        errors=("memory_disabled", "fact_not_found", "questions_pending"),
         example_params=[{"factId": 7}],
-        example_result={"forgotten": True, "hides": []},
+        example_result={
+            "question": {
+                "questionId": 3,
+                "message": "lecode: forget fact #7 and exclude its evidence for good?",
+                "answers": ["Forget", "Cancel"],
+                "inEditor": False,
+                "confirm": {
+                    "title": "Forget fact #7 (confirm)",
+                    "command": "lecode.answer",
+                    "arguments": [{"questionId": 3, "answer": "Forget"}],
+                },
+                "cancel": {
+                    "title": "Keep fact #7 (cancel the forget)",
+                    "command": "lecode.answer",
+                    "arguments": [{"questionId": 3, "answer": "Cancel"}],
+                },
+            },
+            "hides": [],
+        },
     ),
     Method(
         "lecode.anchor.show",

@@ -60,8 +60,11 @@ METHODS: tuple[Method, ...] = (
             "turn with `stopReason` `error` and an `error` delta whose `code` is one of "
             "`provider_auth`, `provider_unreachable`, `provider_model`, `provider_timeout`, "
             "`provider_incomplete`, `provider_error`; it is recorded in the transcript too.",
-            "Write-class memory tools ask the person first (`window/showMessageRequest`) unless "
-            "`[agent] permissions` says allow or deny.",
+            "Write-class memory tools ask the person first unless `[agent] permissions` says "
+            "allow or deny: with `window/showMessageRequest` when the client advertised "
+            "`window.showMessage`, else with `window/showMessage` and the code actions "
+            "`Allow <tool> (the model asks)` / `Deny <tool> (the model asks)` in every document "
+            "(`lecode.answer`); the turn waits for the answer.",
         ),
     ),
     Method(
@@ -139,8 +142,8 @@ METHODS: tuple[Method, ...] = (
         "request",
         "Run a `/memory ...` line, or `/compact` (with `sessionId`), from any client: the same "
         "commands as in chat. `/memory correct` and `/memory forget` obey `[agent] readonly` and "
-        "`permissions` as the model's tools do, asking through `window/showMessageRequest` where "
-        "they say ask.",
+        "`permissions` as the model's tools do, asking the person where they say ask (as "
+        "`lecode/chat/send` does) and waiting for the answer.",
         CommandParams,
         CommandResult,
         handler=handlers.command,

@@ -83,4 +83,4 @@ async def agents_read(ls: LecodeServer, params: p.AgentsReadParams) -> p.AgentsR
 
 
 async def memory_command(ls: LecodeServer, params: p.MemoryCommandArgs) -> str:
-    return await run_command(ls, params.workspace_uri, params.text)
+    return await run_command(ls, params.workspace_uri, params.text, wait=False)

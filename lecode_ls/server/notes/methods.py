@@ -173,7 +173,9 @@ COMMANDS: tuple[Method, ...] = (
         "`workspace/executeCommand` form of the `/memory` slash command, for editors whose UI "
         "only runs commands. Arguments are positional: `[text]` or `[text, workspaceUri]`; "
         "the result is the output string. `/memory correct` and `/memory forget` obey "
-        "`[agent] readonly` and `permissions` (see `lecode/command`).",
+        "`[agent] readonly` and `permissions` (see `lecode/command`); one that must ask never "
+        "waits for the answer inside the command: the result is then the question, and the "
+        "line's output (or error) is shown with `window/showMessage` once it is answered.",
         MemoryCommandArgs,
         CommandOutput,
         handler=handlers.memory_command,

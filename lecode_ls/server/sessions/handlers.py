@@ -11,12 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace
+from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace, SessionNotFound
 from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.recall import recall_session
 from lecode_ls.memory.sessions import SessionInfo, check_session_id, source_snapshot
 from lecode_ls.platform.paths import canonical, is_within
 from lecode_ls.runtime import Runtime
+from lecode_ls.server.asking import Ask, ask_later
 from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import messages as p
@@ -174,7 +175,11 @@ async def session_delete(ls: LecodeServer, params: p.SessionParams) -> p.Session
     """Delete a session's transcript (S6): refused while a turn or compaction runs in it here,
     or while another process has it attached; the facts citing it become `missing`."""
     runtime = await _session_runtime(ls, params)
-    session_id = check_session_id(params.session_id)
+    citing = await _delete(ls, runtime, check_session_id(params.session_id))
+    return p.SessionDeleteResult(citing_facts=citing)
+
+
+async def _delete(ls: LecodeServer, runtime: Runtime, session_id: str) -> int:
     busy = (
         f"sessionId: session {session_id} has a turn or a compaction running; stop it before "
         "deleting the session"
@@ -190,4 +195,45 @@ async def session_delete(ls: LecodeServer, params: p.SessionParams) -> p.Session
         citing = await asyncio.to_thread(delete)
     if citing:
         await ls.facts_changed(runtime)  # the facts citing it are missing now
-    return p.SessionDeleteResult(citing_facts=citing)
+    return citing
+
+
+def _cited(count: int) -> str:
+    if count == 0:
+        return "No fact cites it."
+    if count == 1:
+        return "1 fact cites it: it becomes missing (kept, without evidence)."
+    return f"{count} facts cite it: they become missing (kept, without evidence)."
+
+
+async def delete_command(ls: LecodeServer, args: p.SessionDeleteCommand) -> p.SessionAskedResult:
+    """Ask the person whether to delete a session, saying how many facts cite it, and answer at
+    once (asking.py): the session is deleted on their Delete, and only then."""
+    runtime = await _session_runtime(ls, args.params)
+    session_id = check_session_id(args.params.session_id)
+
+    def describe() -> tuple[SessionInfo, int]:
+        info = next((i for i in runtime.sessions.list() if i.session_id == session_id), None)
+        if info is None:
+            raise SessionNotFound(f"sessionId: there is no session {session_id}", field="sessionId")
+        return info, runtime.facts.citing([session_id]).get(session_id, 0)
+
+    info, citing = await asyncio.to_thread(describe)
+    records = info.records - 1  # the header is not a record the person made
+    name = f'"{info.title}" ({session_id})' if info.title.strip() else session_id
+
+    async def delete() -> str:
+        now = await _delete(ls, runtime, session_id)
+        missing = f" {now} fact{' is' if now == 1 else 's are'} missing now." if now else ""
+        return f"lecode: deleted session {session_id}.{missing}"
+
+    ask = Ask(
+        message=f"lecode: delete session {name} for good? Its transcript "
+        f"({records} record{'' if records == 1 else 's'}) cannot be restored. {_cited(citing)}",
+        yes="Delete",
+        no="Cancel",
+        yes_title=f"Delete session {session_id} (confirm)",
+        no_title=f"Keep session {session_id} (cancel the deletion)",
+        kept=f"lecode: session {session_id} is kept; nothing was deleted.",
+    )
+    return p.SessionAskedResult(question=ask_later(ls, ask, delete), citing_facts=citing)

@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from lecode_ls.server.messages import Message, WorkspaceParams
+from lecode_ls.server.messages import Message, Params, WorkspaceParams
+from lecode_ls.server.questions.messages import QuestionModel
 
 Status = Literal["valid", "missing", "stale", "hidden", "unverified"]
 
@@ -137,6 +138,18 @@ class SessionSeqsResult(Message):
 class SessionClearResult(Message):
     seq: int
     """The seq of the clear event: working context and session recall start after it."""
+
+
+class SessionDeleteCommand(Params):
+    params: SessionParams
+    """`{workspaceUri?, sessionId}`."""
+
+
+class SessionAskedResult(Message):
+    question: QuestionModel
+    """What the person was asked; the session is deleted on their Delete, and only then."""
+    citing_facts: int
+    """How many facts cite the session: they would become `missing`."""
 
 
 class SessionDeleteResult(Message):

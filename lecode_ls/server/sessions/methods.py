@@ -6,7 +6,9 @@ from lecode_ls.server.method import DIGEST, SID, Method
 from lecode_ls.server.sessions import handlers
 from lecode_ls.server.sessions.messages import (
     RecallSessionResult,
+    SessionAskedResult,
     SessionClearResult,
+    SessionDeleteCommand,
     SessionDeleteResult,
     SessionIdResult,
     SessionImportParams,
@@ -175,5 +177,43 @@ METHODS: tuple[Method, ...] = (
         errors=("invalid_session_id", "session_not_found", "session_busy", "session_attached"),
         example_params={"sessionId": SID},
         example_result={"citingFacts": 2},
+    ),
+)
+
+COMMANDS: tuple[Method, ...] = (
+    Method(
+        "lecode.session.delete",
+        "command",
+        "Delete a session, once the person says Delete: the `workspace/executeCommand` form of "
+        "`lecode/session/delete` for editors whose UI runs commands. It answers at once with the "
+        "question it asked (how many records go, how many facts cite the session and become "
+        "`missing`), as `lecode.anchor.forget` does; on Delete the session is deleted (refused "
+        "then if a turn runs in it or another window has it attached, shown as an error) and "
+        "`window/showMessage` says so.",
+        SessionDeleteCommand,
+        SessionAskedResult,
+        handler=handlers.delete_command,
+        errors=("invalid_session_id", "session_not_found", "questions_pending"),
+        example_params=[{"sessionId": SID}],
+        example_result={
+            "question": {
+                "questionId": 4,
+                "message": f"lecode: delete session {SID} for good? Its transcript (6 records) "
+                "cannot be restored. No fact cites it.",
+                "answers": ["Delete", "Cancel"],
+                "inEditor": True,
+                "confirm": {
+                    "title": f"Delete session {SID} (confirm)",
+                    "command": "lecode.answer",
+                    "arguments": [{"questionId": 4, "answer": "Delete"}],
+                },
+                "cancel": {
+                    "title": f"Keep session {SID} (cancel the deletion)",
+                    "command": "lecode.answer",
+                    "arguments": [{"questionId": 4, "answer": "Cancel"}],
+                },
+            },
+            "citingFacts": 0,
+        },
     ),
 )

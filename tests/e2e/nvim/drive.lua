@@ -20,6 +20,9 @@ dofile(config_path)
 -- Run the server from the interpreter under test rather than whatever `lecode-ls` is on PATH.
 vim.lsp.config('lecode', {
   cmd = cmd,
+  -- A plugin that keeps a view of the facts asks for their news too.
+  init_options = { notifications = { 'lecode/anchors/didChange', 'lecode/chat/delta',
+    'lecode/facts/didChange', 'lecode/memory/didChange' } },
   -- What a plugin would do to refresh its view of the facts; the README config needs none.
   handlers = {
     ['lecode/facts/didChange'] = function(_, params)
@@ -129,6 +132,16 @@ facts.command_recall = memory_command('recall 1')
 facts.forget, did_change.forget = changing('lecode/facts/forget', { factId = 1 })
 facts.forget_again = request('lecode/facts/forget', { factId = 1 })
 facts.command_forget = memory_command('forget 1')
+-- It asked first (Allow, above): its output comes when answered, as window/showMessage, which
+-- Neovim echoes into :messages.
+assert(vim.wait(TIMEOUT, function()
+  return vim.api.nvim_exec2('messages', { output = true }).output:find('already forgotten') ~= nil
+end), '/memory forget showed no output')
+for _, line in ipairs(vim.split(vim.api.nvim_exec2('messages', { output = true }).output, '\n')) do
+  if line:find('already forgotten', 1, true) then
+    facts.command_forget_shown = line
+  end
+end
 facts.command_facts_after = memory_command('facts')
 -- The very same evidence once more: the forget excluded it for good.
 facts.remember_again = request('lecode/facts/remember', { text = PREFERENCE, source = source })

@@ -15,12 +15,21 @@ vim.lsp.config('lecode', {
       on_dir(vim.fs.root(bufnr, '.git') or vim.fn.getcwd())
     end
   end,
+  -- lecode-ls sends its own notifications only to a client that names them: the drift news
+  -- handled below, and the chat's stream (the :Chat command further down).
+  init_options = { notifications = { 'lecode/anchors/didChange', 'lecode/chat/delta' } },
+  handlers = {
+    ['lecode/anchors/didChange'] = function()
+      vim.lsp.codelens.refresh()
+    end,
+  },
 })
 vim.lsp.enable('lecode')
 
 -- Facts anchored to code: drift diagnostics show by themselves; the CodeLens naming each anchored
--- fact is fetched on these events. `vim.lsp.buf.code_action()` offers Correct / Forget / Re-anchor
--- on a flagged line, and "Remember selection as fact" on a visual selection.
+-- fact is fetched on these events. On a flagged line `gra` (vim.lsp.buf.code_action()) offers
+-- Correct / Forget / Re-anchor; select lines with `V`, then `gra`, for "Remember selection as
+-- fact". A forget asks first (Forget / Cancel) and is done when you answer.
 vim.api.nvim_create_autocmd({ 'LspAttach', 'BufEnter', 'InsertLeave', 'TextChanged' }, {
   callback = function(ev)
     if #vim.lsp.get_clients({ bufnr = ev.buf, name = 'lecode' }) > 0 then

@@ -148,7 +148,9 @@ export function clientOptions(
       stdout: (input) => lines(input, (line) => logger.info(line)),
       stderr: (input) => lines(input, (line) => logServerLine(logger, line)),
     },
-    initializationOptions: settingsForServer(hooks.configuration()),
+    // The settings, and the custom notifications the extension handles: lecode-ls sends its own
+    // notifications only to a client that names them (other editors' clients warn about them).
+    initializationOptions: { ...settingsForServer(hooks.configuration()), notifications: Object.values(Notifications) },
     // The library watches these sections; the middleware below decides what is sent.
     synchronize: { configurationSection: SERVER_SECTIONS.map((section) => `${SECTION}.${section}`) },
     errorHandler,

@@ -50,6 +50,8 @@ export const Commands = {
   anchorReanchor: "lecode.anchor.reanchor",
   anchorForget: "lecode.anchor.forget",
   anchorShow: "lecode.anchor.show",
+  sessionDelete: "lecode.session.delete",
+  answer: "lecode.answer",
 } as const;
 
 /** No fields. */
@@ -847,4 +849,68 @@ export interface FactRefParams {
   workspaceUri?: string | null;
   /** The fact. */
   factId: number;
+}
+
+export interface AskedResult {
+  /** What the person was asked; the forget happens on their Forget, and only then. */
+  question: QuestionModel;
+  /** The other facts whose evidence the forget would exclude: hidden from recall and injection once it is done. */
+  hides: number[];
+}
+
+/** An LSP `Command`: what an editor runs with `workspace/executeCommand`. */
+export interface CommandModel {
+  /** What to show the person. */
+  title: string;
+  /** The command's name. */
+  command: string;
+  /** Its arguments, as they are to be sent. */
+  arguments: unknown[];
+}
+
+/** A question put to the person, waiting for an answer. What it decides happens when the answer comes; its outcome is shown then (`window/showMessage`). */
+export interface QuestionModel {
+  /** The question's ID (for `lecode.answer`). */
+  questionId: number;
+  /** The question, as the person sees it. */
+  message: string;
+  /** The yes (the change happens) and the no, in that order. */
+  answers: string[];
+  /** true: asked with `window/showMessageRequest` (the client advertised `window.showMessage`); false: announced with `window/showMessage` and offered as the code actions `confirm` and `cancel` in every document. */
+  inEditor: boolean;
+  /** Runs the yes (`lecode.answer`), for an editor that shows it as it likes. */
+  confirm: CommandModel;
+  /** Runs the no. */
+  cancel: CommandModel;
+}
+
+export interface SessionDeleteCommand {
+  /** `{workspaceUri?, sessionId}`. */
+  params: SessionParams;
+}
+
+export interface SessionAskedResult {
+  /** What the person was asked; the session is deleted on their Delete, and only then. */
+  question: QuestionModel;
+  /** How many facts cite the session: they would become `missing`. */
+  citingFacts: number;
+}
+
+export interface AnswerCommand {
+  /** The answer. */
+  params: AnswerParams;
+}
+
+export interface AnswerParams {
+  /** The question (its `questionId`). */
+  questionId: number;
+  /** One of its `answers`. */
+  answer: string;
+}
+
+export interface AnswerResult {
+  /** The question answered. */
+  questionId: number;
+  /** Whether the answer was the yes: what it allows now happens, and its outcome is shown. */
+  yes: boolean;
 }

@@ -84,7 +84,7 @@ beforeAll(async () => {
     rootUri: folderUri,
     capabilities: { workspace: { workspaceFolders: true, configuration: false } },
     workspaceFolders: [{ uri: folderUri, name: "project" }],
-    initializationOptions: { memory: {} },
+    initializationOptions: { memory: {}, notifications: ["lecode/facts/didChange", "lecode/memory/didChange"] },
   });
   await connection.sendNotification("initialized", {});
   sender = { sendRequest: (method, params) => connection.sendRequest(method, params) };
