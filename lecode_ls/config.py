@@ -53,10 +53,12 @@ class MemorySettings(_Section):
 class ProviderSettings(_Section):
     """`[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to."""
 
-    base_url: str = Field("https://api.openai.com/v1", min_length=1, max_length=2048)
+    base_url: str | None = Field(None, min_length=1, max_length=2048)
     """Base URL of the API, up to and including `/v1` (`/chat/completions` is appended):
-    OpenAI, OpenRouter (`https://openrouter.ai/api/v1`), Ollama (`http://localhost:11434/v1`),
-    LM Studio, vLLM or llama.cpp's server."""
+    OpenAI (`https://api.openai.com/v1`), OpenRouter (`https://openrouter.ai/api/v1`), Ollama
+    (`http://localhost:11434/v1`), LM Studio, vLLM or llama.cpp's server. Unset (the default),
+    no provider is configured: chat and compaction answer `provider_not_configured` and nothing
+    is sent anywhere."""
 
     model: str = Field("gpt-4o-mini", min_length=1, max_length=256)
     """Model ID as the provider names it (`gpt-4.1`, `anthropic/claude-sonnet-4`, `llama3.1:8b`)."""

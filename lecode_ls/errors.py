@@ -231,6 +231,14 @@ class SourceInvalid(InvalidSource):
 # The model provider (lecode_ls/agent/openai.py). Messages never contain the API key.
 
 
+class ProviderNotConfigured(LecodeError):
+    """Chat or compaction while no provider is configured (base_url unset); nothing was sent.
+
+    The message names the settings to set, in config.toml and in the editor."""
+
+    code = "provider_not_configured"
+
+
 class ProviderError(LecodeError):
     """The model provider failed a request; the message quotes its status and error, trimmed."""
 

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from lecode_ls.agent.runner import DeltaKind, StopReason
-from lecode_ls.server.messages import Message, WorkspaceParams
+from lecode_ls.server.messages import Message, Params, WorkspaceParams
 
 
 class UsageModel(Message):
@@ -171,3 +171,23 @@ class SessionCompactResult(Message):
     """The last seq the working summary now covers (0: none)."""
     usage: UsageModel
     """The summarisation call's usage (calls 0 when none was made)."""
+
+
+class ProviderInfoParams(Params):
+    """No fields: the provider is one per server, whatever the folder."""
+
+
+class ProviderInfoResult(Message):
+    """The chat provider as the server's settings (config.toml, then the editor's) name it."""
+
+    configured: bool
+    """Whether `[provider] base_url` is set. Without it chat and compaction answer
+    `provider_not_configured` and nothing is sent anywhere."""
+    base_url: str | None
+    """The base URL, without any user name or password it holds; null when unset."""
+    model: str
+    """The model chat asks for (`[provider] model`)."""
+    api_key_env: str
+    """The environment variable the API key is read from; empty for none."""
+    api_key_set: bool
+    """Whether that variable holds a key in the server's environment (the key is never sent)."""

@@ -15,13 +15,19 @@ from typing import TYPE_CHECKING, Any
 
 from lecode_ls.agent.preflight import Calibration
 from lecode_ls.config import ProviderSettings
-from lecode_ls.errors import SessionBusy
+from lecode_ls.errors import ProviderNotConfigured, SessionBusy
 
 if TYPE_CHECKING:
     from lecode_ls.agent.openai import OpenAICompatible
 
 Key = tuple[str, str]
 """(project root, session ID): a session of a project."""
+
+NOT_CONFIGURED = (
+    "no chat provider is configured, so nothing was sent: set [provider] base_url (and model) "
+    "in config.toml, or the editor settings lecode.provider.base_url and lecode.provider.model"
+)
+"""The `provider_not_configured` sentence: every client gets it, and it names the settings."""
 
 STOP_TIMEOUT = 10.0
 """Seconds `stop` waits for cancelled turns to record their end (a tool already running
@@ -41,6 +47,11 @@ class Chat:
         self._retired: list[OpenAICompatible] = []
 
     def provider(self, settings: ProviderSettings) -> OpenAICompatible:
+        """The provider of `settings`; ProviderNotConfigured while no base_url is set, so no
+        request (a chat, a compaction, a window probe) can leave for a destination nobody
+        chose."""
+        if settings.base_url is None:
+            raise ProviderNotConfigured(NOT_CONFIGURED)
         # The key is read from the environment at each turn, so a restart is not needed when
         # the variable is set for a new server process (the VS Code extension does that).
         api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None

@@ -15,6 +15,7 @@ export const Requests = {
   sessionRead: "lecode/session/read",
   sessionSnapshot: "lecode/session/snapshot",
   sessionNew: "lecode/session/new",
+  sessionRename: "lecode/session/rename",
   sessionUndo: "lecode/session/undo",
   sessionRedo: "lecode/session/redo",
   sessionClear: "lecode/session/clear",
@@ -23,6 +24,7 @@ export const Requests = {
   sessionCompact: "lecode/session/compact",
   chatHistory: "lecode/chat/history",
   command: "lecode/command",
+  providerInfo: "lecode/provider/info",
   factsList: "lecode/facts/list",
   factsDismissProposal: "lecode/facts/dismissProposal",
   factsRemember: "lecode/facts/remember",
@@ -214,6 +216,8 @@ export interface SessionInfoModel {
   corrupt?: boolean;
   /** How many facts cite this session (any revision): deleting it leaves them `missing`. */
   citingFacts?: number;
+  /** What made it: `chat` (a chat session, or anything else), `editor` (the "Remembered in the editor" session of selections), `mcp` (an MCP client's, "MCP: <client>"), `import` (`lecode/session/import`; older imports are known only when their ID was taken). */
+  origin?: "chat" | "editor" | "mcp" | "import";
 }
 
 export interface SessionImportParams {
@@ -302,6 +306,20 @@ export interface SessionNewParams {
 export interface SessionIdResult {
   /** The session's exact ID. */
   sessionId: string;
+}
+
+export interface SessionRenameParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The exact session ID. */
+  sessionId: string;
+  /** The new title; empty gives back the title the session began with. */
+  title: string;
+}
+
+export interface SessionRenameResult {
+  /** The title now, as `lecode/session/list` shows it (unseen characters made spaces). */
+  title: string;
 }
 
 export interface SessionParams {
@@ -474,6 +492,24 @@ export interface CommandParams {
 export interface CommandResult {
   /** The command's answer: plain text, often in columns or JSON (show it preformatted). */
   output: string;
+}
+
+/** No fields: the provider is one per server, whatever the folder. */
+export interface ProviderInfoParams {
+}
+
+/** The chat provider as the server's settings (config.toml, then the editor's) name it. */
+export interface ProviderInfoResult {
+  /** Whether `[provider] base_url` is set. Without it chat and compaction answer `provider_not_configured` and nothing is sent anywhere. */
+  configured: boolean;
+  /** The base URL, without any user name or password it holds; null when unset. */
+  baseUrl: string | null;
+  /** The model chat asks for (`[provider] model`). */
+  model: string;
+  /** The environment variable the API key is read from; empty for none. */
+  apiKeyEnv: string;
+  /** Whether that variable holds a key in the server's environment (the key is never sent). */
+  apiKeySet: boolean;
 }
 
 export interface FactsListParams {

@@ -17,8 +17,8 @@ export interface MemorySettings {
 
 /** `[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to. */
 export interface ProviderSettings {
-  /** Base URL of the API, up to and including `/v1` (`/chat/completions` is appended): OpenAI, OpenRouter (`https://openrouter.ai/api/v1`), Ollama (`http://localhost:11434/v1`), LM Studio, vLLM or llama.cpp's server. */
-  base_url: string;
+  /** Base URL of the API, up to and including `/v1` (`/chat/completions` is appended): OpenAI (`https://api.openai.com/v1`), OpenRouter (`https://openrouter.ai/api/v1`), Ollama (`http://localhost:11434/v1`), LM Studio, vLLM or llama.cpp's server. Unset (the default), no provider is configured: chat and compaction answer `provider_not_configured` and nothing is sent anywhere. */
+  base_url: string | null;
   /** Model ID as the provider names it (`gpt-4.1`, `anthropic/claude-sonnet-4`, `llama3.1:8b`). */
   model: string;
   /** Name of the environment variable that holds the API key (never the key itself); empty for a local server that needs no key. */
@@ -72,7 +72,7 @@ export const SERVER_DEFAULTS: ServerSections = {
     "drifted_facts": "label"
   },
   "provider": {
-    "base_url": "https://api.openai.com/v1",
+    "base_url": null,
     "model": "gpt-4o-mini",
     "api_key_env": "OPENAI_API_KEY",
     "thinking": null,
