@@ -11,8 +11,10 @@ few KB; lecode-ls (its provider pointing at a recording tap in front of llama-se
 turns of one session:
 
 1. "warm-up": the first request (nothing of it is cached yet, apart from what an earlier trial left);
-2. "no change": "We use tabs for indentation in this repo. ..." (the prompt only grew at its end:
-   a cache hit, the floor);
+2. "no change": "We use tabs for indentation in this repo. ..." (a new user message, memory
+   unchanged: the prompt grows at its end only if the memory section stays as it was; with
+   `--facts N` stored first, the facts ranked for the new message may differ, which is what a
+   new user message costs the cache since issue 25);
 3. "after a learned fact": the fact is stored first, as automatic learning stores it (the exact
    quote of turn 2's message, with its source, through `lecode/facts/remember`), so the next
    request carries one more fact in its memory section.
@@ -64,12 +66,15 @@ ANSWER_TOKENS = 24
 """`[agent] max_output_tokens`: the answers are not measured, only the prompt."""
 
 
-def config(base_url: str, model: str) -> str:
+def config(base_url: str, model: str, facts: int = 0) -> str:
+    # With facts stored, the prompt outgrows the window less the default 4,096 tokens kept for
+    # the answer (the turn would pause): the answers here are 24 tokens.
+    room = "[compaction]\nbuffer_tokens = 1024\n" if facts else ""
     return (
         "[provider]\n"
         f'base_url = {json.dumps(base_url)}\nmodel = {json.dumps(model)}\napi_key_env = ""\n'
         f"[agent]\nmax_output_tokens = {ANSWER_TOKENS}\n"
-        "[memory]\nenabled = true\nauto_learn = false\n"
+        "[memory]\nenabled = true\nauto_learn = false\n" + room
     )
 
 
@@ -96,7 +101,29 @@ async def lecode(source: Path, config_dir: Path, folder: Path) -> AsyncIterator[
         await server.close()
 
 
-async def trial(upstream: str, model: str, source: Path) -> dict[str, dict[str, Any]]:
+async def seed(server: Server, count: int) -> None:
+    """`count` facts of bench/retrieval_set.py, each remembered from its own user message of
+    one imported session (through the protocol, so every tree compared can run it)."""
+    if count <= 0:
+        return
+    from bench.retrieval_set import FACTS
+
+    texts = FACTS[:count]
+    records = [{"role": "user", "content": text} for text in texts]
+    imported = await server.request(
+        "lecode/session/import", {"records": records, "title": "months of work"}
+    )
+    for seq, text in enumerate(texts, start=1):
+        source = await server.request(
+            "lecode/session/snapshot",
+            {"sessionId": imported["sessionId"], "startSeq": seq, "endSeq": seq},
+        )
+        await server.request("lecode/facts/remember", {"text": text, "source": source})
+
+
+async def trial(
+    upstream: str, model: str, source: Path, facts: int = 0
+) -> dict[str, dict[str, Any]]:
     """One session of the three turns; each turn's first chat request, measured."""
     with tempfile.TemporaryDirectory(prefix="lecode-cache-") as tmp:
         repo = make_repo(Path(tmp) / "widget")
@@ -104,10 +131,11 @@ async def trial(upstream: str, model: str, source: Path) -> dict[str, dict[str, 
         config_dir = Path(tmp) / "config"
         config_dir.mkdir()
         async with Tap(upstream, read_timeout=600.0) as tap:
-            (config_dir / "config.toml").write_text(config(tap.base_url, model))
+            (config_dir / "config.toml").write_text(config(tap.base_url, model, facts))
             async with lecode(source, config_dir, repo) as server:
                 for name, content in (("MEMORY.md", MEMORY), ("scratchpad.md", SCRATCHPAD)):
                     await server.request("lecode/memory/write", {"file": name, "content": content})
+                await seed(server, facts)
                 session = (await server.request("lecode/session/new", {"title": "cache"}))[
                     "sessionId"
                 ]
@@ -168,7 +196,9 @@ def _range(values: Sequence[float | None]) -> str:
     return f"{min(present):,.2f}-{max(present):,.2f}" if present else "n/a"
 
 
-def report(results: dict[str, list[dict[str, dict[str, Any]]]], repeats: int, model: str) -> str:
+def report(
+    results: dict[str, list[dict[str, dict[str, Any]]]], repeats: int, model: str, facts: int = 0
+) -> str:
     rows = []
     for arm, trials in results.items():
         for label, _ in TURNS:
@@ -187,7 +217,8 @@ def report(results: dict[str, list[dict[str, dict[str, Any]]]], repeats: int, mo
                 ]
             )
     return markdown_table(
-        f"Prompt cache: the first request of each turn ({model}, llama-server, n = {repeats})",
+        f"Prompt cache: the first request of each turn ({model}, llama-server, n = {repeats}, "
+        f"{facts} facts stored)",
         [
             "layout",
             "turn",
@@ -218,17 +249,19 @@ def llama_server(extra: Sequence[str]) -> Iterator[str]:
         server.stop()
 
 
-async def run(upstream: str, model: str, repeats: int, trees: dict[str, Path]) -> str:
+async def run(
+    upstream: str, model: str, repeats: int, trees: dict[str, Path], facts: int = 0
+) -> str:
     arms = {"this tree": ROOT, **trees}
     results: dict[str, list[dict[str, dict[str, Any]]]] = {arm: [] for arm in arms}
     order = list(arms.items())
     for repeat in range(repeats):
         for arm, source in order if repeat % 2 == 0 else reversed(order):
-            results[arm].append(await trial(upstream, model, source))
+            results[arm].append(await trial(upstream, model, source, facts))
             # Each trial as it ends, so a run that is stopped keeps what it measured.
             line = json.dumps({"arm": arm, "repeat": repeat + 1, "turns": results[arm][-1]})
             print(f"prompt_cache: {line}", file=sys.stderr, flush=True)
-    return report(results, repeats, model)
+    return report(results, repeats, model, facts)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -249,6 +282,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=[],
         help="an extra llama-server argument (e.g. --server-arg=--cache-reuse --server-arg=256)",
     )
+    parser.add_argument(
+        "--facts",
+        type=int,
+        default=0,
+        help="facts stored before the turns (bench/retrieval_set.py, at most 210)",
+    )
     parser.add_argument("--out", type=Path, help="write the table here too")
     args = parser.parse_args(argv)
     trees: dict[str, Path] = {}
@@ -259,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         trees[name] = Path(folder)
     with contextlib.ExitStack() as stack:
         upstream = args.base_url or stack.enter_context(llama_server(args.server_arg))
-        table = asyncio.run(run(upstream.rstrip("/"), args.model, args.repeats, trees))
+        table = asyncio.run(run(upstream.rstrip("/"), args.model, args.repeats, trees, args.facts))
     print(table)
     if args.out is not None:
         args.out.write_text(table + "\n")

@@ -49,6 +49,13 @@ class MemorySettings(_Section):
     was remembered from is no longer there): "label" shows it marked as drifted, "withhold"
     leaves it out. Listings show drift either way."""
 
+    embeddings_model: str | None = Field(None, min_length=1, max_length=200)
+    """Opt in to semantic fact ranking: the embedding model the `[provider]` serves at its
+    OpenAI-compatible `/embeddings` (llama-server with `--embeddings`, Ollama, vLLM, hosted
+    APIs). Fact vectors are computed in the background and kept in facts.sqlite3; a turn's
+    message is embedded once and ranked by BM25 and vector similarity together. Unset (the
+    default): no embedding request is ever made."""
+
 
 class ProviderSettings(_Section):
     """`[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to."""

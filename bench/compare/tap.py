@@ -207,6 +207,9 @@ class Tap:
 
     def __init__(self, upstream: str, *, read_timeout: float = 120.0) -> None:
         self.upstream = upstream.rstrip("/")
+        self.routes: dict[str, str] = {}
+        """Other upstreams by path after /v1 (`{"/embeddings": "http://127.0.0.1:8081"}`): a
+        second server for one kind of request."""
         self.step = ""
         self.calls: list[Call] = []
         self.faults: dict[Purpose, Fault] = {}
@@ -328,8 +331,9 @@ class Tap:
         forwarded = {name: value for name, value in headers.items() if name in FORWARDED}
         answered = False
         try:
+            upstream = self.routes.get(suffix, self.upstream).rstrip("/")
             async with self._client.stream(
-                method, self.upstream + suffix, content=raw, headers=forwarded
+                method, upstream + suffix, content=raw, headers=forwarded
             ) as response:
                 call.status = response.status_code
                 content_type = response.headers.get("content-type", "application/octet-stream")

@@ -46,10 +46,11 @@ from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import compact_session, summary_message
 from lecode_ls.agent.preflight import Calibration, Preflight, preflight
 from lecode_ls.agent.provider import ChatRequest, Finish, Provider, TextDelta, ToolCall, Usage
-from lecode_ls.errors import ContextOverflow, ProviderError
+from lecode_ls.errors import ContextOverflow, LecodeError, ProviderError
 from lecode_ls.memory.anchors import read_paths
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
 from lecode_ls.memory.project import read_agents
+from lecode_ls.memory.selection import QueryVector, TurnSelection, turn_query
 from lecode_ls.memory.sessions import UsageTotal, well_formed_calls
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
@@ -58,6 +59,7 @@ from lecode_ls.tools.permissions import AsyncAsk, PermissionPolicy, ThreadAsk
 from lecode_ls.tools.read import READ_TOOL, run_read_tool
 
 if TYPE_CHECKING:
+    from lecode_ls.agent.embeddings import Embeddings
     from lecode_ls.config import Settings
 
 log = logging.getLogger(__name__)
@@ -243,8 +245,12 @@ class ChatTurn:
         emit: Emit,
         ask: Ask | None = None,
         after_tool: AfterTool | None = None,
+        embeddings: Embeddings | None = None,
     ) -> None:
         self.runtime = runtime
+        self.embeddings = embeddings
+        """`[memory] embeddings_model`'s client: the turn's message is embedded once."""
+        self._vector: QueryVector | None = None
         self.session_id = session_id
         self.provider = provider
         self.options = options
@@ -260,16 +266,34 @@ class ChatTurn:
         self.summary: dict[str, Any] | None = None
         self._history_generation = -1
         self._overflows = 0
+        self._message = ""
+        self._earlier: list[str] = []  # the session's earlier user messages, oldest first
+        self._selection = TurnSelection()
+        """Which facts the turn's requests consider (memory/selection.py): computed at its first
+        request, kept while the fact store is unchanged."""
 
     # -- the turn --------------------------------------------------------------------------
 
     async def run(self, text: str) -> TurnResult:
+        try:
+            return await self._run(text)
+        finally:
+            await asyncio.shield(self._record_uses())
+
+    async def _run(self, text: str) -> TurnResult:
         if self.ask is not None:
             self._asker = ThreadAsk(self.ask, asyncio.get_running_loop())
         tool: asyncio.Future[Any] | None = None
         try:
             await self._append({"kind": "message", "role": "user", "content": text})
             await self._load_history()
+            self._message = text
+            users = [
+                m["content"]
+                for m in self.history
+                if m.get("role") == "user" and isinstance(m.get("content"), str)
+            ]
+            self._earlier = users[:-1]
             previous: list[tuple[str, str]] = []
             same = 0
             for _ in range(MAX_ROUNDS):
@@ -304,6 +328,17 @@ class ChatTurn:
             await asyncio.shield(self._append(self._record_event("cancelled")))
             return self._result("cancelled")
 
+    async def _record_uses(self) -> None:
+        """Note the facts the turn's requests showed as used (their `recent` standing and the
+        record hygiene reads). A store that cannot be written keeps no record: logged."""
+        shown = sorted(self._selection.shown)
+        if not shown:
+            return
+        try:
+            await asyncio.to_thread(self.runtime.facts.ranking.record_use, shown)
+        except LecodeError as error:
+            log.info("the facts a turn showed were not recorded as used: %s", error.message)
+
     async def _tool_limit(self, why: str, rounds: int) -> TurnResult:
         await self._event("tool_limit", rounds=rounds)
         self.emit("error", {"code": "tool_limit", "message": f"{why}; the turn was stopped"})
@@ -334,7 +369,9 @@ class ChatTurn:
             await self._event("paused", reason=reason, estimated_tokens=check.estimated)
             self.emit("paused", {"message": reason})
             return "paused"
-        facts = [{"fact_id": i, "revision": r} for i, r in memory.facts]
+        facts = [
+            {"fact_id": i, "revision": r, "reason": memory.reasons.get(i)} for i, r in memory.facts
+        ]
         self.emit("memory", {"facts": facts, "notes": memory.files})
         await self._event("memory", facts=facts, notes=memory.files, bytes=memory.bytes)
 
@@ -471,10 +508,26 @@ class ChatTurn:
         return request, memory, check
 
     async def _request(self) -> tuple[ChatRequest, InjectedMemory]:
+        if self.embeddings is not None and self._selection.query is None:  # once per turn
+            from lecode_ls.agent.embeddings import query_vector  # httpx: with the first chat
+
+            values = await query_vector(self.embeddings, self._message)
+            if values is not None:
+                self._vector = QueryVector(self.embeddings.model, tuple(values))
+
         def build() -> tuple[str, InjectedMemory]:
-            memory = build_memory_section(
-                self.runtime, read_paths(self.history, self.folder, self._located)
-            )
+            paths = read_paths(self.history, self.folder, self._located)
+            selection = None
+            if self.runtime.settings.memory.enabled:
+                query = turn_query(
+                    self._message,
+                    self._earlier,
+                    paths | self.runtime.drift.open_paths(),
+                    self._vector,
+                )
+                selection = self._selection.refresh(self.runtime, query)
+            memory = build_memory_section(self.runtime, paths, selection)
+            self._selection.shown.update(memory.fact_ids)
             agents, exists = read_agents(self.folder)
             base = (
                 BASE_PROMPT if self.runtime.settings.memory.enabled else BASE_PROMPT_WITHOUT_MEMORY

@@ -34,6 +34,7 @@ from lecode_ls.tools.read import MAX_LINE_CHARS
 
 MAX_PATH_CHARS = 1024
 MAX_INT = 2**31 - 1
+MAX_QUERY_TEXT = 262_144  # memory_list's query; the store reads its first 16,384 characters
 # The longest string each argument may be, in characters (JSON Schema's maxLength).
 STRING_LIMITS = {
     "file": 300,
@@ -45,6 +46,7 @@ STRING_LIMITS = {
     "text": MAX_TEXT_BYTES,
     "path": MAX_PATH_CHARS,
     "line": MAX_LINE_CHARS,
+    "query": MAX_QUERY_TEXT,
 }
 
 REMEMBER = ToolSpec(

@@ -16,7 +16,8 @@ included: I2):
 
     ## Durable facts (<LABEL>)
     <one line of explanation>
-    {"fact_id": 3, "revision": 2, "source": {"session_id", "seqs", "digest"}, "text": "..."}
+    {"fact_id": 3, "revision": 2, "reason": "...", "source": {"session_id", "seqs", "digest"},
+     "text": "..."}
     {... "anchors": [{"path", ("renamed_from",) "start_line", "end_line", "status"}], "drift": ...}
     ...
 
@@ -24,8 +25,8 @@ The order is for the provider's prompt cache (llama-server, and the prefix cache
 a request that differs from the one before only after byte N re-reads only what follows N. What
 changes least comes first: MEMORY.md (long-term notes), then the scratchpad (a checklist, edited
 more often), then the facts, which change whenever learning, a correction, a file opened or read
-(its anchored facts come first) or an anchor's drift changes; a new fact not anchored in such a
-file has the highest ID so far and goes last. Facts still get their allocation first (I3): the
+(its anchored facts come first), a turn's user message (its ranked facts) or an anchor's drift
+changes; within a turn the selection stays as it is while the store does (selection.py). Facts still get their allocation first (I3): the
 order of the text is not the order of the budget.
 
 The notes are untrusted Markdown: the fence lines around each file's text carry a tag that the text
@@ -35,14 +36,15 @@ blank line before it count against that allocation and are left out with the fac
 fits. Each fact is one JSON line, so fact text (which may hold newlines or headings) cannot forge
 the structure around it.
 
-Fact selection (I3): the facts anchored in files open in the editor or read by the conversation
-(at most 50, by ID) are inspected first, then the first 50 facts in ID order; a fact is shown
-only whole, only if it is not suppressed, and only if every revision has an attached reference
-that validates now (purpose "durable", exclusions applied). The line shows the current revision's reference (the one
-memory_correct needs); older revisions are checked, not listed. A fact that does not fit in what
-is left of the allocation is skipped and the next one is tried: one large fact must not starve
-the smaller ones after it, and the choice stays deterministic (ID order, greedy). A fact with code
-anchors lists them with their drift now (anchors/drift.py: the open buffer, else the disk); one whose
+Fact selection (I3): selection.py says which facts are considered and in which order (pinned,
+anchored in an open or read file, ranked for the turn, recent; each with its reason), at most 50
+a tier; a fact is shown only whole, only if it is not suppressed, and only if every revision has
+an attached reference that validates now (purpose "durable", exclusions applied). The line shows
+the current revision's reference (the one memory_correct needs) and why the fact was chosen
+(`reason`); older revisions are checked, not listed. A fact that does not fit in what is left of
+the allocation is skipped and the next one is tried: one large fact must not starve the smaller
+ones after it, and the choice stays deterministic (that order, greedy). A fact with code anchors
+lists them with their drift now (anchors/drift.py: the open buffer, else the disk); one whose
 anchor `changed` or was `deleted` is labelled `drift` with a note, or left out with
 `[memory] drifted_facts = "withhold"`.
 
@@ -71,6 +73,7 @@ from lecode_ls.memory.anchors import DRIFTED, AnchorState, DriftTracker
 from lecode_ls.memory.facts import Fact, FactStore
 from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.recall import LABEL
+from lecode_ls.memory.selection import RECENT, Pick, Selection, TurnQuery, candidates, select
 from lecode_ls.memory.sessions import SourceRef, SourceVerdicts
 
 
@@ -98,9 +101,10 @@ FENCE_NOTE = "the file's text is exactly what lies between the two ~~~~ lines be
 FENCE_TAG_CHARS = 16
 FACTS_HEADER = (
     f"## Durable facts ({LABEL})\n"
-    "One JSON object a line: fact_id, current revision, the exact source of that revision "
-    "(session_id, seqs, digest) and the fact text. Each source was validated for this request; "
-    "that shows where a claim came from, not that it is true.\n"
+    "One JSON object a line: fact_id, current revision, why it was chosen for this request "
+    "(reason), the exact source of that revision (session_id, seqs, digest) and the fact text. "
+    "Each source was validated for this request; that shows where a claim came from, not that "
+    "it is true.\n"
 )
 
 
@@ -112,6 +116,7 @@ class InjectedMemory:
     facts: list[tuple[int, int]] = field(default_factory=list)  # (ID, revision) in shown order
     files: list[str] = field(default_factory=list)  # the Markdown files shown (whole or cut)
     bytes: int = 0
+    reasons: dict[int, str] = field(default_factory=dict)  # why each shown fact was chosen
 
     @property
     def fact_ids(self) -> list[int]:
@@ -122,25 +127,29 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def build_memory_section(runtime: ProjectMemory, read_paths: Iterable[str] = ()) -> InjectedMemory:
+def build_memory_section(
+    runtime: ProjectMemory, read_paths: Iterable[str] = (), selection: Selection | None = None
+) -> InjectedMemory:
     """The memory section for the next provider request, read fresh from storage (I1-I5).
 
     Memory disabled, or nothing to show: an empty section (no heading either). Disabled, no store
     is touched (no database is created). `read_paths` are the checkout-relative files the
-    conversation read: facts anchored in them (or in files open in the editor) come first.
+    conversation read: facts anchored in them (or in files open in the editor) come after the
+    pinned ones. `selection` is the turn's (selection.py); without one, pinned and recent facts
+    are considered (no query to rank for).
     """
     memory = runtime.settings.memory
     budget = memory.max_bytes - _size(MEMORY_HEADING)  # the heading counts against the cap
     if not memory.enabled or budget <= 0:
         return InjectedMemory("")
-    candidates = _candidates(runtime, read_paths)
-    states = runtime.drift.fact_states(fact.id for fact in candidates)
+    if selection is None:
+        selection = select(runtime, TurnQuery())
+    picks = candidates(runtime, selection, read_paths)
     facts_text, shown = _facts_block(
-        candidates,
-        FactLines(states, withhold=memory.drifted_facts == "withhold"),
-        runtime.facts,
-        runtime.verdicts,
-        min(memory.facts_max_bytes, budget),
+        picks,
+        runtime,
+        withhold=memory.drifted_facts == "withhold",
+        budget=min(memory.facts_max_bytes, budget),
     )
     notes = [(name, runtime.markdown.read(name)[0]) for name in NOTES_FILES]
     notes_budget = budget - _size(facts_text)
@@ -155,31 +164,13 @@ def build_memory_section(runtime: ProjectMemory, read_paths: Iterable[str] = ())
     # Every part is sized with the blank line that opens it; the very first needs none (dropping
     # it only makes the text shorter).
     text = MEMORY_HEADING + "".join(parts)[1:] if parts else ""
-    return InjectedMemory(text, shown, files, _size(text))
+    reasons = {pick.fact_id: pick.reason for pick in picks}
+    return InjectedMemory(
+        text, shown, files, _size(text), {fact_id: reasons[fact_id] for fact_id, _ in shown}
+    )
 
 
 # -- facts (I3, I4) ------------------------------------------------------------------------------
-
-
-def _candidates(runtime: ProjectMemory, read_paths: Iterable[str]) -> list[Fact]:
-    """The facts to inspect, in order: those anchored in files open in the editor or read by the
-    conversation (at most 50, by ID), then the first 50 by ID (I3's selection), once each."""
-    facts, drift = runtime.facts, runtime.drift
-    page, _ = facts.list(0, MAX_INSPECTED_FACTS)
-    renamed = drift.renamed_into()
-    preferred_ids = sorted(
-        {
-            anchor.fact_id
-            for path in sorted(drift.open_paths() | set(read_paths))
-            for anchored in (path, *renamed.get(path, ()))
-            for anchor in drift.anchors_in(anchored)
-        }
-    )[:MAX_INSPECTED_FACTS]
-    in_page = {fact.id: fact for fact in page}
-    preferred = [in_page.get(i) or facts.get(i) for i in preferred_ids]
-    first = [fact for fact in preferred if fact is not None]
-    chosen = {fact.id for fact in first}
-    return first + [fact for fact in page if fact.id not in chosen]
 
 
 @dataclass(frozen=True)
@@ -197,37 +188,67 @@ class FactLines:
         return found[0] if found else None
 
 
+CHUNK = 40
+"""Candidates read at a time: the allocation is usually full long before the last of them."""
+LINE_OVERHEAD = 110
+"""Bytes of a shown fact's JSON line besides its text, reason, session ID and digest, at least
+(its keys and punctuation): a fact whose line cannot fit is skipped without building it."""
+
+
+def _least_size(fact: Fact, reason: str) -> int:
+    """A lower bound of `_size(_fact_line(fact, ..., reason))` for a fact with a source (JSON
+    escaping and anchors only add to it)."""
+    source = fact.source
+    extra = _size(source.session_id) + _size(source.digest) if source is not None else 0
+    return LINE_OVERHEAD + _size(fact.text) + _size(reason) + extra
+
+
 def _facts_block(
-    candidates: list[Fact],
-    how: FactLines,
-    facts: FactStore,
-    verdicts: SourceVerdicts,
-    budget: int,
+    picks: list[Pick], runtime: ProjectMemory, *, withhold: bool, budget: int
 ) -> tuple[str, list[tuple[int, int]]]:
     """The facts block within `budget` bytes (its opening blank line and header included), and
-    the (ID, revision) pairs it shows, in the order shown."""
+    the (ID, revision) pairs it shows, in the order shown. The candidates are read CHUNK at a
+    time, in order, until the allocation is full or they run out."""
     room = budget - _size("\n" + FACTS_HEADER)
-    if room <= 0:
+    if room <= 0 or not picks:
         return "", []
-    generation = facts.generation() if candidates else 0
+    facts, verdicts = runtime.facts, runtime.verdicts
+    generation = facts.generation()
     lines: list[str] = []
     shown: list[tuple[int, int]] = []
-    for fact in candidates:
-        if room <= 0:
+    recent: list[int] = []
+    for start in range(0, len(picks), CHUNK):
+        if room <= LINE_OVERHEAD:
             break
-        if how.withhold and how.drift(fact.id) is not None:
-            continue
-        line = _fact_line(fact, how)
-        cost = _size(line)
-        # Checked before validation: an oversized fact costs no transcript reads.
-        if cost > room or not _every_revision_valid(fact, facts, verdicts, generation):
-            continue
-        lines.append(line)
-        shown.append((fact.id, fact.revision))
-        room -= cost
+        chunk = picks[start : start + CHUNK]
+        found = facts.get_many(
+            (pick.fact_id for pick in chunk), max_text_bytes=room - LINE_OVERHEAD
+        )
+        how = FactLines(runtime.drift.fact_states(found), withhold=withhold)
+        for pick in chunk:
+            fact = found.get(pick.fact_id)
+            if fact is None or room <= LINE_OVERHEAD:
+                continue
+            if _least_size(fact, pick.reason) > room:
+                continue  # cannot fit: not even its line is built
+            if how.withhold and how.drift(fact.id) is not None:
+                continue
+            line = _fact_line(fact, how, pick.reason)
+            cost = _size(line)
+            # Checked before validation: an oversized fact costs no transcript reads.
+            if cost > room or not _every_revision_valid(fact, facts, verdicts, generation):
+                continue
+            if pick.reason == RECENT:
+                recent.append(len(lines))
+            lines.append(line)
+            shown.append((fact.id, fact.revision))
+            room -= cost
     if not lines:
         return "", []
-    return "\n" + FACTS_HEADER + "".join(lines), shown
+    # The recent facts fill newest first, and are written oldest first: a fact learned since the
+    # last request then only appends to the block (the provider's prompt cache keeps the rest).
+    order = [i for i in range(len(lines)) if i not in set(recent)] + recent[::-1]
+    return "\n" + FACTS_HEADER + "".join(lines[i] for i in order), [shown[i] for i in order]
 
 
 def valid_facts(runtime: ProjectMemory) -> list[Fact]:
@@ -246,9 +267,10 @@ DRIFT_NOTE = (
 )
 
 
-def _fact_line(fact: Fact, how: FactLines | None = None) -> str:
-    """One fact as a JSON line; with code anchors, each one's file, lines (where they are now
-    when they moved) and status, and `drift` with a note when one changed or was deleted."""
+def _fact_line(fact: Fact, how: FactLines | None = None, reason: str | None = None) -> str:
+    """One fact as a JSON line: why it was chosen (`reason`, selection.py) when given; with code
+    anchors, each one's file, lines (where they are now when they moved) and status, and `drift`
+    with a note when one changed or was deleted."""
     source = None
     if fact.source is not None:
         source = {
@@ -256,12 +278,11 @@ def _fact_line(fact: Fact, how: FactLines | None = None) -> str:
             "seqs": list(fact.source.seqs),  # 0-based transcript seqs, as recall takes them
             "digest": fact.source.digest,
         }
-    entry: dict[str, object] = {
-        "fact_id": fact.id,
-        "revision": fact.revision,
-        "source": source,
-        "text": fact.text,
-    }
+    entry: dict[str, object] = {"fact_id": fact.id, "revision": fact.revision}
+    if reason is not None:
+        entry["reason"] = reason
+    entry["source"] = source
+    entry["text"] = fact.text
     states = how.states.get(fact.id, []) if how is not None else []
     if states:
         entry["anchors"] = [

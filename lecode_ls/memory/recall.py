@@ -14,8 +14,14 @@ from typing import Any
 
 from lecode_ls.errors import FactNotFound, InvalidParams, SessionNotFound, SourceInvalid
 from lecode_ls.memory.anchors import DriftTracker, state_json
-from lecode_ls.memory.facts import Fact, FactStore
-from lecode_ls.memory.sessions import SessionStore, SourceRef, source_snapshot, validate_source
+from lecode_ls.memory.facts import MAX_RESULTS, Fact, FactStore
+from lecode_ls.memory.sessions import (
+    SessionStore,
+    SourceRef,
+    SourceVerdicts,
+    source_snapshot,
+    validate_source,
+)
 
 MAX_OUTPUT_BYTES = 16_384
 DEFAULT_LIMIT = 4096
@@ -181,26 +187,41 @@ def list_facts(
     measure: Callable[[dict[str, Any]], int] = _size,
     drift: DriftTracker | None = None,
     path: str | None = None,
+    query: str | None = None,
+    verdicts: SourceVerdicts | None = None,
 ) -> dict[str, Any]:
     """memory_list (R8): ID, revision, source and status of 20 facts, and the latest learning
     status when given, all within 16,384 bytes: the status counts against the cap. `measure` is
     the size of the answer as it will be shown (its JSON by default; `/memory facts` prints
     text). A page holds at least one fact while any is left, so following `next_offset` ends.
     With `drift`, each fact's code anchors and their drift now; with `path` (checkout-relative),
-    only the facts anchored in that file (or in a file Git says was renamed to it)."""
+    only the facts anchored in that file (or in a file Git says was renamed to it). With
+    `query` (untrusted text), the facts that rank highest for it, best first, each with the
+    query's words it `matched`: at most MAX_RESULTS (200) in all, paged the same way. With
+    `verdicts` (the runtime's), a source already found valid at the same transcript identity and
+    exclusion generation is not read again, as the injection does (others are checked in full)."""
     also = drift.renamed_into().get(path, []) if drift is not None and path is not None else []
-    items, next_offset = facts.list(offset, LIST_PAGE, path=path, also=also)
+    matched: dict[int, tuple[str, ...]] = {}
+    if query is None:
+        items, next_offset = facts.list(offset, LIST_PAGE, path=path, also=also)
+    else:
+        items, next_offset, matched = _ranked_page(facts, query, offset, path, also)
     states = drift.fact_states(f.id for f in items) if drift is not None else {}
     answer: dict[str, Any] = {"facts": [], "offset": offset, "next_offset": next_offset}
     if learning is not None:
         answer["learning"] = learning
+    generation = facts.generation() if verdicts is not None and items else 0
     for fact in items:
-        status, _, ref = _fact_status(fact, sessions, facts)
+        status, ref = _listed_status(fact, sessions, facts, verdicts, generation)
         entry: dict[str, Any] = {"fact_id": fact.id, "revision": fact.revision, "status": status}
+        if fact.pinned:
+            entry["pinned"] = True
         if ref is not None:
             entry["source"] = ref.to_json()
             entry["text"] = fact.text[:FACT_TEXT_CHARS]
             entry["fact_text_truncated"] = len(fact.text) > FACT_TEXT_CHARS
+            if fact.id in matched:  # the query's words: shown with the text only
+                entry["matched"] = list(matched[fact.id])
         if fact.id in states:
             entry["anchors"] = [state_json(state) for state in states[fact.id]]
         answer["facts"].append(entry)
@@ -209,6 +230,38 @@ def list_facts(
             answer["next_offset"] = offset + len(answer["facts"])
             break
     return answer
+
+
+def _listed_status(
+    fact: Fact,
+    sessions: SessionStore,
+    facts: FactStore,
+    verdicts: SourceVerdicts | None,
+    generation: int,
+) -> tuple[str, SourceRef | None]:
+    """A listed fact's status and evidence: from a remembered verdict when there is one."""
+    if verdicts is not None and fact.source is not None and not fact.suppressed:
+        known = SourceRef(fact.source.session_id, fact.source.seqs, fact.source.digest)
+        if verdicts.is_valid(known, facts, generation):
+            return "valid", known
+    status, _, ref = _fact_status(fact, sessions, facts)
+    return status, ref
+
+
+def _ranked_page(
+    facts: FactStore, query: str, offset: int, path: str | None, also: list[str]
+) -> tuple[list[Fact], int | None, dict[int, tuple[str, ...]]]:
+    """One page of the facts that rank highest for `query` (only those anchored in `path`, or
+    a file renamed to it, when given), the next page's offset, and each one's matched words."""
+    hits = facts.ranking.search(query, MAX_RESULTS)
+    if path is not None:
+        anchored = facts.anchors.fact_ids_in([path, *also])
+        hits = [hit for hit in hits if hit.fact_id in anchored]
+    page = hits[offset : offset + LIST_PAGE]
+    found = facts.get_many(hit.fact_id for hit in page)
+    items = [found[hit.fact_id] for hit in page if hit.fact_id in found]
+    more = offset + LIST_PAGE if len(hits) > offset + LIST_PAGE else None
+    return items, more, {hit.fact_id: hit.matched for hit in page}
 
 
 def fact_status(

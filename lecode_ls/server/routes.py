@@ -48,6 +48,8 @@ REQUESTS = (
     "lecode/facts/correct",
     "lecode/facts/forget",
     "lecode/facts/dismissProposal",
+    "lecode/facts/pin",
+    "lecode/facts/unpin",
     "lecode/facts/rememberSelection",
     "lecode/facts/correctSelection",
     "lecode/facts/reanchor",

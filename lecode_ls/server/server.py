@@ -202,6 +202,7 @@ class LecodeServer(LanguageServer):
         self._folder_uris: tuple[str, ...] = ()
         self._folders: list[Path] = []
         self._fact_stamps: dict[Path, tuple[int, ...]] = {}
+        self._fact_changes: dict[Path, int] = {}  # each store's changes counter, last seen
         self.facts_listeners: list[Callable[[Runtime], Coroutine[Any, Any, None]]] = []
         """Called after every change to a project's facts, before the client hears of it (code
         anchors re-check the open documents; wiring.attach adds it)."""
@@ -324,6 +325,8 @@ class LecodeServer(LanguageServer):
             # From now on, a change to its facts by anyone is news (see watch_facts).
             stamp = await asyncio.to_thread(facts_stamp, runtime)
             self._fact_stamps.setdefault(runtime.project.root, stamp)
+            changes = await asyncio.to_thread(runtime.facts.ranking.changes)
+            self._fact_changes.setdefault(runtime.project.root, changes)
         return runtime, path_to_uri(folder)
 
     async def forget_closed_folders(self) -> None:
@@ -344,6 +347,9 @@ class LecodeServer(LanguageServer):
 
         generation = await asyncio.to_thread(runtime.facts.generation)
         self._fact_stamps[runtime.project.root] = facts_stamp(runtime)
+        self._fact_changes[runtime.project.root] = await asyncio.to_thread(
+            runtime.facts.ranking.changes
+        )
         for listener in self.facts_listeners:
             await listener(runtime)
         root = runtime.project.root
@@ -360,14 +366,20 @@ class LecodeServer(LanguageServer):
         """Notice fact changes made by other lecode-ls processes on the same projects.
 
         A stat of the database and its WAL every `interval` seconds: every committed write
-        changes one of them, and it costs nothing while nothing changes.
+        changes one of them, and it costs nothing while nothing changes. Then the store's
+        changes counter tells whether the facts changed, or only a use was recorded (a chat
+        turn in any window records the facts it showed): only the first is news.
         """
         while True:
             await asyncio.sleep(interval)
             for runtime in self.runtimes.all():
+                root = runtime.project.root
                 stamp = await asyncio.to_thread(facts_stamp, runtime)
-                known = self._fact_stamps.setdefault(runtime.project.root, stamp)
-                if stamp != known:
+                if stamp == self._fact_stamps.setdefault(root, stamp):
+                    continue
+                self._fact_stamps[root] = stamp
+                changes = await asyncio.to_thread(runtime.facts.ranking.changes)
+                if changes != self._fact_changes.get(root):
                     await self.facts_changed(runtime)
 
     async def remove_debris(self, interval: float | None = None) -> None:

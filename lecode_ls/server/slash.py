@@ -13,7 +13,7 @@ from lsprotocol import types
 from lecode_ls.errors import LecodeError
 from lecode_ls.server.asking import ask_person, show_message
 from lecode_ls.server.questions.state import Question
-from lecode_ls.server.server import LecodeServer, facts_stamp
+from lecode_ls.server.server import LecodeServer
 from lecode_ls.tools.permissions import PermissionPolicy, ThreadAsk
 from lecode_ls.tools.slash import Invocation, run_memory_command
 
@@ -55,10 +55,10 @@ async def run_command(
     )
 
     def work() -> tuple[str, bool]:
-        before = facts_stamp(runtime)
+        before = runtime.facts.ranking.changes()
         # The local calendar day: "today's log" is the person's today, not UTC's.
         output = run_memory_command(runtime, text, date.today(), run)
-        return output, facts_stamp(runtime) != before
+        return output, runtime.facts.ranking.changes() != before
 
     async def finish() -> str:
         try:
@@ -66,7 +66,7 @@ async def run_command(
         except asyncio.CancelledError:  # a question still open is answered "deny"
             asker.cancel()
             raise
-        if facts_written:  # /memory correct or forget changed the database
+        if facts_written:  # /memory correct, forget, pin or unpin changed the facts
             await ls.facts_changed(runtime)
         return output
 

@@ -134,7 +134,13 @@ def attach(ls: LecodeServer) -> None:
     async def recheck(runtime: Any) -> None:
         await anchor_lsp.facts_changed(ls, runtime)
 
+    async def vectors(runtime: Any) -> None:
+        # `[memory] embeddings_model`: a written fact gets its vector soon, in the background.
+        if ls.settings.memory.embeddings_model is not None:
+            ls.run_task(ls.chat.fill_vectors(runtime, ls.settings), "fact-vectors")
+
     ls.facts_listeners.append(recheck)
+    ls.facts_listeners.append(vectors)
     ls.run_task(anchor_lsp.watch_checkouts(ls), "watch-checkouts")
 
 

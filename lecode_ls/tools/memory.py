@@ -147,11 +147,14 @@ SPECS: tuple[ToolSpec, ...] = (
         "memory_list",
         "List durable facts, 20 a page: ID, revision, status and, when valid, source and text; "
         "a fact anchored to code lists its anchors with their drift now (current, moved, "
-        "changed, deleted). path: only the facts anchored in that file (relative to the "
-        "checkout root). Pass next_offset back as offset until it is null." + _UNTRUSTED,
+        "changed, deleted). query: the facts that best match these words (ranked, best first, "
+        "each with the words it matched; at most 200 in all), to find a fact the memory section "
+        "did not show. path: only the facts anchored in that file (relative to the checkout "
+        "root). Pass next_offset back as offset until it is null." + _UNTRUSTED,
         _schema(
             [],
             offset=_OFFSET,
+            query={"type": "string", "description": "words to rank facts by (any text)"},
             path={"type": "string", "description": "a file path relative to the checkout root"},
         ),
         "read",
@@ -426,6 +429,8 @@ def _list(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
             learning=learning,
             drift=runtime.drift,
             path=None if path is None else check_path(path),
+            query=args.get("query"),
+            verdicts=runtime.verdicts,
         )
     )
 

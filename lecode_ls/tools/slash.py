@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from lecode_ls.errors import InvalidParams
+from lecode_ls.errors import InvalidParams, ReadonlyMode
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import describe, latest_learning
 from lecode_ls.memory.notes import daily_name
@@ -46,9 +46,13 @@ HELP = """\
 /memory search <pattern>  search the Markdown memory (regular expression, at most 50 hits)
 /memory log [date]        print a daily log (YYYY-MM-DD; today by default)
 /memory notes             list named notes
-/memory facts [offset] [path]
+/memory facts [offset] [path | query]
                           list facts: ID, revision, status, source, code anchors and
-                          their drift (path: only the facts anchored in that file)
+                          their drift; path (one word with / or .): only the facts anchored
+                          in that file; query (any other words): the facts that best match
+                          them, best first
+/memory pin <fact-id>     pin a fact: every chat request's memory shows it first
+/memory unpin <fact-id>   unpin it
 /memory recall <fact-id> [offset]
                           a fact and a page of its evidence (JSON)
 /memory read <session-id> <start-seq> <end-seq> [offset]
@@ -155,15 +159,21 @@ def _camel(value: object) -> object:
     return value
 
 
+def _is_offset(word: str) -> bool:
+    return word.isascii() and word.isdigit()
+
+
+def _is_path(words: list[str]) -> bool:
+    """`/memory facts src/app.py`: one word naming a file (a `/` or a `.` in it)."""
+    return len(words) == 1 and any(mark in words[0] for mark in "/\\.")
+
+
 def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
-    _usage(args, 0, 2, "facts [offset] [path]")
     sessions, facts = runtime.require_facts()
-    if args and not (
-        args[0].isascii() and args[0].isdigit()
-    ):  # `/memory facts src/app.py`: a path, offset 0
-        args = ["0", *args]
-    offset = _int(args, 0, "offset") if args else 0
-    path = check_path(args[1]) if len(args) > 1 else None
+    offset = _int(args, 0, "offset") if args and _is_offset(args[0]) else 0
+    rest = args[1:] if args and _is_offset(args[0]) else args
+    path = check_path(rest[0]) if _is_path(rest) else None
+    query = " ".join(rest) if rest and path is None else None
     latest = latest_learning(sessions, facts, run.session_id)
     # The learning line once learning is on, or has ever run.
     learning = [describe(latest)] if latest or runtime.settings.memory.auto_learn else []
@@ -174,10 +184,13 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
         lines = []
         for fact in page["facts"]:
             line = f"#{fact['fact_id']} r{fact['revision']} {fact['status']}"
+            line += " pinned" if fact.get("pinned") else ""
             if "source" in fact:
                 seqs = fact["source"]["seqs"]
                 line += f" [{fact['source']['session_id']} {seqs[0]}-{seqs[-1]}] {fact['text']}"
             lines.append(line)
+            if fact.get("matched"):
+                lines.append(f"  matched: {', '.join(fact['matched'])}")
             for anchor in fact.get("anchors", ()):
                 where = f"{anchor['path']}:{anchor['start_line']}-{anchor['end_line']}"
                 now = anchor.get("current_start_line")
@@ -189,6 +202,7 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
                 lines.append(f"  anchored to {where} {anchor['status']}{moved}")
         if page["next_offset"] is not None:
             more = f" {path}" if path is not None else ""
+            more = f" {query}" if query is not None else more
             lines.append(f"[more: /memory facts {page['next_offset']}{more}]")
         return "\n".join(lines + learning)
 
@@ -200,8 +214,27 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
         measure=lambda page: len(render(page).encode("utf-8")),
         drift=runtime.drift,
         path=path,
+        query=query,
+        verdicts=runtime.verdicts,
     )
     return render(page)
+
+
+def _pin(runtime: Runtime, args: list[str], run: Invocation, *, pin: bool = True) -> str:
+    word = "pin" if pin else "unpin"
+    _usage(args, 1, 1, f"{word} <fact-id>")
+    _, facts = runtime.require_facts()
+    if run.readonly:  # readonly: chat cannot change memory, what it shows included
+        raise ReadonlyMode(f"/memory {word}: memory cannot be changed in readonly mode")
+    fact_id = _int(args, 0, "fact-id")
+    changed = facts.ranking.pin(fact_id) if pin else facts.ranking.unpin(fact_id)
+    if pin:
+        return f"Fact #{fact_id} is pinned." if changed else f"Fact #{fact_id} was pinned already."
+    return f"Fact #{fact_id} is unpinned." if changed else f"Fact #{fact_id} was not pinned."
+
+
+def _unpin(runtime: Runtime, args: list[str], run: Invocation) -> str:
+    return _pin(runtime, args, run, pin=False)
 
 
 def _recall(runtime: Runtime, args: list[str], run: Invocation) -> str:
@@ -271,6 +304,8 @@ _SIMPLE: dict[str, Callable[[Runtime, list[str], Invocation], str]] = {
     "read": _read,
     "correct": _correct,
     "forget": _forget,
+    "pin": _pin,
+    "unpin": _unpin,
 }
 
 

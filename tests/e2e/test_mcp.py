@@ -304,6 +304,12 @@ class TestPaging:
             second = await tool(session, "memory_list", offset=first["next_offset"])
             page = await tool(session, "memory_recall", fact_id=1, limit=100)
             rest = await tool(session, "memory_recall", fact_id=1, offset=page["next_offset"])
+            # covers issue 25 item 4: a query ranks; its syntax and length are only words
+            found = await tool(session, "memory_list", query="what is value_17?")
+            hostile = await tool(session, "memory_list", query='NEAR( "* -x ' + "x" * 100_000)
+        assert [f["fact_id"] for f in found["facts"]][:1] == [18]
+        assert found["facts"][0]["matched"] == ["value_17"]
+        assert hostile["facts"] == [] and hostile["next_offset"] is None
         assert len(first["facts"]) == 20 and first["next_offset"] == 20
         assert [f["fact_id"] for f in second["facts"]] == [21] and second["next_offset"] is None
         assert len(page["source_text"]) <= 100 and page["next_offset"] == len(page["source_text"])

@@ -127,6 +127,9 @@ class FakeOpenAI:
         self.respond = respond
         self.routes: dict[tuple[str, str], Reply] = {}
         """Fixed answers to other requests than chat, by (method, path): `/props`, `/v1/models`."""
+        self.embed: Callable[[list[str]], list[list[float]]] | None = None
+        """`embed(texts)`, if given, answers `POST /v1/embeddings` (one vector a text); without
+        it that path is a 404 like any unknown one."""
         self.responses: list[Response] = []
         self.requests: list[Received] = []
         self.stream_ends: list[float] = []  # perf_counter() when each complete stream was sent
@@ -188,6 +191,12 @@ class FakeOpenAI:
 
         if (method, path) in self.routes:
             await self._reply(writer, self.routes[method, path])
+        elif (method, path) == ("POST", "/v1/embeddings") and self.embed is not None:
+            vectors = self.embed(list(body["input"]))
+            data = [
+                {"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)
+            ]
+            await self._reply(writer, Reply(200, {"object": "list", "data": data}))
         elif method != "POST" or path != "/v1/chat/completions":
             await self._reply(writer, Reply(404, {"error": {"message": f"no route {path}"}}))
         elif not self.responses and self.respond is None:

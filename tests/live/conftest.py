@@ -77,22 +77,40 @@ def _required(name: str) -> str:
 
 def serve(*extra: str) -> Llama:
     """Start llama-server on a free loopback port; return once it says it is listening."""
-    binary, model = _required("LECODE_LLAMA_SERVER"), _required("LECODE_LIVE_MODEL")
-    port = _free_port()
-    command = [
-        binary,
+    model = _required("LECODE_LIVE_MODEL")
+    return _start_server(
         "--model", model,
-        "--host", "127.0.0.1",
-        "--port", str(port),
         "--ctx-size", str(WINDOW),
         "--parallel", "1",
-        "--threads", str(min(2, os.cpu_count() or 1)),
         "--seed", "42",
         "--temp", "0",
         "--jinja",
         "--chat-template-file", str(fenced_template(Path(model), Path(model).parent)),
-        "--no-webui",
         *extra,
+    )  # fmt: skip
+
+
+def serve_embeddings() -> Llama:
+    """A second llama-server serving the embedding model at /v1/embeddings (all-MiniLM-L6-v2,
+    converted by bert_gguf.py; scripts/test-live names it in LECODE_LIVE_EMBEDDING_MODEL)."""
+    return _start_server(
+        "--model", _required("LECODE_LIVE_EMBEDDING_MODEL"),
+        "--embeddings", "--pooling", "mean",
+        "--ctx-size", "4096", "--batch-size", "4096", "--ubatch-size", "4096",
+        "--parallel", "1",
+    )  # fmt: skip
+
+
+def _start_server(*arguments: str) -> Llama:
+    binary = _required("LECODE_LLAMA_SERVER")
+    port = _free_port()
+    command = [
+        binary,
+        "--host", "127.0.0.1",
+        "--port", str(port),
+        "--threads", str(min(2, os.cpu_count() or 1)),
+        "--no-webui",
+        *arguments,
     ]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     llama = Llama(process, port)
@@ -122,6 +140,14 @@ def llama() -> Iterator[Llama]:
     if shutil.which(_required("LECODE_LLAMA_SERVER")) is None:
         pytest.fail("LECODE_LLAMA_SERVER does not name an executable")
     server = serve()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Iterator[Llama]:
+    """The embedding model's llama-server, for the tests that need it."""
+    server = serve_embeddings()
     yield server
     server.stop()
 

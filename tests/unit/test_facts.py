@@ -121,6 +121,7 @@ class TestTheApi:
             "list", "search", "attach_source", "source", "is_excluded", "excluded_seqs",
             "suppressed", "verify", "close", "sharing_evidence",
             "citing",  # a read: how many facts a session's deletion leaves missing (S6)
+            "get_many",  # `get` of several facts in one read (injection's candidates)
         }  # fmt: skip
 
 
@@ -790,7 +791,8 @@ class TestVerify:
         conn.execute("UPDATE revisions SET text = 'use spaces', canonical = 'use spaces'")
         conn.close()
         assert store.verify() == [
-            "revisions_short: the short-literal index is out of step with revisions"
+            "revisions_short: the short-literal index is out of step with revisions",
+            "fact_terms: fact 1's words are not those of its text",
         ]
         assert store.search("sp") == []  # an unindexed edit is never served as a hit
 

@@ -97,6 +97,25 @@ END;
 INSERT INTO revisions_fts (revisions_fts) VALUES ('rebuild');
 """
 
+# Version 5 added code anchors.
+SCHEMA_V5_ADDITION = """
+CREATE TABLE anchors (
+    fact_id INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL CHECK (ordinal >= 0),
+    path TEXT NOT NULL,
+    start_line INTEGER NOT NULL CHECK (start_line >= 1),
+    end_line INTEGER NOT NULL CHECK (end_line >= start_line),
+    sha256 TEXT NOT NULL,
+    first_sha256 TEXT NOT NULL,
+    git_commit TEXT,
+    captured_at TEXT NOT NULL,
+    PRIMARY KEY (fact_id, revision, ordinal),
+    FOREIGN KEY (fact_id, revision) REFERENCES revisions (fact_id, revision)
+) WITHOUT ROWID;
+CREATE INDEX anchors_by_path ON anchors (path);
+"""
+
 # One forgotten fact (4) left an exclusion on legacy:9; fact 1 has two revisions with legacy
 # provenance; fact 2 cites the excluded position, so it must come out suppressed.
 LEGACY_ROWS = """
@@ -162,11 +181,14 @@ def db(tmp_path: Path) -> Path:
 
 
 class TestReleasedMigrationsAreFrozen:
-    def test_migrations_1_to_3_are_exactly_the_released_sql(self) -> None:
-        assert SCHEMA_VERSION == 5
+    def test_migrations_1_to_3_and_5_are_exactly_the_released_sql(self) -> None:
+        assert SCHEMA_VERSION == 6
         released = (LEGACY_SCHEMA_V1, SCHEMA_V2_ADDITION, SCHEMA_V3_ADDITION)
         for step, sql in zip(MIGRATIONS, released, strict=False):
             assert isinstance(step, str) and step.strip() == sql.strip()
+        assert (
+            isinstance(MIGRATIONS[4], str) and MIGRATIONS[4].strip() == SCHEMA_V5_ADDITION.strip()
+        )
 
 
 class TestOpeningALegacyDatabase:
@@ -180,7 +202,9 @@ class TestOpeningALegacyDatabase:
         store = FactStore(db)
         assert store.verify() == []
         store.close()
-        assert dump(db) == before
+        after = dump(db)
+        assert after.pop("meta") == [("changes", 0), *before.pop("meta")]  # one row added (6)
+        assert after == before
         assert {"source_refs", "revisions_fts", "revisions_short", "anchors"} <= names(db)
         conn = apsw.Connection(str(db))
         assert conn.pragma("user_version") == SCHEMA_VERSION
@@ -318,3 +342,55 @@ class TestSchema4ToAnchors:
         }
         assert set(before["facts"]) <= set(after["facts"])
         assert set(before["revisions"]) <= set(after["revisions"])
+
+
+class TestSchema5ToRanking:
+    """Schema 5 (the release before ranked retrieval) with source-linked, corrected and anchored
+    facts: opening it indexes every fact's current revision for ranking, and nothing else moves.
+
+    # covers F4 (migrations keep every row), issue 25 item 1
+    """
+
+    def build_v5(self, db: Path) -> None:
+        build(db, 3)
+        conn = apsw.Connection(str(db))
+        conn.execute("BEGIN IMMEDIATE")
+        step_4 = MIGRATIONS[3]
+        assert callable(step_4)
+        step_4(conn)
+        conn.execute(SCHEMA_V5_ADDITION)
+        conn.execute("INSERT INTO source_refs VALUES (2, 1, 's1', '[1]', 'sha256:ab', 1)")
+        conn.execute(
+            "INSERT INTO anchors VALUES (2, 1, 0, 'deploy/friday.sh', 1, 2, 'sha256:"
+            + "1" * 64
+            + "', 'sha256:"
+            + "2" * 64
+            + "', NULL, '2025-01-01T00:00:00Z')"
+        )
+        conn.execute("PRAGMA user_version = 5")
+        conn.execute("COMMIT")
+        conn.close()
+
+    def test_every_current_revision_is_ranked_and_old_rows_stay(self, db: Path) -> None:
+        self.build_v5(db)
+        before = dump(db)
+        store = FactStore(db)
+        assert store.verify() == []
+        # Fact 1's current text is "Use spaces."; its superseded "Use Tabs." is not indexed.
+        assert [(h.fact_id, h.matched) for h in store.ranking.search("spaces", 10)] == [
+            (1, ("spaces",))
+        ]
+        assert store.ranking.search("tabs", 10) == []
+        assert [h.fact_id for h in store.ranking.search("deploying on a Friday?", 10)] == [2]
+        assert store.ranking.changes() == 0
+        assert store.ranking.pin(2) is True
+        assert store.get(2) is not None and store.get(2).pinned  # type: ignore[union-attr]
+        assert store.ranking.changes() == 1
+        assert store.anchors.all()[0].path == "deploy/friday.sh"
+        store.close()
+        after = dump(db)
+        assert {k: v for k, v in after.items() if k != "meta"} == {
+            k: v for k, v in before.items() if k != "meta"
+        }
+        assert set(before["meta"]) < set(after["meta"])  # the changes counter is new
+        assert {"facts_rank", "fact_terms", "pins", "uses", "fact_vectors"} <= names(db)

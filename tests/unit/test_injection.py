@@ -155,14 +155,17 @@ class TestFactSelection:
         assert big not in section.fact_ids
         assert "BBB" not in section.text
 
-    def test_only_the_first_50_facts_are_inspected(self, runtime: Runtime) -> None:
+    def test_without_a_query_the_50_most_recent_facts_are_inspected(self, runtime: Runtime) -> None:
         with_limits(runtime, 65536, 65536)
         session = chat(runtime, *({"role": "user", "content": f"m{i}"} for i in range(60)))
         ids = []
         for index in range(55):
             ref = source_snapshot(runtime.sessions, session, index + 1, index + 1)
             ids.append(runtime.facts.remember(f"f{index}", ref, check=runtime.check_source)[0])
-        assert build_memory_section(runtime).fact_ids == ids[:MAX_INSPECTED_FACTS]
+        # The newest 50, written oldest first (a new fact only appends to the block).
+        section = build_memory_section(runtime)
+        assert section.fact_ids == ids[-MAX_INSPECTED_FACTS:]
+        assert set(section.reasons.values()) == {"recent"}
 
     def test_a_fact_whose_older_revision_evidence_was_tampered_is_omitted(
         self, runtime: Runtime
@@ -180,7 +183,7 @@ class TestFactSelection:
             check=runtime.check_source,
             has_authored_text=runtime.has_authored_text,
         )
-        assert build_memory_section(runtime).fact_ids == [fact, kept]
+        assert build_memory_section(runtime).fact_ids == [kept, fact]  # fact: corrected last
         path = transcript(runtime, old)
         path.write_bytes(path.read_bytes().replace(b"use tabs", b"use TABS"))
         assert build_memory_section(runtime).fact_ids == [kept]
@@ -213,7 +216,13 @@ class TestLabelsAndProvenance:
         section = build_memory_section(runtime)
         assert LABEL in section.text.removeprefix(MEMORY_HEADING).splitlines()[0]
         assert fact_lines(section) == [
-            {"fact_id": fact, "revision": 1, "source": ref.to_json(), "text": "builds use make"}
+            {
+                "fact_id": fact,
+                "revision": 1,
+                "reason": "recent",
+                "source": ref.to_json(),
+                "text": "builds use make",
+            }
         ]
 
     def test_fact_text_cannot_forge_a_heading(self, runtime: Runtime) -> None:

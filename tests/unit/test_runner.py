@@ -148,7 +148,35 @@ class TestMemoryInTheRequest:
         assert "The user prefers tabs." in system and f'"fact_id": {fact}' in system
         assert "Build with make." in system
         memory = dict(deltas)["memory"]
-        assert memory == {"facts": [{"fact_id": fact, "revision": 1}], "notes": ["MEMORY.md"]}
+        assert memory == {
+            "facts": [{"fact_id": fact, "revision": 1, "reason": "recent"}],
+            "notes": ["MEMORY.md"],
+        }
+
+    async def test_the_turns_message_ranks_facts_and_the_selection_stays_for_the_turn(
+        self, runtime: Runtime, folder: Path
+    ) -> None:
+        # covers I1, I3: 80 facts, the one the message asks about is old; the turn's two
+        # requests show the same facts, and the facts shown are recorded as used.
+        texts = [f"The billing-{n} service reads its signing key from Vault." for n in range(80)]
+        source = chat(runtime, *({"role": "user", "content": text} for text in texts))
+        ids = [remember(runtime, source, n + 1, n + 1, text) for n, text in enumerate(texts)]
+        session = runtime.sessions.create("t")
+        read = call("memory_read", {"file": "MEMORY.md"})
+        provider = ScriptedProvider().add(tool_turn([read]), text_turn("Vault."))
+        deltas = Deltas()
+        await make_turn(runtime, session, provider, folder, deltas).run(
+            "Quick question about billing-3: what do we use for its signing key?"
+        )
+        first, second = (r.messages[0]["content"] for r in provider.requests)
+        assert first == second
+        memory = [fields for kind, fields in deltas if kind == "memory"]
+        assert memory[0] == memory[1]
+        [shown] = [f for f in memory[0]["facts"] if f["fact_id"] == ids[3]]
+        assert shown["reason"] == "matched: billing-3, signing, key"
+        used = runtime.facts.ranking.uses(ids)
+        assert used[ids[3]][1] == 1  # one turn showed it
+        assert set(used) == {f["fact_id"] for f in memory[0]["facts"]}
 
     async def test_agents_md_goes_into_the_prompt_apart_from_memory(
         self, runtime: Runtime, folder: Path

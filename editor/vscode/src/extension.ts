@@ -160,6 +160,16 @@ export function activate(context: vscode.ExtensionContext): void {
     ...anchorCommands(factDeps),
     "lecode.showFactsOfFile": guarded(async () => fileFilter.on()),
     "lecode.showAllFacts": guarded(async () => fileFilter.off()),
+    "lecode.searchFacts": guarded(async () => {
+      const query = await api.showInputBox({
+        title: "Search Facts",
+        prompt: "Words to rank the facts by (the server ranks them, best first); empty shows all",
+        value: fileFilter.query ?? "",
+      });
+      if (query !== undefined) {
+        fileFilter.search(query);
+      }
+    }),
     // A deleted session leaves the chat view's list as well as the Facts view.
     ...sessionCommands({
       ...factDeps,

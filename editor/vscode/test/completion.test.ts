@@ -13,7 +13,7 @@ describe("completions", () => {
   });
 
   it("offers every subcommand after /memory, in the order of /memory help", () => {
-    const all = ["show", "edit", "search", "log", "notes", "facts", "recall", "read", "correct", "forget", "help"];
+    const all = ["show", "edit", "search", "log", "notes", "facts", "pin", "unpin", "recall", "read", "correct", "forget", "help"];
     expect(labels("/memory")).toEqual(all.map((name) => `/memory ${name}`));
     expect(labels("/memory ")).toEqual(all.map((name) => `/memory ${name}`));
   });

@@ -85,6 +85,8 @@ describe("activate", () => {
         "lecode.recallFact",
         "lecode.correctFact",
         "lecode.forgetFact",
+        "lecode.pinFact",
+        "lecode.unpinFact",
         "lecode.openFactSource",
         "lecode.showMoreFacts",
         "lecode.acceptProposal",
@@ -107,7 +109,20 @@ describe("activate", () => {
     expect(new Set(onProposals.map((entry) => entry.command))).toEqual(
       new Set(["lecode.acceptProposal", "lecode.dismissProposal", "lecode.recallProposalSource"]),
     );
-    expect(onFacts).toHaveLength(on("viewItem =~ /^lecode\\.fact\\./").length + onProposals.length);
+    // The pin toggle: Pin on an unpinned fact (contextValue lecode.fact.<status>), Unpin on a
+    // pinned one (lecode.fact.<status>.pinned; see factsTree.ts), both inline.
+    const pin = on("viewItem =~ /^lecode\\.fact\\.[a-z]+$/");
+    const unpin = on("viewItem =~ /^lecode\\.fact\\..*\\.pinned$/");
+    expect([pin.map((e) => [e.command, e.group]), unpin.map((e) => [e.command, e.group])]).toEqual([
+      [["lecode.pinFact", "inline@2"]],
+      [["lecode.unpinFact", "inline@2"]],
+    ]);
+    const matches = (pattern: string, value: string) => new RegExp(pattern).test(value);
+    expect(["lecode.fact.valid", "lecode.fact.valid.pinned"].map((v) => [matches("^lecode\\.fact\\.[a-z]+$", v), matches("^lecode\\.fact\\..*\\.pinned$", v)])).toEqual([
+      [true, false],
+      [false, true],
+    ]);
+    expect(onFacts).toHaveLength(on("viewItem =~ /^lecode\\.fact\\./").length + onProposals.length + 2);
   });
 
   it("offers Remember Selection as Fact… only with a selection in a local file, in the editor's menu and the palette", () => {

@@ -196,6 +196,23 @@ class AnchorStore:
                     found.setdefault(anchor.fact_id, []).append(anchor)
         return found
 
+    def fact_ids_in(self, paths: Sequence[str]) -> set[int]:
+        """The facts whose current revision is anchored in one of these files (at most 101)."""
+        wanted = [check_path(path) for path in paths[:101]]
+        with self._db.read() as conn:
+            if conn is None or not wanted:
+                return set()
+            marks = ", ".join("?" * len(wanted))
+            return {
+                as_int(fact_id)
+                for (fact_id,) in schema.rows(
+                    conn,
+                    "SELECT DISTINCT a.fact_id FROM anchors a JOIN facts f ON f.id = a.fact_id "
+                    f"AND f.current_revision = a.revision WHERE a.path IN ({marks})",
+                    wanted,
+                )
+            }
+
     def all(self) -> list[StoredAnchor]:
         """Every current revision's anchor (what the drift tracker indexes)."""
         with self._db.read() as conn:

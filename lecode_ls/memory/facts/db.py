@@ -176,14 +176,18 @@ class FactsDatabase:
         return conn
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[apsw.Connection]:
-        """One BEGIN IMMEDIATE transaction: committed on normal exit, rolled back on an error."""
+    def write(self, *, counted: bool = True) -> Iterator[apsw.Connection]:
+        """One BEGIN IMMEDIATE transaction: committed on normal exit, rolled back on an error.
+        `counted`: the write advances `meta.changes` (schema migration 6), as every write that
+        can change what injection selects does; recording a use does not."""
         with self.lock, store_errors():
             conn = self.connection(create=True)
             assert conn is not None
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                if counted:
+                    schema.count_change(conn)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:  # some errors (disk full) already rolled back

@@ -79,6 +79,7 @@ class Fact:
     suppressed: bool  # some evidence of some revision was excluded by a forget: hide from recall
     created_at: str  # ISO 8601 UTC
     updated_at: str
+    pinned: bool = False  # the person pinned it: injection shows it first
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,9 @@ def to_ref(session_id: object, seqs: object, digest: object) -> StoredRef | None
 
 def fact_from_row(row: Sequence[Any]) -> Fact:
     """A Fact from one row in the column order of `facts._FACT_COLUMNS`."""
-    fact_id, revision, text, origin, session_id, seqs, digest, suppressed, created, updated = row
+    fact_id, revision, text, origin, session_id, seqs, digest, suppressed, created, updated, pin = (
+        row
+    )
     return Fact(
         id=as_int(fact_id),
         revision=as_int(revision),
@@ -172,4 +175,5 @@ def fact_from_row(row: Sequence[Any]) -> Fact:
         suppressed=bool(suppressed),
         created_at=str(created),
         updated_at=str(updated),
+        pinned=bool(pin),
     )

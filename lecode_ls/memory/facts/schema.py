@@ -1,4 +1,5 @@
-"""The schema of facts.sqlite3: migrations, the dedup key, `verify()`, and the SQL statements.
+"""The schema of facts.sqlite3: migrations, the dedup key, and the SQL statements (`verify()`
+is verify.py's).
 
 `FactStore` (facts.py) is the only user of this module. It owns the connection and the
 transactions; the statement functions at the end run inside them and never begin or commit one.
@@ -20,6 +21,7 @@ from typing import Any
 import apsw
 
 from lecode_ls.errors import ExcludedEvidence, FactNotFound, StaleGeneration, StoreError
+from lecode_ls.memory.facts.terms import index_text
 
 # Migration 1: the schema before source-linked recall. `provenance` holds unverified
 # (session_id, seqs) claims; it is never trusted and never backfilled into `source_refs` (F4).
@@ -180,12 +182,85 @@ CREATE TABLE anchors (
 CREATE INDEX anchors_by_path ON anchors (path);
 """
 
+# Migration 6: ranked retrieval (ranked.py). `fact_terms` holds, for each fact's current revision,
+# the words its text is cut into (terms.index_text: identifiers split and kept joined, scripts
+# without spaces as characters and pairs, punctuation as hex), and `facts_rank` indexes them for
+# BM25 with SQLite's porter + unicode61 tokenizer (case folded, diacritics dropped, English
+# stemmed; marks are token characters, so Devanagari and the like stay whole). External content
+# kept in step by triggers, as revisions_fts is: one row a fact (rowid = fact ID), replaced in the
+# transaction that writes a revision and deleted in the one that forgets the fact. The words are
+# kept so that a hit's matched words are read back without cutting its text again, and so that
+# verify() re-derives every row. `detail=full`: BM25 needs each term's frequency, which `column`
+# and `none` do not keep (they score 0). `pins`: the facts the person pinned (injected first);
+# `uses`: when each fact was last shown to a model and how often (the "recent" candidates, and
+# what hygiene will read); `fact_vectors`: the embedding of a fact's current revision by one
+# model, opt-in (vectors.py: float32 values and a sign-bit code); all three are deleted with their
+# fact, and a vector with its revision. `meta.changes` counts every write
+# that can change what is injected (not a use being recorded): a turn keeps its selection while
+# it stays the same.
+_MIGRATION_6_SQL = """
+CREATE TABLE fact_terms (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    terms TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE facts_rank USING fts5 (
+    terms, content = 'fact_terms', content_rowid = 'fact_id',
+    tokenize = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
+);
+CREATE TRIGGER fact_terms_insert AFTER INSERT ON fact_terms BEGIN
+    INSERT INTO facts_rank (rowid, terms) VALUES (new.fact_id, new.terms);
+END;
+CREATE TRIGGER fact_terms_delete AFTER DELETE ON fact_terms BEGIN
+    INSERT INTO facts_rank (facts_rank, rowid, terms) VALUES ('delete', old.fact_id, old.terms);
+END;
+CREATE TRIGGER fact_terms_update AFTER UPDATE ON fact_terms BEGIN
+    INSERT INTO facts_rank (facts_rank, rowid, terms) VALUES ('delete', old.fact_id, old.terms);
+    INSERT INTO facts_rank (rowid, terms) VALUES (new.fact_id, new.terms);
+END;
+CREATE TABLE pins (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    pinned_at TEXT NOT NULL
+);
+CREATE TABLE uses (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    used_at TEXT NOT NULL,
+    count INTEGER NOT NULL CHECK (count >= 1)
+);
+CREATE INDEX uses_by_time ON uses (used_at);
+CREATE INDEX facts_by_updated ON facts (updated_at);
+CREATE TABLE fact_vectors (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    revision INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    code BLOB NOT NULL
+);
+INSERT INTO meta (key, value) VALUES ('changes', 0);
+"""
+
+
+def _migration_6(conn: apsw.Connection) -> None:
+    conn.execute(_MIGRATION_6_SQL)
+    conn.executemany(
+        "INSERT INTO fact_terms (fact_id, terms) VALUES (?, ?)",
+        [
+            (fact_id, index_text(str(text)))
+            for fact_id, text in rows(
+                conn,
+                "SELECT f.id, r.text FROM facts f JOIN revisions r "
+                "ON r.fact_id = f.id AND r.revision = f.current_revision",
+            )
+        ],
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _MIGRATION_1,
     _MIGRATION_2,
     _MIGRATION_3,
     _migration_4,
     _MIGRATION_5,
+    _migration_6,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -258,106 +333,6 @@ def rows(conn: apsw.Connection, sql: str, bindings: Sequence[Any] = ()) -> list[
     return list(conn.execute(sql, tuple(bindings)).fetchall())
 
 
-def verify(conn: apsw.Connection) -> list[str]:
-    """Re-derive the store's invariants; one sentence per violation, an empty list when sound.
-
-    Run inside a read transaction so that every check sees one snapshot.
-    """
-    problems: list[str] = []
-    version = user_version(conn)
-    if version != SCHEMA_VERSION:
-        problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
-    for (row,) in rows(conn, "PRAGMA quick_check"):
-        if row != "ok":
-            problems.append(f"SQLite quick_check: {row}")
-    for fact_id, current, count, low, high in rows(
-        conn,
-        "SELECT f.id, f.current_revision, count(r.id), min(r.revision), max(r.revision) "
-        "FROM facts f LEFT JOIN revisions r ON r.fact_id = f.id GROUP BY f.id",
-    ):
-        if not (count == current and low == 1 and high == current):
-            problems.append(f"fact {fact_id}: revisions are not exactly 1..{current}")
-    for table in ("revisions", "provenance", "source_refs", "anchors"):
-        for (fact_id,) in rows(
-            conn,
-            f"SELECT DISTINCT fact_id FROM {table} WHERE fact_id NOT IN (SELECT id FROM facts)",
-        ):
-            problems.append(f"{table}: rows for fact {fact_id}, which does not exist")
-    for table in ("provenance", "source_refs", "anchors"):
-        for fact_id, revision in rows(
-            conn,
-            f"SELECT t.fact_id, t.revision FROM {table} t LEFT JOIN revisions r "
-            "ON r.fact_id = t.fact_id AND r.revision = t.revision WHERE r.id IS NULL",
-        ):
-            problems.append(f"{table}: fact {fact_id} has no revision {revision}")
-    for rowid, fact_id, revision, text, canonical in rows(
-        conn, "SELECT id, fact_id, revision, text, canonical FROM revisions"
-    ):
-        if not isinstance(text, str) or canonical != canonical_text(text):
-            problems.append(f"revision row {rowid} (fact {fact_id} r{revision}): stale canonical")
-    problems.extend(_verify_sources(conn))
-    problems.extend(_verify_forgetting(conn))
-    try:
-        conn.execute(
-            "INSERT INTO revisions_fts (revisions_fts, rank) VALUES ('integrity-check', 1)"
-        )
-    except apsw.Error:
-        problems.append("revisions_fts: the literal-search index is out of step with revisions")
-    indexed = {rowid for (rowid,) in rows(conn, "SELECT rowid FROM revisions_short")}
-    stored = {rowid for (rowid,) in rows(conn, "SELECT id FROM revisions")}
-    if indexed != stored:
-        problems.append("revisions_short: the short-literal index is out of step with revisions")
-    return problems
-
-
-def _verify_sources(conn: apsw.Connection) -> list[str]:
-    problems: list[str] = []
-    excluded: dict[tuple[str, int], int] = {
-        (str(session), as_int(seq)): as_int(cutoff)
-        for session, seq, cutoff in rows(conn, "SELECT session_id, seq, generation FROM exclusions")
-    }
-    for fact_id, revision, session, raw, digest, attached in rows(
-        conn, "SELECT fact_id, revision, session_id, seqs, digest, generation FROM source_refs"
-    ):
-        seqs = parse_seqs(raw)
-        where = f"source_refs: fact {fact_id} r{revision}"
-        if seqs is None or seqs != sorted(set(seqs)):
-            problems.append(f"{where}: seqs is not an ascending array of positions")
-            continue
-        if not session or not digest:
-            problems.append(f"{where}: empty session_id or digest")
-        for seq in seqs:
-            cutoff = excluded.get((str(session), seq))
-            # A ref may cite excluded evidence only if it was attached before that exclusion
-            # (the fact is then suppressed); excluded evidence can never be attached again.
-            if cutoff is not None and as_int(attached) >= cutoff:
-                problems.append(f"{where}: attached after {session}:{seq} was excluded")
-    for fact_id, revision, raw in rows(conn, "SELECT fact_id, revision, seqs FROM provenance"):
-        if parse_seqs(raw) is None:
-            problems.append(f"provenance: fact {fact_id} r{revision}: seqs is not parseable")
-    return problems
-
-
-def _verify_forgetting(conn: apsw.Connection) -> list[str]:
-    problems: list[str] = []
-    generations = rows(conn, "SELECT value FROM meta WHERE key = 'generation'")
-    (forgotten,) = rows(conn, "SELECT count(*) FROM forgotten")[0]
-    if len(generations) != 1:
-        problems.append("meta: there is no single generation row")
-    else:
-        current = as_int(generations[0][0])
-        if current < as_int(forgotten):
-            problems.append(f"generation {current} is below the {forgotten} forgotten facts")
-        (newest,) = rows(conn, "SELECT coalesce(max(generation), 0) FROM exclusions")[0]
-        if as_int(newest) > current:
-            problems.append(f"an exclusion has generation {newest}, above {current}")
-    for (fact_id,) in rows(
-        conn, "SELECT fact_id FROM forgotten WHERE fact_id IN (SELECT id FROM facts)"
-    ):
-        problems.append(f"fact {fact_id} is both stored and forgotten")
-    return problems
-
-
 # -- statements FactStore runs inside its transactions ----------------------------------------
 
 
@@ -377,6 +352,15 @@ def lenient_seqs(raw: object) -> list[int]:
 
 def generation(conn: apsw.Connection) -> int:
     return as_int(rows(conn, "SELECT value FROM meta WHERE key = 'generation'")[0][0])
+
+
+def changes(conn: apsw.Connection) -> int:
+    return as_int(rows(conn, "SELECT value FROM meta WHERE key = 'changes'")[0][0])
+
+
+def count_change(conn: apsw.Connection) -> None:
+    """Count a write that can change what injection selects (`FactStore.changes`)."""
+    conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'changes'")
 
 
 def sharing_evidence(conn: apsw.Connection, fact_id: int) -> list[int]:
@@ -490,6 +474,13 @@ def insert_revision(
         "UPDATE facts SET current_revision = ?, updated_at = ? WHERE id = ?",
         (revision, now, fact_id),
     )
+    # The ranked index holds the current revision only: the new one replaces the old.
+    conn.execute(
+        "INSERT INTO fact_terms (fact_id, terms) VALUES (?, ?) "
+        "ON CONFLICT (fact_id) DO UPDATE SET terms = excluded.terms",
+        (fact_id, index_text(text)),
+    )
+    conn.execute("DELETE FROM fact_vectors WHERE fact_id = ?", (fact_id,))  # of the old text
 
 
 def insert_ref(

@@ -66,7 +66,10 @@ from lecode_ls.memory.facts.model import (
     fact_from_row,
     to_ref,
 )
+from lecode_ls.memory.facts.ranked import Ranking
 from lecode_ls.memory.facts.schema import as_int, canonical_text
+from lecode_ls.memory.facts.vectors import Vectors
+from lecode_ls.memory.facts.verify import verify as verify_store
 
 MAX_PAGE = 50  # list/search never return more than this many facts
 MAX_ALSO_PATHS = 100  # list(path=..., also=...): the files renamed to one file, at most
@@ -89,7 +92,8 @@ _SUPPRESSED = """(
 
 _FACT_COLUMNS = f"""
 SELECT f.id, f.current_revision, r.text, f.origin, s.session_id, s.seqs, s.digest,
-       {_SUPPRESSED}, f.created_at, f.updated_at
+       {_SUPPRESSED}, f.created_at, f.updated_at,
+       EXISTS (SELECT 1 FROM pins p WHERE p.fact_id = f.id)
 """
 _FACT_SELECT = (
     _FACT_COLUMNS
@@ -133,6 +137,10 @@ class FactStore:
         self._db = FactsDatabase(path, root=root)
         self.anchors = AnchorStore(self._db)
         """The code anchors of the facts' current revisions (anchors.py)."""
+        self.ranking = Ranking(self._db)
+        """Ranked queries, pins and uses (ranked.py)."""
+        self.vectors = Vectors(self._db)
+        """Embedding vectors, opt-in (vectors.py)."""
 
     def close(self) -> None:
         """Close the connection. Idempotent; later calls raise StoreError."""
@@ -365,12 +373,15 @@ class FactStore:
                     ],
                 )
                 conn.execute("INSERT INTO forgotten (fact_id) VALUES (?)", (fact_id,))
-                for table in ("anchors", "source_refs", "provenance", "revisions"):
+                for table in (
+                    "anchors", "source_refs", "provenance", "pins", "uses", "fact_terms",
+                    "fact_vectors", "revisions",
+                ):  # fmt: skip
                     conn.execute(f"DELETE FROM {table} WHERE fact_id = ?", (fact_id,))
                 conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
                 # Merge index segments so the forgotten text's terms leave the indexes now.
-                conn.execute("INSERT INTO revisions_fts (revisions_fts) VALUES ('optimize')")
-                conn.execute("INSERT INTO revisions_short (revisions_short) VALUES ('optimize')")
+                for index in ("revisions_fts", "revisions_short", "facts_rank"):
+                    conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
                 return True
 
     # -- unverified storage ----------------------------------------------------------------------
@@ -429,6 +440,29 @@ class FactStore:
                 return None
             rows = schema.rows(conn, _FACT_SELECT + "WHERE f.id = ?", (check_fact_id(fact_id),))
             return fact_from_row(rows[0]) if rows else None
+
+    def get_many(
+        self, fact_ids: Iterable[int], *, max_text_bytes: int | None = None
+    ) -> dict[int, Fact]:
+        """The current revision of each of these facts that is stored (and, with
+        `max_text_bytes`, whose text is no longer in UTF-8), by ID. Unverified administrative
+        read (F9), as `get`."""
+        wanted = sorted({check_fact_id(fact_id) for fact_id in fact_ids})
+        size = "" if max_text_bytes is None else " AND length(CAST(r.text AS BLOB)) <= ?"
+        bound: tuple[int, ...] = () if max_text_bytes is None else (max_text_bytes,)
+        found: dict[int, Fact] = {}
+        with self._db.read() as conn:
+            if conn is None:
+                return found
+            for start in range(0, len(wanted), 500):  # within SQLite's bound-parameter limit
+                chunk = wanted[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                for row in schema.rows(
+                    conn, _FACT_SELECT + f"WHERE f.id IN ({marks}){size}", (*chunk, *bound)
+                ):
+                    fact = fact_from_row(row)
+                    found[fact.id] = fact
+        return found
 
     def suppressed(self, fact_id: int) -> bool:
         """Whether evidence of any revision of the fact was excluded: keep it, hide it (F7)."""
@@ -570,9 +604,9 @@ class FactStore:
         )
 
     def verify(self) -> builtins.list[str]:
-        """Re-derive the invariants (see facts_schema.verify); [] when sound or absent.
+        """Re-derive the invariants (see verify.py); [] when sound or absent.
 
         Takes the write lock and rolls back: FTS5's content check is issued as an INSERT.
         """
         with self._db.rolled_back() as conn:
-            return [] if conn is None else schema.verify(conn)
+            return [] if conn is None else verify_store(conn)

@@ -92,6 +92,9 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         settings, context_window=await _window(ls, settings), calibration=ls.chat.calibration
     )
     folder = ls.folder_for(params.workspace_uri)
+    embeddings = ls.chat.embeddings(settings)
+    if embeddings is not None:  # vectors of facts that have none, beside the turn
+        ls.run_task(ls.chat.fill_vectors(runtime, settings), "fact-vectors")
     turn = ChatTurn(
         runtime,
         session_id,
@@ -101,6 +104,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         emit=emit,
         ask=ask,
         after_tool=after_tool,
+        embeddings=embeddings,
     )
     try:
         with ls.chat.running(running, busy):  # shutdown cancels it through this
@@ -306,7 +310,14 @@ def _items(record: dict[str, Any]) -> list[dict[str, Any]]:
             return []
         base["turn_id"] = record.get("turn_id")
         if kind == "memory":
-            facts = [{"fact_id": f["fact_id"], "revision": f["revision"]} for f in record["facts"]]
+            facts = [
+                {
+                    "fact_id": f["fact_id"],
+                    "revision": f["revision"],
+                    **({"reason": str(f["reason"])} if f.get("reason") else {}),
+                }
+                for f in record["facts"]
+            ]
             return [{**base, "kind": "memory", "facts": facts, "notes": record["notes"]}]
         if kind == "compact":
             return [{**base, "kind": "compaction", "status": "compacted"}]

@@ -31,6 +31,11 @@ class InjectedFactModel(Message):
     """The fact's ID."""
     revision: int
     """The revision that was injected."""
+    reason: str | None = None
+    """Why it was chosen: `pinned`, `anchored in <path>` (a file open or read),
+    `matched: <words>` (its words that the turn's message, earlier messages or files' paths
+    hold) or `recent` (recently shown to a model, learned or corrected). Untrusted text (a
+    person's words, a path). Absent in transcripts from before lecode-ls recorded it."""
 
 
 class ChatSendParams(WorkspaceParams):

@@ -18,7 +18,10 @@ from lecode_ls.config import ProviderSettings
 from lecode_ls.errors import ProviderNotConfigured, SessionBusy
 
 if TYPE_CHECKING:
+    from lecode_ls.agent.embeddings import Embeddings
     from lecode_ls.agent.openai import OpenAICompatible
+    from lecode_ls.config import Settings
+    from lecode_ls.runtime import Runtime
 
 Key = tuple[str, str]
 """(project root, session ID): a session of a project."""
@@ -45,6 +48,44 @@ class Chat:
         self._provider: OpenAICompatible | None = None
         self._provider_key: tuple[Any, ...] = ()
         self._retired: list[OpenAICompatible] = []
+        self._embeddings: Embeddings | None = None
+        self._embeddings_key: tuple[Any, ...] = ()
+        self._retired_embeddings: list[Embeddings] = []
+        self._filling: set[str] = set()  # projects whose fact vectors are being computed
+
+    def embeddings(self, settings: Settings) -> Embeddings | None:
+        """The `/embeddings` client of `[memory] embeddings_model`, or None when it is unset
+        (then no embedding request is ever made), or when no provider is configured."""
+        model = settings.memory.embeddings_model
+        provider = settings.provider
+        if model is None or not settings.memory.enabled or provider.base_url is None:
+            return None
+        api_key = os.environ.get(provider.api_key_env) if provider.api_key_env else None
+        key = (provider.base_url, model, api_key)
+        if self._embeddings is None or key != self._embeddings_key:
+            if self._embeddings is not None:
+                self._retired_embeddings.append(self._embeddings)
+            from lecode_ls.agent.embeddings import Embeddings
+
+            self._embeddings = Embeddings(provider.base_url, model, api_key)
+            self._embeddings_key = key
+        return self._embeddings
+
+    async def fill_vectors(self, runtime: Runtime, settings: Settings) -> None:
+        """Compute the missing fact vectors of `runtime`'s project, one run at a time per
+        project (a run asked for meanwhile is not needed: the running one reads what is
+        missing as it goes). Run it as a background task (`LecodeServer.run_task`)."""
+        embeddings = self.embeddings(settings)
+        root = str(runtime.project.root)
+        if embeddings is None or root in self._filling or runtime.closed:
+            return
+        from lecode_ls.agent.embeddings import backfill
+
+        self._filling.add(root)
+        try:
+            await backfill(runtime.facts, embeddings)
+        finally:
+            self._filling.discard(root)
 
     def provider(self, settings: ProviderSettings) -> OpenAICompatible:
         """The provider of `settings`; ProviderNotConfigured while no base_url is set, so no
@@ -114,3 +155,7 @@ class Chat:
         self._retired, self._provider, self._provider_key = [], None, ()
         for provider in providers:
             await provider.aclose()
+        embedders = [*self._retired_embeddings, *([self._embeddings] if self._embeddings else [])]
+        self._retired_embeddings, self._embeddings, self._embeddings_key = [], None, ()
+        for embedder in embedders:
+            await embedder.aclose()

@@ -48,6 +48,8 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
             learning=learning,
             drift=runtime.drift,
             path=path,
+            query=params.query,
+            verdicts=runtime.verdicts,
         )
 
     return p.FactsListResult.model_validate(await asyncio.to_thread(read))
@@ -127,3 +129,19 @@ async def facts_dismiss_proposal(
     await asyncio.to_thread(dismiss, runtime.sessions, session_id, params.seq, params.index)
     await ls.facts_changed(runtime)  # views listing proposals refresh on this
     return p.DismissProposalResult()
+
+
+async def facts_pin(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsPinResult:
+    runtime = await _facts_runtime(ls, params)
+    changed = await asyncio.to_thread(runtime.facts.ranking.pin, params.fact_id)
+    if changed:
+        await ls.facts_changed(runtime)
+    return p.FactsPinResult(fact_id=params.fact_id, pinned=True, changed=changed)
+
+
+async def facts_unpin(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsPinResult:
+    runtime = await _facts_runtime(ls, params)
+    changed = await asyncio.to_thread(runtime.facts.ranking.unpin, params.fact_id)
+    if changed:
+        await ls.facts_changed(runtime)
+    return p.FactsPinResult(fact_id=params.fact_id, pinned=False, changed=changed)

@@ -55,6 +55,11 @@ class FactsListParams(WorkspaceParams):
     path: str | None = Field(None, min_length=1, max_length=4096)
     """Only the facts anchored in this file: a `file://` URI inside a workspace folder, or a
     path relative to its checkout root as anchors store it. Paging runs over those facts."""
+    query: str | None = Field(None, max_length=262_144)
+    """The facts that best match these words, best first (BM25 over every fact's current text;
+    identifiers split, English stemmed, any script), each with the words it `matched`: at
+    most 200 in all, paged as usual. Any text: its search syntax is words (the first 16,384
+    characters are read). With `path`, only the matching facts anchored in that file."""
 
 
 class FactEntry(Message):
@@ -72,6 +77,10 @@ class FactEntry(Message):
     """Whether `text` was cut at 512 characters."""
     anchors: list[AnchorModel] | None = None
     """The current revision's code anchors and their drift now; absent when it has none."""
+    pinned: bool | None = None
+    """true when the person pinned it (injected first); absent otherwise."""
+    matched: list[str] | None = None
+    """With `query`: the query's words it holds, as the query spelled them (valid facts)."""
 
 
 class LearnedFactModel(Message):
@@ -119,8 +128,8 @@ class LearningModel(Message):
 
 class FactsListResult(Message):
     facts: list[FactEntry]
-    """At most 20 facts, in ID order; the page with its `learning` status is within 16,384
-    bytes."""
+    """At most 20 facts, in ID order (with `query`: best first); the page with its `learning`
+    status is within 16,384 bytes."""
     offset: int
     """Offset of this page."""
     next_offset: int | None
@@ -225,3 +234,17 @@ class DismissProposalParams(WorkspaceParams):
 
 class DismissProposalResult(Message):
     """An empty object."""
+
+
+class FactsPinParams(WorkspaceParams):
+    fact_id: int = Field(ge=1)
+    """The fact to pin or unpin."""
+
+
+class FactsPinResult(Message):
+    fact_id: int
+    """The fact."""
+    pinned: bool
+    """Whether it is pinned now."""
+    changed: bool
+    """false when it already was (pin) or was not (unpin)."""

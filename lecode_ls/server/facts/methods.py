@@ -13,6 +13,8 @@ from lecode_ls.server.facts.messages import (
     FactsForgetResult,
     FactsListParams,
     FactsListResult,
+    FactsPinParams,
+    FactsPinResult,
     FactsRecallParams,
     FactsRememberParams,
     RecallFactResult,
@@ -23,12 +25,13 @@ METHODS: tuple[Method, ...] = (
     Method(
         "lecode/facts/list",
         "request",
-        "One page (20) of facts with their validated status and source.",
+        "One page (20) of facts with their validated status and source; with `query`, the facts "
+        "that rank highest for it, best first.",
         FactsListParams,
         FactsListResult,
         handler=handlers.facts_list,
         errors=("memory_disabled",),
-        example_params={"offset": 0},
+        example_params={"offset": 0, "query": "indentation?"},
         example_result={
             "facts": [
                 {
@@ -38,6 +41,7 @@ METHODS: tuple[Method, ...] = (
                     "source": {"sessionId": SID, "seqs": [1], "digest": DIGEST},
                     "text": "We use tabs for indentation in this repo.",
                     "factTextTruncated": False,
+                    "matched": ["indentation"],
                 }
             ],
             "offset": 0,
@@ -133,6 +137,32 @@ METHODS: tuple[Method, ...] = (
         errors=("memory_disabled", "fact_not_found"),
         example_params={"factId": 1},
         example_result={"forgotten": True, "hides": [4]},
+    ),
+    Method(
+        "lecode/facts/pin",
+        "request",
+        "Pin a fact: the memory injected into every chat request shows it first (under the same "
+        "caps, and only while its evidence validates). Sends `lecode/facts/didChange` when it "
+        "was not pinned yet.",
+        FactsPinParams,
+        FactsPinResult,
+        handler=handlers.facts_pin,
+        errors=("memory_disabled", "fact_not_found"),
+        example_params={"factId": 3},
+        example_result={"factId": 3, "pinned": True, "changed": True},
+    ),
+    Method(
+        "lecode/facts/unpin",
+        "request",
+        "Unpin a fact: it is injected again only when it is anchored in an open or read file, "
+        "ranks for the turn, or was recently used. Sends `lecode/facts/didChange` when it was "
+        "pinned.",
+        FactsPinParams,
+        FactsPinResult,
+        handler=handlers.facts_unpin,
+        errors=("memory_disabled", "fact_not_found"),
+        example_params={"factId": 3},
+        example_result={"factId": 3, "pinned": False, "changed": True},
     ),
     Method(
         "lecode/facts/didChange",

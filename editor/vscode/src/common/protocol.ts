@@ -31,6 +31,8 @@ export const Requests = {
   factsRecall: "lecode/facts/recall",
   factsCorrect: "lecode/facts/correct",
   factsForget: "lecode/facts/forget",
+  factsPin: "lecode/facts/pin",
+  factsUnpin: "lecode/facts/unpin",
   factsRememberSelection: "lecode/facts/rememberSelection",
   factsCorrectSelection: "lecode/facts/correctSelection",
   factsReanchor: "lecode/facts/reanchor",
@@ -417,6 +419,8 @@ export interface InjectedFactModel {
   factId: number;
   /** The revision that was injected. */
   revision: number;
+  /** Why it was chosen: `pinned`, `anchored in <path>` (a file open or read), `matched: <words>` (its words that the turn's message, earlier messages or files' paths hold) or `recent` (recently shown to a model, learned or corrected). Untrusted text (a person's words, a path). Absent in transcripts from before lecode-ls recorded it. */
+  reason?: string | null;
 }
 
 export interface SessionCompactResult {
@@ -521,10 +525,12 @@ export interface FactsListParams {
   sessionId?: string | null;
   /** Only the facts anchored in this file: a `file://` URI inside a workspace folder, or a path relative to its checkout root as anchors store it. Paging runs over those facts. */
   path?: string | null;
+  /** The facts that best match these words, best first (BM25 over every fact's current text; identifiers split, English stemmed, any script), each with the words it `matched`: at most 200 in all, paged as usual. Any text: its search syntax is words (the first 16,384 characters are read). With `path`, only the matching facts anchored in that file. */
+  query?: string | null;
 }
 
 export interface FactsListResult {
-  /** At most 20 facts, in ID order; the page with its `learning` status is within 16,384 bytes. */
+  /** At most 20 facts, in ID order (with `query`: best first); the page with its `learning` status is within 16,384 bytes. */
   facts: FactEntry[];
   /** Offset of this page. */
   offset: number;
@@ -577,6 +583,10 @@ export interface FactEntry {
   factTextTruncated?: boolean | null;
   /** The current revision's code anchors and their drift now; absent when it has none. */
   anchors?: AnchorModel[] | null;
+  /** true when the person pinned it (injected first); absent otherwise. */
+  pinned?: boolean | null;
+  /** With `query`: the query's words it holds, as the query spelled them (valid facts). */
+  matched?: string[] | null;
 }
 
 export interface LearnedFactModel {
@@ -710,6 +720,22 @@ export interface FactsForgetResult {
   forgotten: boolean;
   /** The other facts whose current evidence cites a position this forget excludes: they are hidden from recall and injection from now on (with `dryRun`: would be). */
   hides?: number[];
+}
+
+export interface FactsPinParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The fact to pin or unpin. */
+  factId: number;
+}
+
+export interface FactsPinResult {
+  /** The fact. */
+  factId: number;
+  /** Whether it is pinned now. */
+  pinned: boolean;
+  /** false when it already was (pin) or was not (unpin). */
+  changed: boolean;
 }
 
 export interface FactsDidChangeParams {

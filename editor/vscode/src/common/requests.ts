@@ -22,6 +22,8 @@ import {
   type FactsForgetResult,
   type FactsListParams,
   type FactsListResult,
+  type FactsPinParams,
+  type FactsPinResult,
   type FactsRecallParams,
   type FactsRememberParams,
   type MemoryEditParams,
@@ -83,6 +85,8 @@ export interface RequestTypes {
   [Requests.providerInfo]: [ProviderInfoParams, ProviderInfoResult];
   [Requests.factsList]: [FactsListParams, FactsListResult];
   [Requests.factsDismissProposal]: [DismissProposalParams, DismissProposalResult];
+  [Requests.factsPin]: [FactsPinParams, FactsPinResult];
+  [Requests.factsUnpin]: [FactsPinParams, FactsPinResult];
   [Requests.factsRemember]: [FactsRememberParams, FactRevisionResult];
   [Requests.factsRecall]: [FactsRecallParams, RecallFactResult];
   [Requests.factsCorrect]: [FactsCorrectParams, FactRevisionResult];

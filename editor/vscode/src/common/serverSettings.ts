@@ -13,6 +13,8 @@ export interface MemorySettings {
   facts_max_bytes: number;
   /** What injection does with a fact whose code anchor is `changed` or `deleted` (the code it was remembered from is no longer there): "label" shows it marked as drifted, "withhold" leaves it out. Listings show drift either way. */
   drifted_facts: "label" | "withhold";
+  /** Opt in to semantic fact ranking: the embedding model the `[provider]` serves at its OpenAI-compatible `/embeddings` (llama-server with `--embeddings`, Ollama, vLLM, hosted APIs). Fact vectors are computed in the background and kept in facts.sqlite3; a turn's message is embedded once and ranked by BM25 and vector similarity together. Unset (the default): no embedding request is ever made. */
+  embeddings_model: string | null;
 }
 
 /** `[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to. */
@@ -69,7 +71,8 @@ export const SERVER_DEFAULTS: ServerSections = {
     "max_bytes": 32768,
     "auto_learn": false,
     "facts_max_bytes": 8192,
-    "drifted_facts": "label"
+    "drifted_facts": "label",
+    "embeddings_model": null
   },
   "provider": {
     "base_url": null,

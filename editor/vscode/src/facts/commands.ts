@@ -453,6 +453,13 @@ function moreArg(value: unknown): string {
 }
 
 /** A command on a fact node; a fact that is gone (forgotten elsewhere) also redraws the tree. */
+/** Pin or unpin a fact (the Facts view's toggle): the server injects pinned facts first. */
+export async function setPinned(deps: FactDeps, node: FactRef, pinned: boolean): Promise<void> {
+  const method = pinned ? Requests.factsPin : Requests.factsUnpin;
+  await request(deps.sender, method, { workspaceUri: node.folderUri, factId: node.fact.factId });
+  deps.refresh();
+}
+
 function onFact(deps: FactDeps, body: (deps: FactDeps, node: FactRef) => Promise<void>): (arg?: unknown) => Promise<void> {
   return guarded(async (arg?: unknown) => {
     try {
@@ -472,6 +479,8 @@ export function factCommands(deps: FactDeps): Record<string, (arg?: unknown) => 
     "lecode.recallFact": onFact(deps, recallFact),
     "lecode.correctFact": onFact(deps, correctFact),
     "lecode.forgetFact": onFact(deps, forgetFact),
+    "lecode.pinFact": onFact(deps, (d, node) => setPinned(d, node, true)),
+    "lecode.unpinFact": onFact(deps, (d, node) => setPinned(d, node, false)),
     "lecode.openFactSource": onFact(deps, goToSource),
     "lecode.showMoreFacts": guarded(async (arg?: unknown) => deps.showMore(moreArg(arg))),
     "lecode.rememberFromSession": guarded(() => rememberFromSession(deps)),

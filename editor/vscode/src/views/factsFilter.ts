@@ -1,8 +1,9 @@
 /**
- * The Facts view's "current file" filter: a toolbar toggle (two commands, one shown at a time by
- * the `lecode.factsOfFile` context key) that lists only the facts anchored in the active
- * editor's file, and follows the active editor. An editor that is not a local file (a transcript
- * the tree opened, a memory file, the output) leaves the filter on the last local file.
+ * The Facts view's filters: the "current file" toggle (two commands, one shown at a time by the
+ * `lecode.factsOfFile` context key) that lists only the facts anchored in the active editor's
+ * file, and follows the active editor (an editor that is not a local file, such as a transcript
+ * the tree opened, leaves it on the last local file); and the search box (Search Facts…), which
+ * lists the facts the server ranks for its words. Show All Facts ends either.
  */
 import * as vscode from "vscode";
 import * as api from "../common/vscodeapi";
@@ -36,6 +37,21 @@ export class FactsFileFilter {
     void api.setContext(FILTER_CONTEXT, true);
   }
 
+  /** Show the facts that rank for `query` (the server ranks them); an empty one shows all. */
+  search(query: string): void {
+    if (query.trim() === "") {
+      this.off();
+      return;
+    }
+    this.show({ kind: "query", query });
+    void api.setContext(FILTER_CONTEXT, true); // "Show All Facts" clears a search too
+  }
+
+  /** The query shown, if a search is on. */
+  get query(): string | undefined {
+    return this.tree.filter.kind === "query" ? this.tree.filter.query : undefined;
+  }
+
   /** Show every fact again. */
   off(): void {
     this.show({ kind: "all" });
@@ -52,6 +68,7 @@ export class FactsFileFilter {
 
   private show(filter: FactsFilter): void {
     this.tree.setFilter(filter);
-    this.view.description = filter.kind === "all" ? undefined : (filter.file?.name ?? "no file open");
+    this.view.description =
+      filter.kind === "all" ? undefined : filter.kind === "query" ? `“${filter.query}”` : (filter.file?.name ?? "no file open");
   }
 }

@@ -10,7 +10,8 @@
  * Folders of one project appear once (see ProjectIndex); with several projects each gets a root.
  * Above the facts, the latest automatic learning and its proposals (see learningItems.ts).
  * With the "current file" filter on, only the facts anchored in the active editor's file are
- * listed (`path` of `lecode/facts/list`), under no project node, with no learning above them.
+ * listed (`path` of `lecode/facts/list`), under no project node, with no learning above them;
+ * with a search (Search Facts…), the facts that rank for its words (`query`), best first.
  * Fact text is untrusted data: it is only ever shown.
  */
 import * as vscode from "vscode";
@@ -37,16 +38,29 @@ export interface FactPage {
   learning?: LearningModel;
 }
 
+/** What a listing asks for besides its project: a file's facts (`path`, a `file:` URI) or the
+ * facts ranked for a query (`query`: the server ranks them, best first, at most 200). */
+export interface ListOptions {
+  path?: string;
+  query?: string;
+}
+
 /**
  * Up to `cap` facts of a project, following `nextOffset` page by page; with `path` (a file's
- * `file:` URI), only the facts anchored in that file.
+ * `file:` URI), only the facts anchored in that file; with `query`, the facts ranked for it.
  */
-export async function listFacts(sender: RequestSender, folderUri: string, cap: number, path?: string): Promise<FactPage> {
+export async function listFacts(sender: RequestSender, folderUri: string, cap: number, options: ListOptions = {}): Promise<FactPage> {
   const facts: FactEntry[] = [];
   let offset = 0;
   let learning: LearningModel | undefined;
+  const { path, query } = options;
   for (;;) {
-    const page = await request(sender, Requests.factsList, { workspaceUri: folderUri, offset, ...(path === undefined ? {} : { path }) });
+    const page = await request(sender, Requests.factsList, {
+      workspaceUri: folderUri,
+      offset,
+      ...(path === undefined ? {} : { path }),
+      ...(query === undefined ? {} : { query }),
+    });
     if (offset === 0) {
       learning = page.learning ?? undefined; // every page reports it: the first one's is kept
     }
@@ -134,7 +148,7 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
         factLabel(fact),
         children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
       );
-      item.description = `#${fact.factId} r${fact.revision} ${fact.status}${driftSuffix(fact)}`;
+      item.description = `#${fact.factId} r${fact.revision} ${fact.status}${fact.pinned ? " · pinned" : ""}${driftSuffix(fact)}`;
       item.iconPath = driftedIcon(fact) ?? statusIcon(fact.status);
       const lines = [`Fact #${fact.factId}, revision ${fact.revision}: ${fact.status === "valid" ? "valid" : sourceIs(fact.status)}`];
       if (fact.text) {
@@ -143,9 +157,16 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
       if (fact.source) {
         lines.push(`Evidence: session ${fact.source.sessionId}, ${seqsPhrase(fact.source.seqs)}`);
       }
+      if (fact.matched && fact.matched.length > 0) {
+        lines.push(`Matched: ${fact.matched.join(", ")}`);
+      }
+      if (fact.pinned) {
+        lines.push("Pinned: every chat request's memory shows it first.");
+      }
       lines.push(...driftTooltip(fact));
       item.tooltip = lines.join("\n");
-      item.contextValue = `lecode.fact.${fact.status}`;
+      // `.pinned` at the end: the Pin and Unpin actions are offered by it (package.json).
+      item.contextValue = `lecode.fact.${fact.status}${fact.pinned ? ".pinned" : ""}`;
       if (children.length > 0) {
         item.command = openCommand(node);
       }
@@ -209,8 +230,19 @@ export interface CurrentFile {
   folderUri?: string;
 }
 
-/** What the tree lists: every fact, or those anchored in the current file (none open: undefined). */
-export type FactsFilter = { kind: "all" } | { kind: "file"; file?: CurrentFile };
+/** What the tree lists: every fact, those anchored in the current file (none open: undefined),
+ * or those that rank for a query (the Search Facts… box). */
+export type FactsFilter = { kind: "all" } | { kind: "file"; file?: CurrentFile } | { kind: "query"; query: string };
+
+function sameFilter(a: FactsFilter, b: FactsFilter): boolean {
+  if (a.kind === "file" && b.kind === "file") {
+    return a.file?.uri === b.file?.uri;
+  }
+  if (a.kind === "query" && b.kind === "query") {
+    return a.query === b.query;
+  }
+  return a.kind === b.kind;
+}
 
 export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<FactNode | undefined>();
@@ -241,9 +273,7 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
 
   /** List every fact, or those of a file; the tree redraws when this changes what it lists. */
   setFilter(filter: FactsFilter): void {
-    const same =
-      filter.kind === this.current.kind &&
-      (filter.kind === "all" || (this.current.kind === "file" && filter.file?.uri === this.current.file?.uri));
+    const same = sameFilter(filter, this.current);
     this.current = filter;
     if (!same) {
       this.refresh();
@@ -275,6 +305,15 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
     if (filter.kind === "all" || this.status.notRunning !== undefined) {
       return projectRoots(this.status, this.projects, (project) => this.factsOf(project));
     }
+    if (filter.kind === "query") {
+      const empty = `No fact matches "${filter.query}".`;
+      return projectRoots(this.status, this.projects, (project) =>
+        projectChildrenOr(project, async (folderUri) => {
+          const page = await listFacts(this.sender, folderUri, FACTS_CAP, { query: filter.query });
+          return factNodes(folderUri, { ...page, learning: undefined }, empty);
+        }),
+      );
+    }
     const file = filter.file;
     if (file === undefined) {
       return [{ kind: "message", text: "Open a file to see the facts anchored in it." }];
@@ -285,7 +324,7 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
     }
     const empty = `No facts are anchored in ${file.name}. Select lines and run "lecode: Remember Selection as Fact…".`;
     return projectChildrenOr(project, async (folderUri) => {
-      const page = await listFacts(this.sender, folderUri, this.caps.get(folderUri) ?? FACTS_CAP, file.uri);
+      const page = await listFacts(this.sender, folderUri, this.caps.get(folderUri) ?? FACTS_CAP, { path: file.uri });
       // The latest learning is about the project, not this file.
       return factNodes(folderUri, { ...page, learning: undefined }, empty);
     });

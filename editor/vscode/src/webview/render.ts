@@ -4,6 +4,7 @@
  * `textContent`.
  */
 import type { FactView } from "../chat/messages";
+import type { InjectedFactModel } from "../common/protocol";
 import { type MemoryWrite, factLabel, memoryWrites } from "../chat/memoryUsed";
 import type { CommandEntry, Entry, Part, ToolPart, Turn } from "../chat/turn";
 import { stopNote } from "../chat/turn";
@@ -127,12 +128,14 @@ function link(label: string, title: string, target: MemoryLink, ctx: RenderConte
 }
 
 /** One fact the turn read: its ID and revision (a link to its evidence), its text, its drift. */
-function factRow(fact: { factId: number; revision: number }, ctx: RenderContext): HTMLElement {
+function factRow(fact: InjectedFactModel, ctx: RenderContext): HTMLElement {
   const view = ctx.facts.get(fact.factId);
   const row = element("li", "memory-fact");
   row.dataset.factId = String(fact.factId);
   const name = `#${fact.factId} r${fact.revision}`;
-  row.append(link(name, `Recall fact #${fact.factId}: open its evidence`, { kind: "fact", ...fact }, ctx));
+  const why = fact.reason ? `\nWhy: ${fact.reason}` : "";
+  const target: MemoryLink = { kind: "fact", factId: fact.factId, revision: fact.revision };
+  row.append(link(name, `Recall fact #${fact.factId}: open its evidence${why}`, target, ctx));
   const label = factLabel(fact.factId, fact.revision, view);
   row.append(element("span", label.known ? "fact-text" : "fact-text unknown", label.text));
   if (view?.drift !== undefined) {
@@ -142,10 +145,8 @@ function factRow(fact: { factId: number; revision: number }, ctx: RenderContext)
   if (view !== undefined && view.revision !== fact.revision) {
     row.append(element("span", "badge", `now r${view.revision}`));
   }
-  // Ranked retrieval (issue 25) will say why each fact was chosen: a `reason` is drawn here.
-  const reason = (fact as { reason?: unknown }).reason;
-  if (typeof reason === "string" && reason !== "") {
-    row.append(element("span", "fact-reason", reason));
+  if (fact.reason) {  // why ranked retrieval chose it: pinned, anchored in <path>, matched: <words>
+    row.append(element("span", "fact-reason", fact.reason));
   }
   return row;
 }

@@ -249,7 +249,7 @@ describe("the chat page", () => {
     expect(await options.allTextContents()).toEqual(["/memory"]);
     await input.press("Enter");
     expect(await input.inputValue()).toBe("/memory ");
-    expect(await options.count()).toBe(11);
+    expect(await options.count()).toBe(13);
     await input.pressSequentially("se");
     expect(await options.allTextContents()).toEqual(["/memory search"]);
     await options.first().click();
@@ -291,7 +291,7 @@ describe("the chat page", () => {
     await ask(h.page, "What do we know?");
     const send = await h.nextSend();
     h.stream(
-      { kind: "memory", facts: [{ factId: 12, revision: 2 }], notes: ["MEMORY.md"] },
+      { kind: "memory", facts: [{ factId: 12, revision: 2, reason: "matched: tabs, <b>x</b>" }], notes: ["MEMORY.md"] },
       { kind: "toolCall", callId: "c1", name: "memory_write", arguments: '{"file":"scratchpad.md","content":"- [ ] tabs","mode":"append"}' },
       { kind: "toolResult", callId: "c1", name: "memory_write", output: '{"ok":true}', isError: false },
       { text: "We use tabs." },
@@ -304,10 +304,13 @@ describe("the chat page", () => {
     await memory.locator("summary").click();
     const facts = memory.locator("li.memory-fact");
     expect(await facts.allTextContents()).toEqual([
-      "#12 r2We indent with tabs.",
+      "#12 r2We indent with tabs.matched: tabs, <b>x</b>",
       '#3 r1app.py contains "GREETING = \\"hello\\""changed: app.py:2now r2',
     ]);
     expect(await memory.locator("li.memory-fact.drifted").count()).toBe(1);
+    // Why each fact was chosen shows beside it and on hover, as text.
+    expect(await facts.nth(0).locator("button").getAttribute("title")).toBe("Recall fact #12: open its evidence\nWhy: matched: tabs, <b>x</b>");
+    expect(await facts.nth(1).locator("button").getAttribute("title")).toBe("Recall fact #3: open its evidence");
     expect(await memory.locator("ul.memory-changed li").allTextContents()).toEqual(["scratchpad.mdwrittenmemory_write"]);
     await facts.nth(1).locator("button").click();
     await memory.locator("ul.memory-read button", { hasText: "MEMORY.md" }).click();

@@ -1,0 +1,212 @@
+"""Which facts a provider request's memory section considers, in which order, and why (I3).
+
+The facts allocation (`facts_max_bytes`) is filled greedily from this list; only which facts
+are considered is decided here, never how much is shown (injection.py keeps the caps, the label,
+whole facts only and validation at every use). The order, each fact once, under its first
+reason:
+
+1. `pinned`: the facts the person pinned (`lecode/facts/pin`, `/memory pin`), by ID;
+2. `anchored in <path>`: facts anchored in a file open in the editor or read by the
+   conversation (or in a file Git says was renamed to it), by ID;
+3. `matched: <words>`: the facts that rank highest (BM25, facts/ranked.py) for the turn's user
+   message (fused by reciprocal rank with the facts nearest its embedding when
+   `[memory] embeddings_model` is set: those found only so are `similar in meaning`), then for
+   the conversation's earlier user messages and the paths of the open and read files together;
+4. `recent`: the facts most recently shown to a model, learned or corrected, newest first.
+
+Each tier holds at most MAX_PER_TIER facts. A turn computes its `Selection` (tiers 1, 3 and 4:
+what needs the store) once and keeps it for every provider request it makes, until the store's
+changes counter moves (a fact written, corrected, forgotten, pinned or unpinned, here or in
+another process): the same facts in the same order keep the prompt's prefix cacheable within
+the turn. Tier 2 is recomputed at every request from the drift tracker (in memory, no query),
+since a file read during the turn is new context. The reasons carry untrusted text (a person's
+words, a path): they are shown as data, inside each fact's JSON line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from lecode_ls.memory.anchors import DriftTracker
+from lecode_ls.memory.facts import FactStore
+
+MAX_PER_TIER = 50
+PINNED = "pinned"
+RECENT = "recent"
+SIMILAR = "similar in meaning"  # found by its embedding only (`[memory] embeddings_model`)
+MAX_REASON_PATH = 200  # characters of a path a reason names
+RECENT_MESSAGES = 3  # earlier user messages of the conversation that join the second query
+
+
+class Selecting(Protocol):
+    """What selection reads of a project (`Runtime` is one)."""
+
+    @property
+    def facts(self) -> FactStore: ...
+    @property
+    def drift(self) -> DriftTracker: ...
+
+
+@dataclass(frozen=True)
+class Pick:
+    """One candidate fact and why it was chosen."""
+
+    fact_id: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class QueryVector:
+    """The embedding of a turn's message (`[memory] embeddings_model`, agent/embeddings.py)."""
+
+    model: str
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class TurnQuery:
+    """What a turn ranks facts for."""
+
+    message: str = ""
+    """The turn's user message."""
+    earlier: tuple[str, ...] = ()
+    """The conversation's earlier user messages, newest first (at most RECENT_MESSAGES)."""
+    paths: tuple[str, ...] = ()
+    """The checkout-relative paths of the files open or read when the turn began."""
+    vector: QueryVector | None = None
+    """The message's embedding, when embeddings are on and the provider gave it in time."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The part of a turn's selection that needs the store (see the module docstring)."""
+
+    changes: int
+    """The store's changes counter when it was computed: stale once that moves."""
+    pinned: tuple[Pick, ...] = ()
+    ranked: tuple[Pick, ...] = ()
+    recent: tuple[Pick, ...] = ()
+
+
+def select(memory: Selecting, query: TurnQuery) -> Selection:
+    """The pinned, ranked and recent candidates for a turn. Blocking."""
+    ranking = memory.facts.ranking
+    changes = ranking.changes()  # first: a write meanwhile makes the next request recompute
+    ranked: dict[int, Pick] = {}
+    second = " ".join((*query.earlier[:RECENT_MESSAGES], *query.paths))
+    for text in (query.message, second):
+        if len(ranked) >= MAX_PER_TIER or not text.strip():
+            continue
+        hits = ranking.search(text, MAX_PER_TIER)
+        picks = [Pick(hit.fact_id, _matched(hit.matched)) for hit in hits]
+        if text is query.message and query.vector is not None:
+            near = memory.facts.vectors.nearest(
+                query.vector.model, query.vector.values, MAX_PER_TIER
+            )
+            picks = fused(picks, [Pick(fact_id, SIMILAR) for fact_id, _ in near])
+        for pick in picks:
+            ranked.setdefault(pick.fact_id, pick)
+    return Selection(
+        changes,
+        pinned=tuple(Pick(i, PINNED) for i in ranking.pinned(MAX_PER_TIER)),
+        ranked=tuple(ranked.values())[:MAX_PER_TIER],
+        recent=tuple(Pick(i, RECENT) for i in ranking.recent(MAX_PER_TIER)),
+    )
+
+
+RRF_K = 60
+"""Reciprocal rank fusion's constant (Cormack et al. 2009): a fact's score is the sum over the
+lists of 1 / (RRF_K + its rank there)."""
+
+
+def fused(lexical: Sequence[Pick], semantic: Sequence[Pick]) -> list[Pick]:
+    """The BM25 list and the nearest-vector list as one, by reciprocal rank fusion; a fact in
+    both keeps its lexical reason (the words say more than "similar")."""
+    score: dict[int, float] = {}
+    reason: dict[int, str] = {}
+    for ranking in (lexical, semantic):
+        for rank, pick in enumerate(ranking, start=1):
+            score[pick.fact_id] = score.get(pick.fact_id, 0.0) + 1.0 / (RRF_K + rank)
+            reason.setdefault(pick.fact_id, pick.reason)
+    order = sorted(score, key=lambda fact_id: -score[fact_id])
+    return [Pick(fact_id, reason[fact_id]) for fact_id in order]
+
+
+def _matched(words: Sequence[str]) -> str:
+    return "matched: " + ", ".join(words) if words else "matched"
+
+
+def current(memory: Selecting, selection: Selection | None, query: TurnQuery) -> Selection:
+    """`selection` while the store has not changed since it was computed, else a new one."""
+    if selection is not None and selection.changes == memory.facts.ranking.changes():
+        return selection
+    return select(memory, query)
+
+
+def anchored(memory: Selecting, read_paths: Iterable[str]) -> list[Pick]:
+    """The facts anchored in files open in the editor or read by the conversation (or renamed
+    to one of them, as Git tells), by ID, each with the first such file."""
+    drift = memory.drift
+    renamed = drift.renamed_into()
+    where: dict[int, str] = {}
+    for path in sorted(drift.open_paths() | set(read_paths)):
+        for anchored_path in (path, *renamed.get(path, ())):
+            for anchor in drift.anchors_in(anchored_path):
+                where.setdefault(anchor.fact_id, path)
+    return [
+        Pick(fact_id, "anchored in " + _clip(where[fact_id]))
+        for fact_id in sorted(where)[:MAX_PER_TIER]
+    ]
+
+
+def candidates(memory: Selecting, selection: Selection, read_paths: Iterable[str]) -> list[Pick]:
+    """Every candidate of one request, in order, each fact once under its first reason."""
+    tiers: Sequence[Iterable[Pick]] = (
+        selection.pinned,
+        anchored(memory, read_paths),
+        selection.ranked,
+        selection.recent,
+    )
+    seen: dict[int, Pick] = {}
+    for tier in tiers:
+        for pick in tier:
+            seen.setdefault(pick.fact_id, pick)
+    return list(seen.values())
+
+
+def turn_query(
+    message: str,
+    earlier: Sequence[str],
+    paths: Iterable[str],
+    vector: QueryVector | None = None,
+) -> TurnQuery:
+    """A turn's query: its message, the newest earlier user messages, the files' paths, and
+    the message's embedding when there is one."""
+    return TurnQuery(
+        message,
+        tuple(reversed(earlier[-RECENT_MESSAGES:])),
+        tuple(sorted(set(paths)))[:200],
+        vector,
+    )
+
+
+def _clip(path: str) -> str:
+    return path if len(path) <= MAX_REASON_PATH else path[: MAX_REASON_PATH - 1] + "…"
+
+
+@dataclass
+class TurnSelection:
+    """A turn's selection as it goes: computed at the first request, kept while the store is
+    unchanged (`refresh`), and the facts it showed (recorded as used when the turn ends)."""
+
+    query: TurnQuery | None = None
+    selection: Selection | None = None
+    shown: set[int] = field(default_factory=set)
+
+    def refresh(self, memory: Selecting, query: TurnQuery) -> Selection:
+        if self.query is None:
+            self.query = query
+        self.selection = current(memory, self.selection, self.query)
+        return self.selection
