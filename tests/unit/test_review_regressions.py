@@ -245,7 +245,8 @@ class TestLearningSeesOnlyWhatItShows:
     async def test_nothing_is_offered_when_the_first_exchange_does_not_fit(
         self, tmp_path: Path
     ) -> None:
-        runtime = make_runtime(tmp_path, Settings(memory=MemorySettings(auto_learn=True)))
+        memory = MemorySettings(auto_learn=True, learning="model")
+        runtime = make_runtime(tmp_path, Settings(memory=memory))
         session = runtime.sessions.create("x")
         message(runtime, session, "user", "big " + "x" * 17_000)  # over the 16,000 bytes
         message(runtime, session, "assistant", "ok")
@@ -254,7 +255,7 @@ class TestLearningSeesOnlyWhatItShows:
         for n in range(2):
             message(runtime, session, "user", f"f{n}")
             message(runtime, session, "assistant", "ok")
-        provider = ScriptedProvider().add(text_turn("summary"))
+        provider = ScriptedProvider().add(text_turn("A big message, then tabs in this repo."))
         outcome = await compact_session(
             runtime, session, provider, model="gpt-4o", window=None, policy=LEARN
         )
