@@ -19,6 +19,8 @@ MIN_LETTERS = 40
 DOMINANT = 0.6
 """The share of letters a script needs to be the text's."""
 MIN_HITS = 3
+CJK_WEIGHT = 3
+"""A CJK character counts as this many letters: one carries about what a short word does."""
 
 _SCRIPTS = (
     ("cjk", re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")),
@@ -61,6 +63,7 @@ def guess_language(text: str) -> str | None:
     """The text's language (`en`, `fr`, `de`, `es`, `it`, `pt`, `nl`) or script (`cjk`,
     `cyrillic`, ...), or None when that is not clear (see the module docstring)."""
     counts = {name: len(pattern.findall(text)) for name, pattern in _SCRIPTS}
+    counts["cjk"] *= CJK_WEIGHT
     letters = sum(counts.values())
     if letters < MIN_LETTERS:
         return None

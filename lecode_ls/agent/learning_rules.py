@@ -43,8 +43,12 @@ MAX_RULE_CANDIDATES = 16
 MIN_WORDS = 3
 
 _LEADING = re.compile(
-    r"^(?:please|pls|kindly|also|and|so|then|ok|okay|note|remember)\b[\s,:;.!-]*", re.I
+    r"^(?:please|pls|kindly|also|and|so|then|ok|okay|note|remember|for now|for the moment|"
+    r"today|this time|temporarily|until further notice)\b[\s,:;.!-]*",
+    re.IGNORECASE,
 )
+"""Words before a convention that do not change its form (a temporary opener is then caught
+by the temporary guard, with its code)."""
 _OPENERS = re.compile(
     r"^(?:always|never|prefer|avoid|use|keep|don't|dont|do not|make sure|stick to|follow)\b",
     re.IGNORECASE,
@@ -94,13 +98,21 @@ def sentences(text: str) -> Iterator[tuple[int, int]]:
 
 
 def is_convention(sentence: str) -> bool:
-    """Whether a sentence states a convention in form (the module docstring, step 1)."""
+    """Whether a sentence states a convention in form (the module docstring, step 1), on its
+    own or after its first clause ("According to the docs, always pin versions.")."""
     text = " ".join(sentence.split()).replace("\u2019", "'").strip(QUOTES + " ")
+    if DURABLE.search(text):
+        return True
+    _, comma, after = text.partition(", ")
+    return _form(text) or bool(comma and _form(after))
+
+
+def _form(text: str) -> bool:
     rest = text
     while (stripped := _LEADING.sub("", rest, count=1)) != rest:
         rest = stripped
     return bool(
-        _OPENERS.match(rest) or _SUBJECT.match(rest) or _MODAL.match(rest) or DURABLE.search(text)
+        _OPENERS.match(rest) or _SUBJECT.match(rest) or _MODAL.match(rest) or _HABIT.search(rest)
     )
 
 

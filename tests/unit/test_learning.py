@@ -45,7 +45,9 @@ SUMMARY = "The person fixed parser.py and asked about pyproject.toml and a vendo
 
 @pytest.fixture
 def learner(tmp_path: Path) -> Runtime:
-    return make_runtime(tmp_path, Settings(memory=MemorySettings(auto_learn=True, learning="model")))
+    return make_runtime(
+        tmp_path, Settings(memory=MemorySettings(auto_learn=True, learning="model"))
+    )
 
 
 def message(runtime: Runtime, session: str, role: str, content: Any, **extra: Any) -> int:
