@@ -458,7 +458,10 @@ class ChatTurn:
         if final or truncated:
             # Never a call: a final answer's calls are not run, and a call cut off halfway is
             # kept apart (meta), so no request ever carries it (replay, issue 31).
-            await self._save_answer(text, [], generation, finish.reason, truncated=truncated)
+            dropped = [c for c in calls if c not in truncated]
+            await self._save_answer(
+                text, [], generation, finish.reason, truncated=truncated, dropped=dropped
+            )
             calls = []
         else:
             await self._save_answer(text, calls, generation, finish.reason)
@@ -703,10 +706,13 @@ class ChatTurn:
         generation: int,
         finish: str,
         truncated: Sequence[ToolCall] = (),
+        dropped: Sequence[ToolCall] = (),
     ) -> None:
         """Persist the assistant message of one request, stamped with its generation (E1). Calls
-        cut off halfway are kept in `meta.truncated_tool_calls`, never as `tool_calls`."""
-        if not text and not calls and not truncated:
+        cut off halfway are kept in `meta.truncated_tool_calls`, and whole calls that were not
+        run (in a last answer, or beside a cut-off one) in `meta.dropped_tool_calls`: never as
+        `tool_calls`, so no request carries them."""
+        if not text and not calls and not truncated and not dropped:
             return
         record: dict[str, Any] = {
             "kind": "message",
@@ -723,6 +729,8 @@ class ChatTurn:
             record["tool_calls"] = _tool_calls_json(calls)
         if truncated:
             record["meta"]["truncated_tool_calls"] = _tool_calls_json(truncated)
+        if dropped:
+            record["meta"]["dropped_tool_calls"] = _tool_calls_json(dropped)
         await self._append(record)
 
     def _result(self, stop_reason: StopReason) -> TurnResult:

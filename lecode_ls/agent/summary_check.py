@@ -25,7 +25,8 @@ rejection:
   sentences that are conventions in form) that the previous summary did not already hold
   survives in the summary.
 
-Terms are compared case-folded, as substrings. Lines are compared with their whitespace
+Terms are compared case-folded, as substrings, a term also kept in a plain form (`_holds`: a
+file's name without folders or extension, snake_case words written apart). Lines are compared with their whitespace
 collapsed, blank lines left out; lines of the previous summary count as neither copied nor new.
 These are conservative heuristics, like learning's English guards: they catch the answers small
 models were seen to give (issues 13 and 31), not every bad summary.
@@ -86,8 +87,8 @@ _INSTRUCTION = re.compile(
     r"|\bdisregard\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|user|person|"
     r"instructions?|rules)\b"
     r"|\b(?:new|updated|real|actual)\s+instructions?\s*:"
-    r"|\byou\s+(?:must|should|will|are\s+to)\s+(?:now\s+)?(?:always|never|ignore|obey|follow|"
-    r"answer|reply|respond|only)\b"
+    r"|\byou\s+(?:must|should|will|are\s+to)\s+(?:now\s+)?(?:ignore|obey|disregard|forget)\b"
+    r"|\bforget\s+(?:all|everything|the\s+user|previous|prior)\b"
     r"|\bsystem\s+prompt\b",
     re.IGNORECASE,
 )
@@ -130,6 +131,16 @@ def salient_terms(texts: Sequence[str], user_texts: Sequence[str]) -> list[str]:
     return list(found)
 
 
+def _holds(text: str, term: str) -> bool:
+    """Whether folded `text` holds `term`, or a plain form of it: a path's or a file's name
+    without its folders and extension ("README.md" kept as "readme"), words joined by `_` or
+    `-` written apart ("parse_args" as "parse args")."""
+    forms = {term, term.replace("_", " "), term.replace("-", " ")}
+    name = term.rstrip("/").rsplit("/", 1)[-1]
+    forms |= {name, name.rsplit(".", 1)[0]}
+    return any(len(form) >= 3 and form in text for form in forms)
+
+
 def copied_share(summary: str, prior: str | None, transcript: str) -> float:
     """The share of the transcript's characters found copied in the summary (module docstring)."""
     previous = set(_lines(prior or ""))
@@ -163,9 +174,9 @@ def judge(
         return Verdict("echoed_input")
 
     held = _folded(prior or "")
-    new_terms = tuple(t for t in salient_terms(texts, user_texts) if t not in held)
+    new_terms = tuple(t for t in salient_terms(texts, user_texts) if not _holds(held, t))
     kept_text = _folded(summary)
-    lost = tuple(t for t in new_terms if t not in kept_text)
+    lost = tuple(t for t in new_terms if not _holds(kept_text, t))
     listed = tuple(t[:MAX_TERM] for t in lost[:MAX_LISTED])
 
     if prior is not None and set(own) <= set(_lines(prior)):

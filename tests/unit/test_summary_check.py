@@ -68,6 +68,17 @@ class TestKept:
     def test_one_kept_term_is_enough(self) -> None:
         assert verdict(PRIOR + "\nThe person mentioned stderr.") is None
 
+    @pytest.mark.parametrize(
+        "update",
+        [
+            "A typo in the readme was fixed.",  # README.md, in a plain form
+            "The parse args function was renamed.",  # parse_args
+            "You should always log errors where the person said: stderr.",  # not an injection
+        ],
+    )
+    def test_plain_forms_of_the_terms_are_kept(self, update: str) -> None:
+        assert verdict(f"{PRIOR}\n{update}") is None
+
 
 class TestRejected:
     def test_the_input_handed_back_is_an_echo(self) -> None:

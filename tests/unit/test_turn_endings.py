@@ -85,6 +85,8 @@ class TestTheToolGuard:
         assert result.stop_reason == "toolLimit" and len(provider.requests) == 4
         assert [f["code"] for k, f in deltas if k == "error"] == ["tool_limit", "no_answer"]
         assert shapes(runtime, session).count("tool") == 3  # the fourth call never ran
+        last = [r for r in records(runtime, session) if r.get("role") == "assistant"][-1]
+        assert "tool_calls" not in last and last["meta"]["dropped_tool_calls"][0]["id"] == "c"
         [event] = [r for r in records(runtime, session) if r.get("type") == "tool_limit"]
         assert event["answered"] is False
 
