@@ -89,6 +89,7 @@ async def child(base_url: str, learning: str | None, turns: int, max_output: int
             view = working_view(runtime.sessions, runtime.facts, session)
             summary = view.summary["summary"] if view.summary else ""
             learning_record = outcome.learning
+            print(f"small_models: compaction {outcome.status} {outcome.reason}", file=sys.stderr)
             result["compactions"].append(
                 {
                     "status": outcome.status,
@@ -122,6 +123,7 @@ async def child(base_url: str, learning: str | None, turns: int, max_output: int
             result["turns"].append(
                 {"stop": ended.stop_reason, "answered": bool(answer), "errors": codes}
             )
+            print(f"small_models: turn {result['turns'][-1]}", file=sys.stderr)
     finally:
         await provider.aclose()
         runtime.close()
@@ -136,9 +138,9 @@ def run_arm(source: Path, base_url: str, args: argparse.Namespace) -> dict[str, 
     ]  # fmt: skip
     if args.learning:
         command += ["--learning", args.learning]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        return {"error": done.stderr[-2000:]}
+    done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=False)
+    if done.returncode != 0:  # its traceback went to stderr, with its progress
+        return {"error": f"the trial exited with {done.returncode}"}
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
