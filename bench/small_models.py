@@ -74,7 +74,10 @@ async def child(base_url: str, learning: str | None, turns: int, max_output: int
     runtime = Runtime(Project(root=project, slug="small-000000000000"), folder / "config", settings)
     provider = OpenAICompatible(base_url, MODEL, None, read_timeout=900.0)
     policy = PermissionPolicy({"memory_write": "allow"})
-    result: dict[str, Any] = {"compactions": [], "turns": []}
+    import lecode_ls
+
+    package = str(Path(lecode_ls.__file__).parent)
+    result: dict[str, Any] = {"package": package, "compactions": [], "turns": []}
     try:
         session = runtime.sessions.create("small")
         done = 0
@@ -138,10 +141,16 @@ def run_arm(source: Path, base_url: str, args: argparse.Namespace) -> dict[str, 
     ]  # fmt: skip
     if args.learning:
         command += ["--learning", args.learning]
-    done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=False)
+    # `python -m` puts the working folder first on sys.path: the arm's tree, not this one
+    done = subprocess.run(
+        command, env=env, cwd=source, stdout=subprocess.PIPE, text=True, check=False
+    )
     if done.returncode != 0:  # its traceback went to stderr, with its progress
         return {"error": f"the trial exited with {done.returncode}"}
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    trial = dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    if Path(trial["package"]).resolve() != (source / "lecode_ls").resolve():
+        return {"error": f"the trial imported {trial['package']}, not {source}'s lecode_ls"}
+    return trial
 
 
 def row(arm: str, trial: dict[str, Any]) -> str:
