@@ -97,10 +97,11 @@ class TestACutOffToolCall:
     async def test_a_small_output_cap_leaves_the_session_usable(
         self, start: Start, workspace: Path, tap: Tap, isolated_config_dir: Path
     ) -> None:
-        # covers T1, K2: the call is cut at 12 tokens; it is never run nor sent back, the turn
-        # still ends with an answer, and the next turn works
+        # covers T1, K2: the call is cut at 16 tokens (the setting's least: a smaller cap is
+        # refused and the default used); it is never run nor sent back, the turn still ends
+        # with an answer, and the next turn works
         client = await start(
-            workspace, options=provider_options(tap.base_url, agent={"max_output_tokens": 12})
+            workspace, options=provider_options(tap.base_url, agent={"max_output_tokens": 16})
         )
         deltas = Deltas(client)
         sid = await session(client)
@@ -109,7 +110,10 @@ class TestACutOffToolCall:
         second = await send(client, sid, "Say OK.")
         for made in tap.calls:
             assert made.status == 200, made.error  # no request refused: the session lives
+        assert {c.max_tokens for c in tap.calls if c.purpose == "chat"} == {16}
         for index in tap.bodies:
+            if not tap.bodies[index]:  # a GET (the server's window): no body
+                continue
             body = json.loads(tap.bodies[index])
             for message in body.get("messages", []):
                 for call in message.get("tool_calls", []):
