@@ -41,6 +41,12 @@ class MemorySettings(_Section):
     proposes facts, and only exactly evidenced ones are remembered. Also needs
     `[agent] permissions` memory_write = "allow" and readonly off."""
 
+    learning: Literal["model", "rules", "both"] = "both"
+    """Who proposes automatic learning's candidates: "rules" (the person's own sentences that
+    state a convention, quoted verbatim and cited by the server: no model call), "model" (one
+    extraction call to the chat model), or "both". Every candidate meets the same evidence
+    checks; rule-proposed ones are learned as facts."""
+
     facts_max_bytes: int = Field(8192, ge=0, le=65536)
     """Share of max_bytes given first to whole, validated facts in the injected memory."""
 

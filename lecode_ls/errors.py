@@ -243,6 +243,8 @@ class ProviderError(LecodeError):
     """The model provider failed a request; the message quotes its status and error, trimmed."""
 
     code = "provider_error"
+    status: int | None = None
+    """The HTTP status of an error answer, when there was one (set by the adapter)."""
 
 
 class ProviderAuth(ProviderError):

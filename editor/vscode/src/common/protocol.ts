@@ -358,7 +358,7 @@ export interface ChatSendParams {
 export interface ChatSendResult {
   /** The turn's ID (also on every delta of the turn). */
   turnId: string;
-  /** Why the turn ended: `stop` (the model finished), `length` (the model hit its output limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `paused` (the next request cannot fit the model's window even after compaction; a `paused` delta says why), `error` (the provider failed; an `error` delta says why), `toolLimit` (the model kept calling tools past the limit of 24 rounds, or asked for the very same calls 3 rounds in a row; an `error` delta with code `tool_limit` says which). */
+  /** Why the turn ended: `stop` (the model finished), `length` (the model hit its output limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `paused` (the next request cannot fit the model's window even after compaction; a `paused` delta says why), `error` (the provider failed; an `error` delta says why: after an HTTP 5xx, `provider_rejects_history` names the seq of the record the provider refuses), `toolLimit` (the model kept calling tools past the limit of 24 rounds, or asked for the very same calls 3 rounds in a row: an `error` delta with code `tool_limit` says which and that tools were stopped, and one last request without tools still gives the answer). An answer whose tool call was cut off halfway (`truncated_tool_call` delta) is kept as text, the call never run nor replayed, and the turn also ends with one last request without tools. */
   stopReason: "stop" | "length" | "contentFilter" | "cancelled" | "paused" | "error" | "toolLimit";
   /** The turn's usage, every provider call counted once. */
   usage: UsageModel;
@@ -424,9 +424,9 @@ export interface InjectedFactModel {
 }
 
 export interface SessionCompactResult {
-  /** `compacted` (a new working summary), `nothing` (no complete exchange can be covered while four messages stay raw), `rejected` (the model's summary was empty, truncated, too long, called tools or gave its input back: the cutoff did not move), `failed` (the provider failed), `stale` (the session or a forget changed it meanwhile; the summary was discarded). */
+  /** `compacted` (a new working summary), `nothing` (no complete exchange can be covered while four messages stay raw), `rejected` (the model's summary was empty, truncated, too long, called tools, or lost what the new exchanges added: the cutoff did not move), `failed` (the provider failed), `stale` (the session or a forget changed it meanwhile; the summary was discarded). */
   status: "compacted" | "nothing" | "rejected" | "failed" | "stale";
-  /** Why, for anything but `compacted`; for `rejected`, a code: `tool_calls`, `truncated`, `incomplete` (an end other than stop or length), `empty`, `oversized` or `echoed_input` (an inert-data tag line, or mostly lines copied whole from the transcript). */
+  /** Why, for anything but `compacted`; for `rejected`, a code: `tool_calls`, `truncated`, `incomplete` (an end other than stop or length), `empty`, `oversized`, `echoed_input` (an inert-data tag line, or more than half of the new transcript copied), `unchanged_summary` (the previous summary returned while new exchanges exist), `other_language`, `injected_instructions` (an instruction to the assistant that is not in its input) or `new_terms_lost` (none of the new exchanges' identifiers, paths, versions and convention words kept). */
   message?: string | null;
   /** The last seq the working summary now covers (0: none). */
   coveredThrough: number;

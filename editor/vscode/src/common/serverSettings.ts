@@ -9,6 +9,8 @@ export interface MemorySettings {
   max_bytes: number;
   /** Opt in to automatic fact learning: after each successful compaction, one extraction call proposes facts, and only exactly evidenced ones are remembered. Also needs `[agent] permissions` memory_write = "allow" and readonly off. */
   auto_learn: boolean;
+  /** Who proposes automatic learning's candidates: "rules" (the person's own sentences that state a convention, quoted verbatim and cited by the server: no model call), "model" (one extraction call to the chat model), or "both". Every candidate meets the same evidence checks; rule-proposed ones are learned as facts. */
+  learning: "model" | "rules" | "both";
   /** Share of max_bytes given first to whole, validated facts in the injected memory. */
   facts_max_bytes: number;
   /** What injection does with a fact whose code anchor is `changed` or `deleted` (the code it was remembered from is no longer there): "label" shows it marked as drifted, "withhold" leaves it out. Listings show drift either way. */
@@ -70,6 +72,7 @@ export const SERVER_DEFAULTS: ServerSections = {
     "enabled": true,
     "max_bytes": 32768,
     "auto_learn": false,
+    "learning": "both",
     "facts_max_bytes": 8192,
     "drifted_facts": "label",
     "embeddings_model": null
