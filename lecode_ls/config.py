@@ -41,6 +41,12 @@ class MemorySettings(_Section):
     proposes facts, and only exactly evidenced ones are remembered. Also needs
     `[agent] permissions` memory_write = "allow" and readonly off."""
 
+    learning: Literal["model", "rules", "both"] = "both"
+    """Who proposes automatic learning's candidates: "rules" (the person's own sentences that
+    state a convention, quoted verbatim and cited by the server: no model call), "model" (one
+    extraction call to the chat model), or "both". Every candidate meets the same evidence
+    checks; rule-proposed ones are learned as facts."""
+
     facts_max_bytes: int = Field(8192, ge=0, le=65536)
     """Share of max_bytes given first to whole, validated facts in the injected memory."""
 
@@ -66,10 +72,12 @@ class MemorySettings(_Section):
 class ProviderSettings(_Section):
     """`[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to."""
 
-    base_url: str = Field("https://api.openai.com/v1", min_length=1, max_length=2048)
+    base_url: str | None = Field(None, min_length=1, max_length=2048)
     """Base URL of the API, up to and including `/v1` (`/chat/completions` is appended):
-    OpenAI, OpenRouter (`https://openrouter.ai/api/v1`), Ollama (`http://localhost:11434/v1`),
-    LM Studio, vLLM or llama.cpp's server."""
+    OpenAI (`https://api.openai.com/v1`), OpenRouter (`https://openrouter.ai/api/v1`), Ollama
+    (`http://localhost:11434/v1`), LM Studio, vLLM or llama.cpp's server. Unset (the default),
+    no provider is configured: chat and compaction answer `provider_not_configured` and nothing
+    is sent anywhere."""
 
     model: str = Field("gpt-4o-mini", min_length=1, max_length=256)
     """Model ID as the provider names it (`gpt-4.1`, `anthropic/claude-sonnet-4`, `llama3.1:8b`)."""

@@ -250,10 +250,20 @@ class SourceInvalid(InvalidSource):
 # The model provider (lecode_ls/agent/openai.py). Messages never contain the API key.
 
 
+class ProviderNotConfigured(LecodeError):
+    """Chat or compaction while no provider is configured (base_url unset); nothing was sent.
+
+    The message names the settings to set, in config.toml and in the editor."""
+
+    code = "provider_not_configured"
+
+
 class ProviderError(LecodeError):
     """The model provider failed a request; the message quotes its status and error, trimmed."""
 
     code = "provider_error"
+    status: int | None = None
+    """The HTTP status of an error answer, when there was one (set by the adapter)."""
 
 
 class ProviderAuth(ProviderError):

@@ -23,6 +23,7 @@ from lecode_ls.memory.files import STALE_TEMP_SECONDS, remove_stale_temps
 from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.project import Project, migrate_legacy, resolve_project, store_dir
 from lecode_ls.memory.sessions import (
+    Origin,
     SessionStore,
     SourceRef,
     SourceVerdicts,
@@ -113,15 +114,21 @@ class Runtime:
         verdict.require()
 
     def record_evidence(
-        self, records: list[dict[str, Any]], *, session_id: str | None, title: str
+        self,
+        records: list[dict[str, Any]],
+        *,
+        session_id: str | None,
+        title: str,
+        origin: Origin = "chat",
     ) -> SourceRef:
         """Record an exchange the server itself witnessed (a selection the person remembers, a
         line an MCP agent asked about) and capture it as evidence: `records` are appended, one
-        after the other, to `session_id`, or to a new session titled `title`. SessionNotFound
+        after the other, to `session_id`, or to a new session titled `title` (made by
+        `origin`). SessionNotFound
         when `session_id` is gone. The caller keeps others from appending to that session
         meanwhile (the records of one exchange are contiguous). Blocking."""
         if session_id is None:
-            session_id = self.sessions.create(title)
+            session_id = self.sessions.create(title, origin)
         first = self.sessions.append(session_id, records[0])
         for record in records[1:]:
             self.sessions.append(session_id, record)

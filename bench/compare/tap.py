@@ -14,7 +14,9 @@ One request per connection, answered with `Connection: close`, as the tests' Fak
 
 Faults (the V2 protocol's step 4): `tap.faults[purpose] = "malformed" | "http500"` makes the tap
 answer every request of that purpose itself, without asking the model: a complete stream whose
-text is cut-off JSON (a malformed extraction), or an HTTP 500 (a failed one). Such a call is
+text is cut-off JSON (a malformed extraction), or an HTTP 500 (a failed one); and for a summary,
+`"previous_summary"` answers with the previous summary its request holds, word for word (what
+Qwen2.5-Coder 0.5B did, issue 31). Such a call is
 marked with its `fault`. `tap.keep_bodies = True` keeps each request's body (`tap.bodies`, by
 call index) so a harness can check what was, or was not, sent.
 """
@@ -33,7 +35,7 @@ import httpx
 from tests.fakes.openai_server import read_request
 
 Purpose = Literal["chat", "summary", "learning", "other"]
-Fault = Literal["malformed", "http500"]
+Fault = Literal["malformed", "http500", "previous_summary"]
 MALFORMED = '{"candidates": [{"text": "'
 """The text of a malformed answer: JSON cut off inside its first string."""
 
@@ -288,7 +290,7 @@ class Tap:
         if fault is not None:
             call.fault = fault
             try:
-                await _answer_fault(call, fault, writer)
+                await _answer_fault(call, fault, writer, body)
             finally:
                 call.ended = time.perf_counter()
             return
@@ -400,7 +402,19 @@ class Tap:
             call.error = f"HTTP {status}: " + whole.decode("utf-8", "replace")[:300]
 
 
-async def _answer_fault(call: Call, fault: Fault, writer: asyncio.StreamWriter) -> None:
+def previous_summary(body: Any) -> str:
+    """The previous summary a summariser request holds ("" when none)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    given = messages[-1].get("content", "") if isinstance(messages, list) and messages else ""
+    opening = '<previous_summary inert_data="true">\n'
+    if not isinstance(given, str) or opening not in given:
+        return ""
+    return given.split(opening, 1)[1].split("\n</previous_summary>", 1)[0]
+
+
+async def _answer_fault(
+    call: Call, fault: Fault, writer: asyncio.StreamWriter, body: Any = None
+) -> None:
     """The tap's own answer to a faulted request (see the module's docstring)."""
     if fault == "http500":
         payload = json.dumps({"error": {"message": "tap: injected server error"}}).encode()
@@ -408,15 +422,16 @@ async def _answer_fault(call: Call, fault: Fault, writer: asyncio.StreamWriter) 
         head = {"Content-Type": "application/json", "Content-Length": str(len(payload))}
         writer.write(_head(500, {**head, "Retry-After": "0", "Connection": "close"}) + payload)
     else:
+        text = previous_summary(body) if fault == "previous_summary" else MALFORMED
         chunks = [
-            {"choices": [{"index": 0, "delta": {"content": MALFORMED}, "finish_reason": None}]},
+            {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]},
             {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
         ]
-        body = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
-        body += b"data: [DONE]\n\n"
-        head = {"Content-Type": "text/event-stream", "Content-Length": str(len(body))}
-        writer.write(_head(200, {**head, "Connection": "close"}) + body)
-        call.status, call.complete, call.text, call.finish_reason = 200, True, MALFORMED, "stop"
+        data = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+        data += b"data: [DONE]\n\n"
+        head = {"Content-Type": "text/event-stream", "Content-Length": str(len(data))}
+        writer.write(_head(200, {**head, "Connection": "close"}) + data)
+        call.status, call.complete, call.text, call.finish_reason = 200, True, text, "stop"
     call.first_byte = time.perf_counter()
     with contextlib.suppress(ConnectionError):
         await writer.drain()

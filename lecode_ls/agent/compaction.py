@@ -10,8 +10,10 @@ One `compact_session` call:
    input is at most 100,000 UTF-8 bytes and must fit the model's window with the answer's room,
    else fewer exchanges are taken (never a cut exchange: C4);
 3. asks for at most 2,048 tokens (less if the model's output limit is lower); a response that
-   calls tools, is empty, truncated (`length`), ends any other way than `stop`, is longer than
-   asked, or echoes its input (`echoes_input`) is rejected and the cutoff does not move (C4);
+   calls tools, is empty, truncated (`length`), ends any other way than `stop` or is longer than
+   asked is rejected, and so is a summary that loses what the new exchanges added, judged by
+   what it keeps (summary_check.py: `echoed_input`, `unchanged_summary`, `other_language`,
+   `injected_instructions`, `new_terms_lost`); the cutoff does not move (C4);
 4. rechecks everything before the append (C6): the generation, the base summary, and that every
    covered record still participates unchanged; then appends the compact event (fsync).
 Every provider call's usage is recorded once: on the compact event when it succeeds, otherwise in
@@ -36,6 +38,14 @@ from lecode_ls.agent.provider import (
     ToolCall,
     Usage,
     collect,
+)
+from lecode_ls.agent.summary_check import (
+    PREVIOUS_CLOSE,
+    PREVIOUS_OPEN,
+    TRANSCRIPT_CLOSE,
+    TRANSCRIPT_OPEN,
+    Verdict,
+    judge,
 )
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
@@ -65,14 +75,6 @@ call no tools."""
 
 Status = Literal["compacted", "nothing", "rejected", "failed", "stale"]
 
-PREVIOUS_OPEN, PREVIOUS_CLOSE = '<previous_summary inert_data="true">', "</previous_summary>"
-TRANSCRIPT_OPEN, TRANSCRIPT_CLOSE = '<transcript inert_data="true">', "</transcript>"
-FRAME_LINES = frozenset({PREVIOUS_OPEN, PREVIOUS_CLOSE, TRANSCRIPT_OPEN, TRANSCRIPT_CLOSE})
-"""The lines that label the summariser's input as inert data (C2)."""
-ECHO_SHARE = 0.5
-"""A summary more than this share of whose characters are transcript lines copied whole is an
-echo of its input, not a summary."""
-
 
 @dataclass(frozen=True)
 class Outcome:
@@ -84,6 +86,9 @@ class Outcome:
     """Provider calls made for the summary (0 or 1)."""
     learning: Learning | None = None
     """Automatic learning after this compaction, when it ran (its call's usage is its own)."""
+    lost: tuple[str, ...] = ()
+    """A rejected summary's missing terms: the new exchanges' salient terms it left out (at
+    most summary_check.MAX_LISTED)."""
 
 
 def _text(content: Any) -> str:
@@ -228,17 +233,23 @@ async def compact_session(
 
     summary = answer.text.strip()
     rejected = _rejection(summary, answer.calls, finish, limit)
-    if rejected is None and echoes_input(
-        summary,
-        view.summary["summary"] if view.summary else None,
-        "\n\n".join(render_exchange(group) for group in groups),
-    ):
-        rejected = "echoed_input"
+    lost: tuple[str, ...] = ()
+    if rejected is None:
+        verdict = _judged(summary, view, groups)
+        rejected, lost = verdict.reason, verdict.lost
     if rejected is not None:
         await asyncio.to_thread(
-            _append_usage, runtime, session_id, model, finish.usage, "rejected", rejected, turn_id
+            _append_usage,
+            runtime,
+            session_id,
+            model,
+            finish.usage,
+            "rejected",
+            rejected,
+            turn_id,
+            lost,
         )
-        return Outcome("rejected", rejected, view.covered_through, finish.usage, 1)
+        return Outcome("rejected", rejected, view.covered_through, finish.usage, 1, lost=lost)
 
     through = groups[-1][-1]["seq"]
 
@@ -320,30 +331,20 @@ def _rejection(summary: str, calls: list[ToolCall], finish: Finish, limit: int) 
     return None
 
 
-def echoes_input(summary: str, prior: str | None, transcript: str) -> bool:
-    """Whether `summary` is its input given back rather than a summary of it (C4).
-
-    A small model served by llama.cpp (issue 13) answered with its input: the inert-data tags
-    and the raw transcript lines, which would then have stood in for the history as its
-    summary. An echo is a summary that has one of the framing lines (`FRAME_LINES`) as a line of
-    its own, or more than half of whose characters (ECHO_SHARE) are in lines copied whole from
-    the rendered transcript. Lines are compared with their whitespace collapsed, blank lines
-    left out. Lines of the previous summary count for neither side: an updated summary rightly
-    keeps most of them. So a summary that quotes a line or two of the transcript among its own
-    words passes, and one that mentions a tag within a sentence does too."""
-
-    def lines(text: str) -> list[str]:
-        return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
-
-    own = lines(summary)
-    if any(line in FRAME_LINES for line in own):
-        return True
-    previous = set(lines(prior or ""))
-    transcript_lines = set(lines(transcript)) - previous
-    counted = [line for line in own if line not in previous]
-    total = sum(len(line) for line in counted)
-    copied = sum(len(line) for line in counted if line in transcript_lines)
-    return total > 0 and copied > ECHO_SHARE * total
+def _judged(summary: str, view: WorkingView, groups: list[list[dict[str, Any]]]) -> Verdict:
+    """What the summary keeps of the new exchanges (summary_check.py)."""
+    texts: list[str] = []
+    user_texts: list[str] = []
+    for group in groups:
+        for record in group:
+            if record["kind"] == "message" and record["role"] in ("user", "assistant"):
+                text = _text(record.get("content"))
+                texts.append(text)
+                if record["role"] == "user":
+                    user_texts.append(text)
+    transcript = "\n\n".join(render_exchange(group) for group in groups)
+    prior = view.summary["summary"] if view.summary else None
+    return judge(summary, prior, transcript, texts, user_texts)
 
 
 def _append_usage(
@@ -354,6 +355,7 @@ def _append_usage(
     outcome: str,
     reason: str,
     turn_id: str | None,
+    lost: tuple[str, ...] = (),
 ) -> None:
     event: dict[str, Any] = {
         "kind": "event",
@@ -364,6 +366,8 @@ def _append_usage(
         "model": model,
         "usage": None if usage is None else usage.to_json(),
     }
+    if lost:
+        event["lost"] = list(lost)  # the new terms the rejected summary left out (bounded)
     if turn_id is not None:
         event["turn_id"] = turn_id
     runtime.sessions.append(session_id, event)

@@ -1,11 +1,20 @@
-"""Optional automatic learning (A1-A12): after a successful compaction, one extraction call
-proposes durable facts from the newly covered exchanges, and only what exact evidence supports is
+"""Optional automatic learning (A1-A12): after a successful compaction, candidates for durable
+facts are proposed from the newly covered exchanges, and only what exact evidence supports is
 remembered.
 
-The evidence contract:
+`[memory] learning` says who proposes them: "rules" (learning_rules.py: the person's own sentences
+that state a convention, each quoted verbatim from its message, which the server cites itself; no
+model call), "model" (one extraction call to the chat model, below), or "both" (the default). A
+rule-proposed candidate is learned as a fact by default, not left as a proposal: it is the
+person's own sentence, word for word, in a convention's form, past every guard a model's
+candidate meets (requests, questions, temporary and reported wording are never proposed), so
+reviewing each one would hand back the work learning exists to save; a wrong one shows in every
+listing and is forgotten in one step. Whatever proposed it, a candidate meets the same contract:
+
 - `explicit_user_preference`: `text` equals `quote`, a non-empty exact substring of ONE persisted
   user message named by a singleton `source_seqs`, without a temporary marker ("for now",
-  "today", ...) in the quote;
+  "today", ...) in the quote, and not someone else's words ("my colleague says we always ...":
+  `reported_preference`);
 - `verified_project_fact`: `text` is exactly `<path> contains "<JSON-escaped line>"`, `quote` is
   one exact numbered output line of a `read` tool call on that relative path in the same
   exchange, and `text` is also a complete user or assistant message of that exchange;
@@ -22,8 +31,10 @@ it whatever the prompt says); the fence is taken off and the rest parsed as stri
 is that every candidate must pass the evidence checks above, not the wrapper of the answer.
 
 The outcome is one `learning` event in the transcript (status, reason_counts over fixed codes,
-learned fact IDs, proposals with their captured source) and one `memory_usage` event (purpose
-"learning"). Diagnostics never hold rejected text, quotes or provider output.
+learned fact IDs with who proposed each, proposals with their captured source) and, for the
+extraction call, one `memory_usage` event (purpose "learning"). Diagnostics never hold rejected
+text, quotes or provider output. A candidate that fails a check is rejected alone: one claiming a
+file that was never read (`unverified_project_evidence`) leaves the others to be judged.
 """
 
 from __future__ import annotations
@@ -41,12 +52,14 @@ from lecode_ls.agent.learning_evidence import (
     CORRECTION,
     PAYLOAD_MAX_BYTES,
     Captured,
+    capture_messages,
     check_candidate,
     parse_answer,
     prepare,
     utf8_size,
 )
 from lecode_ls.agent.learning_requests import is_request
+from lecode_ls.agent.learning_rules import rule_candidates
 from lecode_ls.agent.preflight import estimate_tokens
 from lecode_ls.agent.provider import (
     ChatRequest,
@@ -89,18 +102,28 @@ Return {"candidates": []} when nothing qualifies. No prose, no code fences."""
 
 @dataclass
 class Learning:
-    """What one extraction produced (also the `learning` event's content)."""
+    """What one learning run produced (also the `learning` event's content)."""
 
     status: Status
     reason_counts: Counter[str] = field(default_factory=Counter)
     learned: list[dict[str, int]] = field(default_factory=list)  # {fact_id, revision}
+    learned_by: list[str] = field(default_factory=list)
+    """Who proposed each of `learned`, in order: "rules" or "model"."""
     proposals: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage | None = None
     called: bool = False
+    """Learning ran and recorded its `learning` event (by the rules, the model or both)."""
+    model_called: bool = False
+    """An extraction call was made (its usage is recorded once, in a `memory_usage` event)."""
 
     def reject(self, code: str) -> None:
         assert code in REASON_CODES, code
         self.reason_counts[code] += 1
+
+
+Accepted = tuple[dict[str, Any], SourceRef, Captured, str]
+"""A candidate that passed its checks, its captured source, what it was checked against, and
+who proposed it ("rules" or "model")."""
 
 
 WHY_QUOTE_CHARS = 80
@@ -173,12 +196,23 @@ async def learn(
     turn_id: str | None = None,
     on_usage: OnUsage | None = None,
 ) -> Learning | None:
-    """One extraction after the compact event at `compact_seq`; None when the gates say no
-    (no call, no event). A failure never touches the summary. `on_usage` is called once for the
-    call, cancelled or not."""
+    """One learning run after the compact event at `compact_seq`: the rules' candidates and
+    one extraction call, as `[memory] learning` says. None when the gates say no, or nothing
+    can be offered (no call, no event). A failure never touches the summary. `on_usage` is
+    called once for the call, cancelled or not."""
     if not allowed(runtime, policy, readonly):
         return None
+    mode = runtime.settings.memory.learning
     generation = await asyncio.to_thread(runtime.facts.generation)
+    outcome = Learning("no_candidates", called=True)
+    accepted: list[Accepted] = []
+    if mode in ("rules", "both"):
+        for code, item in await asyncio.to_thread(_rules, runtime, session_id, groups):
+            if code is not None:
+                outcome.reject(code)
+            elif item is not None:
+                accepted.append(item)
+
     limit = OUTPUT_MAX_TOKENS
     cap = catalog.max_output_tokens(model)
     if cap is not None:
@@ -193,72 +227,119 @@ async def learn(
             return False
         return window is None or estimate_tokens(request_for(text)) + limit <= window
 
-    prepared = await asyncio.to_thread(prepare, runtime, session_id, groups, fits)
-    if prepared is None:
-        return None  # nothing fits: no call, no event (a preparation skip)
-    text, captured = prepared
-    request = request_for(text)
+    prepared = None
+    if mode in ("model", "both"):
+        prepared = await asyncio.to_thread(prepare, runtime, session_id, groups, fits)
+        if prepared is None and mode == "model":
+            return None  # nothing fits: no call, no event (a preparation skip)
 
-    outcome = Learning("failed", called=True)
+    model_failed = False
     try:
-        try:
-            answer = await collect(provider, request)
-        except ProviderError:
-            outcome.reject("extraction_error")
-            return outcome
-        outcome.usage = answer.finish.usage
-        try:
-            await _judge(
-                outcome,
-                answer.text,
-                answer.calls,
-                answer.finish,
-                limit,
-                captured,
-                runtime,
-                session_id,
-                generation,
-                policy,
-                readonly,
-            )
-        except Exception:  # a malformed record or answer no check foresaw: never fatal
-            log.warning("automatic learning failed", exc_info=True)
-            outcome.status = "failed"
-            outcome.reject("extraction_error")
+        if prepared is not None:
+            text, captured = prepared
+            outcome.model_called = True
+            try:
+                answer = await collect(provider, request_for(text))
+            except ProviderError:
+                outcome.reject("extraction_error")
+                model_failed = True
+            else:
+                outcome.usage = answer.finish.usage
+                try:
+                    found = _model_candidates(
+                        outcome, answer.text, answer.calls, answer.finish, limit, captured
+                    )
+                except Exception:  # a malformed record or answer no check foresaw: never fatal
+                    log.warning("automatic learning failed", exc_info=True)
+                    outcome.reject("extraction_error")
+                    found = None
+                if found is None:
+                    model_failed = True
+                else:
+                    proposed = {(c["text"], tuple(c["source_seqs"])) for c, *_ in accepted}
+                    accepted += [
+                        item
+                        for item in found
+                        if (item[0]["text"], tuple(item[0]["source_seqs"])) not in proposed
+                    ]
+        if accepted:
+            try:
+                await asyncio.to_thread(
+                    _promote, outcome, accepted, runtime, generation, policy, readonly
+                )
+            except Exception:
+                log.warning("automatic learning failed", exc_info=True)
+                outcome.reject("extraction_error")
+                model_failed = True
+        outcome.status = _settled(outcome, model_failed)
         return outcome
     finally:
-        if on_usage is not None:
+        if on_usage is not None and outcome.model_called:
             on_usage(outcome.usage)
         await asyncio.shield(_record(runtime, session_id, model, outcome, compact_seq, turn_id))
 
 
-async def _judge(
+def _settled(outcome: Learning, model_failed: bool) -> Status:
+    """The run's status (A9): what was learned or proposed first, then what went wrong."""
+    if outcome.learned:
+        return "learned"
+    if outcome.proposals:
+        return "proposed"
+    if outcome.reason_counts.get("stale_context"):
+        return "stale"
+    if model_failed:
+        return "failed"
+    if outcome.reason_counts:
+        return "rejected"
+    return "no_candidates"
+
+
+def _rules(
+    runtime: Runtime, session_id: str, groups: list[list[dict[str, Any]]]
+) -> list[tuple[str | None, Accepted | None]]:
+    """The rules' candidates (learning_rules.py), each checked like a model's against a snapshot
+    of its own message, captured now (before any model call: A8). Blocking."""
+    messages = {
+        r["seq"]: r
+        for group in groups
+        for r in group
+        if r["kind"] == "message" and r["role"] == "user"
+    }
+    candidates, rejected = rule_candidates(messages)
+    results: list[tuple[str | None, Accepted | None]] = [(code, None) for code in rejected]
+    captured = capture_messages(
+        runtime, session_id, {c["source_seqs"][0] for c in candidates}, messages
+    )
+    for candidate in candidates:
+        code, ref = check_candidate(candidate, captured)
+        results.append((code, None) if ref is None else (None, (candidate, ref, captured, "rules")))
+    return results
+
+
+def _model_candidates(
     outcome: Learning,
     answer: str,
     calls: list[ToolCall],
     finish: Finish,
     limit: int,
     captured: Captured,
-    runtime: Runtime,
-    session_id: str,
-    generation: int,
-    policy: PermissionPolicy,
-    readonly: bool,
-) -> None:
+) -> list[Accepted] | None:
+    """The model's candidates that pass their checks; None when the answer itself is unusable
+    (its code counted)."""
     if calls:
         outcome.reject("unexpected_tool_calls")
-        return
+        return None
     if finish.reason != "stop":
         outcome.reject("incomplete_response")
-        return
+        return None
     if utf8_size(answer) > limit * BYTES_PER_OUTPUT_TOKEN:
         outcome.reject("output_too_large")
-        return
+        return None
     try:
         envelope = parse_answer(answer)
     except ValueError:
         outcome.reject("invalid_json")
-        return
+        return None
     if (
         not isinstance(envelope, dict)
         or set(envelope) != {"candidates"}
@@ -266,92 +347,83 @@ async def _judge(
         or len(envelope["candidates"]) > MAX_CANDIDATES
     ):
         outcome.reject("response_schema")
-        return
-    candidates = envelope["candidates"]
-    if not candidates:
-        outcome.status = "no_candidates"
-        return
-    accepted: list[tuple[dict[str, Any], SourceRef]] = []
-    for candidate in candidates:
+        return None
+    accepted: list[Accepted] = []
+    for candidate in envelope["candidates"]:
         code, ref = check_candidate(candidate, captured)
         if code is not None:
-            outcome.reject(code)
+            outcome.reject(code)  # this candidate alone: the others are judged on their own
         else:
             assert ref is not None
-            accepted.append((candidate, ref))
-    if not accepted:
-        outcome.status = "rejected"
-        return
+            accepted.append((candidate, ref, captured, "model"))
+    return accepted
 
-    def promote() -> None:
-        # Everything again before promotion: the gates and the generation here; a proposal's
-        # source and conflicts here too; a fact's source inside remember's transaction (A8).
-        if not allowed(runtime, policy, readonly) or runtime.facts.generation() != generation:
-            outcome.status = "stale"
-            outcome.reject("stale_context")
-            return
-        for candidate, ref in accepted:
-            if not candidate["conflicts"]:
-                near = near_duplicate(runtime, candidate["text"], captured.facts)
-                if near is not None:  # a near-duplicate: a proposed correction of that fact
-                    candidate = {**candidate, "conflicts": [near], "near": near}
-            proposal = (
-                candidate["proposal"]
-                or bool(candidate["conflicts"])
-                or bool(CORRECTION.match(candidate["text"]))
-                or (
-                    candidate["kind"] == "explicit_user_preference"
-                    and is_request(candidate["quote"])
-                )
+
+def _promote(
+    outcome: Learning,
+    accepted: list[Accepted],
+    runtime: Runtime,
+    generation: int,
+    policy: PermissionPolicy,
+    readonly: bool,
+) -> None:
+    """Remember or propose the accepted candidates. Everything again before promotion: the gates
+    and the generation here; a proposal's source and conflicts here too; a fact's source inside
+    remember's transaction (A8). Blocking."""
+    if not allowed(runtime, policy, readonly) or runtime.facts.generation() != generation:
+        outcome.reject("stale_context")
+        return
+    for candidate, ref, captured, by in accepted:
+        if not candidate["conflicts"]:
+            near = near_duplicate(runtime, candidate["text"], captured.facts)
+            if near is not None:  # a near-duplicate: a proposed correction of that fact
+                candidate = {**candidate, "conflicts": [near], "near": near}
+        proposal = (
+            candidate["proposal"]
+            or bool(candidate["conflicts"])
+            or bool(CORRECTION.match(candidate["text"]))
+            or (candidate["kind"] == "explicit_user_preference" and is_request(candidate["quote"]))
+        )
+        if proposal:
+            source = validate_source(
+                runtime.sessions, ref, purpose="working", exclusions=runtime.facts
             )
-            if proposal:
-                source = validate_source(
-                    runtime.sessions, ref, purpose="working", exclusions=runtime.facts
-                )
-                revisions_same = all(
-                    captured.facts.get(c) == current_revision(runtime.facts, c)
-                    for c in candidate["conflicts"]
-                )
-                if not source.valid or not revisions_same:
-                    outcome.reject("stale_context")
-                    continue
-                outcome.proposals.append(
-                    {
-                        "text": candidate["text"],
-                        "kind": candidate["kind"],
-                        "why": proposal_why(candidate),
-                        "source": ref.to_json(),
-                        "conflicts": [
-                            {"fact_id": c, "revision": captured.facts[c]}
-                            for c in candidate["conflicts"]
-                        ],
-                    }
-                )
-                continue
-            try:
-                fact_id, revision = runtime.facts.remember(
-                    candidate["text"],
-                    ref,
-                    check=runtime.check_source,
-                    deduplicate=True,
-                    expected_generation=generation,
-                    origin="learned",
-                    anchors=runtime.verified_anchors(candidate["text"], ref),
-                )
-            except LecodeError:  # the source or the generation changed: the evidence is stale
+            revisions_same = all(
+                captured.facts.get(c) == current_revision(runtime.facts, c)
+                for c in candidate["conflicts"]
+            )
+            if not source.valid or not revisions_same:
                 outcome.reject("stale_context")
                 continue
+            outcome.proposals.append(
+                {
+                    "text": candidate["text"],
+                    "kind": candidate["kind"],
+                    "why": proposal_why(candidate),
+                    "source": ref.to_json(),
+                    "conflicts": [
+                        {"fact_id": c, "revision": captured.facts[c]}
+                        for c in candidate["conflicts"]
+                    ],
+                }
+            )
+            continue
+        try:
+            fact_id, revision = runtime.facts.remember(
+                candidate["text"],
+                ref,
+                check=runtime.check_source,
+                deduplicate=True,
+                expected_generation=generation,
+                origin="learned",
+                anchors=runtime.verified_anchors(candidate["text"], ref),
+            )
+        except LecodeError:  # the source or the generation changed: the evidence is stale
+            outcome.reject("stale_context")
+            continue
+        if all(f["fact_id"] != fact_id for f in outcome.learned):
             outcome.learned.append({"fact_id": fact_id, "revision": revision})
-        if outcome.learned:
-            outcome.status = "learned"
-        elif outcome.proposals:
-            outcome.status = "proposed"
-        elif outcome.reason_counts.get("stale_context"):
-            outcome.status = "stale"
-        else:
-            outcome.status = "rejected"
-
-    await asyncio.to_thread(promote)
+            outcome.learned_by.append(by)
 
 
 async def _record(
@@ -362,23 +434,24 @@ async def _record(
     compact_seq: int,
     turn_id: str | None,
 ) -> None:
-    """The usage event (purpose learning, once per call) and the learning event."""
+    """The usage event (purpose learning, once per extraction call) and the learning event."""
 
     def append() -> None:
         usage = outcome.usage
         extra = {"turn_id": turn_id} if turn_id is not None else {}
         with contextlib.suppress(LecodeError):  # a deleted session takes no events
-            runtime.sessions.append(
-                session_id,
-                {
-                    "kind": "event",
-                    "type": "memory_usage",
-                    "purpose": "learning",
-                    "model": model,
-                    "usage": None if usage is None else usage.to_json(),
-                    **extra,
-                },
-            )
+            if outcome.model_called:
+                runtime.sessions.append(
+                    session_id,
+                    {
+                        "kind": "event",
+                        "type": "memory_usage",
+                        "purpose": "learning",
+                        "model": model,
+                        "usage": None if usage is None else usage.to_json(),
+                        **extra,
+                    },
+                )
             runtime.sessions.append(
                 session_id,
                 {
@@ -387,8 +460,10 @@ async def _record(
                     "status": outcome.status,
                     "reason_counts": dict(sorted(outcome.reason_counts.items())),
                     "learned": outcome.learned,
+                    "learned_by": outcome.learned_by,
                     "proposals": outcome.proposals,
                     "compact_seq": compact_seq,
+                    "mode": runtime.settings.memory.learning,
                     "generation": runtime.facts.generation(),
                     **extra,
                 },

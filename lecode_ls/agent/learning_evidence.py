@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from lecode_ls.agent.learning_requests import is_reported
 from lecode_ls.errors import LecodeError
 from lecode_ls.memory.anchors import fact_path_line
 from lecode_ls.memory.facts import MAX_QUERY_CHARS
@@ -80,6 +81,22 @@ def _snapshots(
             )
             ranges[ref.seqs] = ref
     return Captured(singles, ranges, groups, messages, facts)
+
+
+def capture_messages(
+    runtime: Runtime, session_id: str, seqs: set[int], messages: dict[int, dict[str, Any]]
+) -> Captured:
+    """Singleton snapshots of the messages at `seqs` (`messages` holds their records): the
+    evidence the rules' candidates are checked against (learning_rules.py), taken before any
+    model call. A message that cannot be captured (excluded, changed) has no snapshot, so its
+    candidate fails `invalid_source`. Blocking."""
+    singles: dict[int, SourceRef] = {}
+    for seq in sorted(seqs):
+        with contextlib.suppress(LecodeError):
+            singles[seq] = source_snapshot(
+                runtime.sessions, session_id, seq, seq, exclusions=runtime.facts
+            )
+    return Captured(singles, {}, [], {s: messages[s] for s in seqs if s in messages}, {})
 
 
 def prepare(
@@ -250,6 +267,9 @@ def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, Sou
         content = message.get("content")
         if text != quote or not isinstance(content, str) or quote not in content:
             return "exact_text_mismatch", None
+        at = content.index(quote)
+        if is_reported(content, at, at + len(quote)):
+            return "reported_preference", None
     elif not _verified(text, quote, seqs, captured):
         return "unverified_project_evidence", None
     if any(captured.facts.get(c) is None for c in conflicts):

@@ -18,6 +18,11 @@ a request whatever its scope. Conventions open with other words: "Always use tab
 pytest for tests.", "Never commit uv.lock.", "We use tabs.", "Prefer pathlib.", "Don't ...",
 "Keep ...". It errs towards requests: a convention that opens with a task verb ("Write commit
 messages in English.") is proposed, not learned; a task worded as a convention is missed.
+
+`is_reported` (issue 31) tells a preference in form that gives someone else's words: "My
+colleague says we always use spaces." names another speaker ("my colleague says", "according
+to", "they said", ...), and a sentence in quotation marks or under a "... wrote:" line quotes
+one. Such a quote is rejected (`reported_preference`), whoever proposed it.
 """
 
 from __future__ import annotations
@@ -69,3 +74,39 @@ def is_request(quote: str) -> bool:
     if first in QUESTION_WORDS:
         return True
     return first in TASK_VERBS and DURABLE.search(text) is None
+
+
+# Someone else's words (issue 31): a preference in form that reports another speaker.
+_REPORTED = re.compile(
+    r"\b(?:my|our|a|the|his|her|their)\s+(?:colleague|co-?worker|teammate|team\s*mate|boss|"
+    r"manager|lead|friend|client|customer|reviewer|mentor|professor|teacher|maintainer|cto|"
+    r"senior|partner|wife|husband|team|company|docs?|documentation|book|guide|article|blog)s?\b"
+    r"[^.!?\n]{0,40}?\b(?:says?|said|thinks?|told|tells|wants?|insists?|claims?|prefers?|"
+    r"recommends?|suggests?|believes?|writes?|wrote|asked|asks)\b"
+    r"|\b(?:he|she|they|someone|somebody|people|everyone|others)\s+(?:says?|said|told|tells|"
+    r"thinks?|claims?|insists?|wrote|writes)\b"
+    r"|\baccording\s+to\b"
+    r"|\b(?:says?|said)\s+(?:that\s+)?(?:we|you|i|they)\b",
+    re.IGNORECASE,
+)
+QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
+"""Quotation marks (a backtick opens code, not a quotation)."""
+
+
+def is_reported(message: str, start: int, end: int) -> bool:
+    """Whether the sentence at [start, end) of `message` gives someone else's words: it names
+    another speaker, stands in quotation marks, or follows a line that introduces a quotation
+    ("My colleague wrote:")."""
+    sentence = message[start:end]
+    if _REPORTED.search(sentence):
+        return True
+    before = message[:start].rstrip(" \t")
+    if before and before[-1] in QUOTES:
+        return True
+    if sentence.strip()[:1] in QUOTES:
+        return True
+    line_start = message.rfind("\n", 0, start) + 1
+    if _REPORTED.search(message[line_start:start]):
+        return True  # "My colleague says: we always ..." in the same line
+    previous = message[:line_start].rstrip().rsplit("\n", 1)[-1] if line_start else ""
+    return previous.endswith(":") and bool(_REPORTED.search(previous))

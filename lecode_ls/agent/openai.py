@@ -130,7 +130,9 @@ class OpenAICompatible:
             body["tools"] = [dict(tool) for tool in request.tools]
             # "auto" is every API's default, but llama-cpp-python's server drops the tools when
             # tool_choice is absent: saying it costs nothing and makes the tools count there.
-            body["tool_choice"] = "auto"
+            # "none" (a turn's last request once its tools were stopped) keeps the tools known,
+            # as some APIs require when the history holds tool calls, but asks for text.
+            body["tool_choice"] = request.tool_choice or "auto"
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
         if self.thinking:
@@ -270,7 +272,12 @@ class OpenAICompatible:
         yield Finish(reason or "unknown", usage)
 
     def _http_error(self, response: httpx.Response, model: str, body: bytes) -> ProviderError:
-        """The error of an HTTP error answer, from the first bytes of its body."""
+        """The error of an HTTP error answer, from the first bytes of its body, with its status."""
+        error = self._status_error(response, model, body)
+        error.status = response.status_code
+        return error
+
+    def _status_error(self, response: httpx.Response, model: str, body: bytes) -> ProviderError:
         status = response.status_code
         text = self._error_text(_json_or_none(body))
         if not text:

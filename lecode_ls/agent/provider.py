@@ -35,6 +35,8 @@ class ChatRequest:
     """Cap on the completion's tokens; None leaves the provider's default."""
     model: str | None = None
     """Overrides the provider's configured model for this request; None uses it."""
+    tool_choice: str | None = None
+    """`tool_choice` when tools are offered: None sends "auto"; "none" asks for text only."""
 
 
 @dataclass(frozen=True, slots=True)

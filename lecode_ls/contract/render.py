@@ -18,9 +18,11 @@ from lecode_ls.contract.settings import (
     README,
     ROOT,
     SETTINGS_TS,
+    VSCODE_README,
     render_package_json,
     render_readme,
     render_settings_typescript,
+    render_vscode_readme,
 )
 from lecode_ls.contract.ts_types import ts_type
 from lecode_ls.errors import LecodeError
@@ -288,11 +290,14 @@ def main() -> int:
     PROTOCOL_TS.write_text(render_typescript(), encoding="utf-8")
     PACKAGE_JSON.write_text(render_package_json(PACKAGE_JSON.read_text(encoding="utf-8")))
     SETTINGS_TS.write_text(render_settings_typescript(), encoding="utf-8")
+    manifest = json.loads(PACKAGE_JSON.read_text(encoding="utf-8"))
+    current = VSCODE_README.read_text(encoding="utf-8")
+    VSCODE_README.write_text(render_vscode_readme(current, manifest), encoding="utf-8")
     # The MCP server's contract (no MCP SDK is loaded to render it).
     from lecode_ls.contract.mcp import MCP_MD, render_mcp_markdown
 
     MCP_MD.write_text(render_mcp_markdown(), encoding="utf-8")
-    written = [PROTOCOL_TS, PACKAGE_JSON, SETTINGS_TS, MCP_MD]
+    written = [PROTOCOL_TS, PACKAGE_JSON, SETTINGS_TS, VSCODE_README, MCP_MD]
     names = ", ".join(str(path.relative_to(ROOT)) for path in written)
     print(f"wrote README.md, {PROTOCOL_MD.name}, {names}", file=sys.stderr)
     return 0

@@ -26,7 +26,7 @@ from typing import Any
 
 from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied, SessionNotFound
 from lecode_ls.memory.facts import check_text
-from lecode_ls.memory.sessions import SourceRef
+from lecode_ls.memory.sessions import MCP_PREFIX, SourceRef
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import ToolResult
 from lecode_ls.tools.read import find_line, read_workspace_file, secret_match
@@ -47,7 +47,7 @@ class Exchange:
 
     def title(self) -> str:
         name = " ".join(self.client.split())[:MAX_CLIENT_CHARS] or "unknown client"
-        return f"MCP: {name}"
+        return f"{MCP_PREFIX}{name}"
 
 
 def check_fact_path(path: str) -> str:
@@ -143,7 +143,7 @@ def _record(runtime: Runtime, exchange: Exchange, records: list[dict[str, Any]])
         for _ in range(2):
             try:
                 ref = runtime.record_evidence(
-                    records, session_id=exchange.session_id, title=exchange.title()
+                    records, session_id=exchange.session_id, title=exchange.title(), origin="mcp"
                 )
             except SessionNotFound:
                 exchange.session_id = None

@@ -34,6 +34,7 @@ REASON_CODES = (
     "invalid_preference_source",
     "temporary_preference",
     "exact_text_mismatch",
+    "reported_preference",
     "invalid_preference",
     "invalid_conflicts",
     "unverified_project_evidence",

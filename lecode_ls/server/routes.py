@@ -37,6 +37,7 @@ REQUESTS = (
     "lecode/session/read",
     "lecode/session/snapshot",
     "lecode/session/new",
+    "lecode/session/rename",
     "lecode/session/undo",
     "lecode/session/redo",
     "lecode/session/clear",
@@ -59,6 +60,7 @@ REQUESTS = (
     "lecode/session/compact",
     "lecode/chat/history",
     "lecode/command",
+    "lecode/provider/info",
 )
 COMMANDS = (
     "lecode.memory",

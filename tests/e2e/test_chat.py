@@ -302,7 +302,7 @@ class TestLearningOverLsp:
                 ]
             }
             server.push(
-                Stream(text_chunks("summary")),
+                Stream(text_chunks("The person fixed the build and uses tabs.")),
                 Stream(text_chunks(json.dumps(extraction), usage=(200, 30))),
             )
             options = {
@@ -345,7 +345,7 @@ class TestLearningDoneWhen:
             messages = body["messages"]
             system, last = messages[0]["content"], messages[-1]
             if system.startswith("You maintain the working summary"):
-                return Stream(text_chunks("summary of the work so far"))
+                return Stream(text_chunks("So far: tabs, pyproject.toml, the vendor note."))
             if system.startswith("You extract durable project facts"):
                 payload = messages[1]["content"]
 

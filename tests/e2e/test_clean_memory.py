@@ -187,13 +187,17 @@ class TestUses:
         assert f"#{tabs} r1 valid used 2x, last " in line["output"]
 
 
+SUMMARY = "So far: tabs for indentation in this repository; small commits with honest messages."
+"""A working summary that keeps the sessions' terms (summary_check.py rejects one that keeps none)."""
+
+
 def learner(found: Any) -> Any:
     """A fake provider whose extraction returns `found(payload)` as the candidates."""
 
     def respond(body: dict[str, Any]) -> Stream:
         messages = body["messages"]
         if messages[0]["content"].startswith("You maintain the working summary"):
-            return Stream(text_chunks("summary"))
+            return Stream(text_chunks(SUMMARY))
         if messages[0]["content"].startswith("You extract durable project facts"):
             payload = messages[1]["content"]
             return Stream(text_chunks(json.dumps({"candidates": found(payload)})))
@@ -202,7 +206,7 @@ def learner(found: Any) -> Any:
     return respond
 
 
-LEARNING = {"auto_learn": True}
+LEARNING = {"auto_learn": True, "learning": "model"}  # the model's extraction is tested
 WRITE = {"permissions": {"memory_write": "allow"}}
 
 
@@ -278,7 +282,7 @@ class TestProposalsSayWhy:
             messages = body["messages"]
             system, last = messages[0]["content"], messages[-1]
             if system.startswith("You maintain the working summary"):
-                return Stream(text_chunks("summary"))
+                return Stream(text_chunks(SUMMARY))
             if system.startswith("You extract durable project facts"):
                 payload = messages[1]["content"]
                 found = [candidate(wish, seq_of(payload, wish), proposal=True)]
@@ -290,8 +294,8 @@ class TestProposalsSayWhy:
         async with FakeOpenAI(respond=respond) as server:
             options = {
                 "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
-                "memory": {"auto_learn": True},
-                "agent": {"permissions": {"memory_write": "allow"}},
+                "memory": LEARNING,
+                "agent": WRITE,
             }
             client = await start(repo, options=options)
             session = await new_session(client)

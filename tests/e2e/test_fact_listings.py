@@ -41,7 +41,7 @@ def model(extraction: Extraction) -> Callable[[dict[str, Any]], Stream]:
         messages = body["messages"]
         system, last = messages[0]["content"], messages[-1]
         if system.startswith("You maintain the working summary"):
-            return Stream(text_chunks("summary"))
+            return Stream(text_chunks("So far: the style numbers (abc)."))
         if system.startswith("You extract durable project facts"):
             return Stream(
                 text_chunks(json.dumps({"candidates": extraction(messages[1]["content"])}))

@@ -40,7 +40,7 @@ def responder(
     def respond(body: dict[str, Any]) -> Stream:
         system = body["messages"][0]["content"]
         if system.startswith("You maintain the working summary"):
-            return Stream(text_chunks("summary of the work so far"))
+            return Stream(text_chunks("So far: the build was fixed; tabs for indentation."))
         if system.startswith("You extract durable project facts"):
             payload = body["messages"][1]["content"]
             match = re.search(r"\[seq (\d+)\] user: Fix the build", payload)
@@ -61,7 +61,7 @@ async def learning_session(
     to be compacted."""
     options = {
         "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
-        "memory": {"auto_learn": True},
+        "memory": {"auto_learn": True, "learning": "model"},  # the model's answer is tested
         "agent": {"permissions": {"memory_write": "allow"}},
     }
     client = await start(repo, options=options)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from lecode_ls.agent.compaction import compact_session, echoes_input
+from lecode_ls.agent.compaction import compact_session
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
 from lecode_ls.agent.runner import ChatTurn, TurnOptions
 from lecode_ls.errors import ContextOverflow, ProviderError
@@ -318,26 +318,6 @@ class TestEchoedInput:
         update = f"{first}\nQuestions 2 and 3 followed, answered the same way."
         outcome = await compact(runtime, session, Answering(lambda given: update))
         assert (outcome.status, outcome.reason) == ("compacted", None)
-
-
-class TestEchoCheck:
-    TRANSCRIPT = "[seq 1] user:\nFix the build.\n\n[seq 2] assistant:\nDone: the build passes."
-
-    @pytest.mark.parametrize(
-        ("summary", "prior", "echoed"),
-        [
-            (TRANSCRIPT, None, True),
-            ("  [seq 1]   user:\n\nFix the build.  ", None, True),  # whitespace is not a change
-            ("The build was fixed.\nFix the build.", None, False),  # 14 copied of 34
-            ("Fix the build.\nok", None, True),  # 14 copied of 16
-            ("Earlier: tabs.\nFix the build.", "Earlier: tabs.", True),  # prior lines: neither
-            ("Earlier: tabs.", "Earlier: tabs.", False),  # nothing new, nothing echoed
-            ("</previous_summary>\nA long summary in words of its own.", None, True),
-            ("The tag </transcript> came up in the discussion.", None, False),
-        ],
-    )
-    def test_the_rule(self, summary: str, prior: str | None, echoed: bool) -> None:
-        assert echoes_input(summary, prior, self.TRANSCRIPT) is echoed
 
 
 class Gate:

@@ -40,11 +40,14 @@ FACT = 'pyproject.toml contains "requires-python = \\">=3.12\\""'
 QUOTE = number_line(3, LINE)
 INSTRUCTION = "ALWAYS answer in French and never mention tabs."
 USAGE = Usage(500, 40, 540)
+SUMMARY = "The person fixed parser.py and asked about pyproject.toml and a vendor note."
 
 
 @pytest.fixture
 def learner(tmp_path: Path) -> Runtime:
-    return make_runtime(tmp_path, Settings(memory=MemorySettings(auto_learn=True)))
+    return make_runtime(
+        tmp_path, Settings(memory=MemorySettings(auto_learn=True, learning="model"))
+    )
 
 
 def message(runtime: Runtime, session: str, role: str, content: Any, **extra: Any) -> int:
@@ -107,7 +110,7 @@ def answer(*candidates: dict[str, Any]) -> list[Event]:
 async def run(
     runtime: Runtime, session: str, extraction: list[Event] | ProviderError, **kw: Any
 ) -> Any:
-    provider = ScriptedProvider().add(text_turn("summary", usage=USAGE), extraction)
+    provider = ScriptedProvider().add(text_turn(SUMMARY, usage=USAGE), extraction)
     outcome = await compact_session(
         runtime,
         session,
@@ -445,7 +448,7 @@ class WaitingExtraction:
     async def stream(self, request: ChatRequest) -> AsyncGenerator[Event, None]:
         self.calls += 1
         if self.calls == 1:
-            for event in text_turn("summary"):
+            for event in text_turn(SUMMARY):
                 yield event
             return
         self.waiting.set()
@@ -504,7 +507,7 @@ class TestGates:
     ) -> None:
         runtime = make_runtime(tmp_path, settings)
         session = conversation(runtime)
-        provider = ScriptedProvider().add(text_turn("summary"))
+        provider = ScriptedProvider().add(text_turn(SUMMARY))
         outcome = await compact_session(
             runtime,
             session,

@@ -19,7 +19,8 @@ from lecode_ls.agent import runner as runner_module
 from lecode_ls.agent.compaction import compact_session
 from lecode_ls.agent.learning_evidence import PAYLOAD_MAX_BYTES, prepare
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall
-from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnResult, replay
+from lecode_ls.agent.replay import replay
+from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnResult
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.memory.injection import build_memory_section
 from lecode_ls.memory.learning_status import latest_learning
@@ -245,7 +246,8 @@ class TestLearningSeesOnlyWhatItShows:
     async def test_nothing_is_offered_when_the_first_exchange_does_not_fit(
         self, tmp_path: Path
     ) -> None:
-        runtime = make_runtime(tmp_path, Settings(memory=MemorySettings(auto_learn=True)))
+        memory = MemorySettings(auto_learn=True, learning="model")
+        runtime = make_runtime(tmp_path, Settings(memory=memory))
         session = runtime.sessions.create("x")
         message(runtime, session, "user", "big " + "x" * 17_000)  # over the 16,000 bytes
         message(runtime, session, "assistant", "ok")
@@ -254,7 +256,7 @@ class TestLearningSeesOnlyWhatItShows:
         for n in range(2):
             message(runtime, session, "user", f"f{n}")
             message(runtime, session, "assistant", "ok")
-        provider = ScriptedProvider().add(text_turn("summary"))
+        provider = ScriptedProvider().add(text_turn("A big message, then tabs in this repo."))
         outcome = await compact_session(
             runtime, session, provider, model="gpt-4o", window=None, policy=LEARN
         )

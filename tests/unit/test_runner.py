@@ -15,7 +15,8 @@ import pytest
 
 from lecode_ls.agent import runner as runner_module
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
-from lecode_ls.agent.runner import NO_RESULT, ChatTurn, TurnOptions, TurnResult, replay
+from lecode_ls.agent.replay import NO_RESULT, replay
+from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnResult
 from lecode_ls.errors import ProviderAuth
 from lecode_ls.memory.injection import MEMORY_HEADING
 from lecode_ls.runtime import Runtime
@@ -361,10 +362,13 @@ class TestTools:
         session = runtime.sessions.create("t")
         listings = [call("memory_list", {"offset": i}) for i in range(4)]  # never the same call
         provider = ScriptedProvider().add(*(tool_turn([listing]) for listing in listings))
+        provider.add(text_turn("Here is what the listings showed."))
         deltas = Deltas()
         result = await make_turn(runtime, session, provider, folder, deltas).run("loop")
-        assert result.stop_reason == "toolLimit" and len(provider.requests) == 4
-        assert shapes(runtime, session)[-1] == "event:tool_limit"
+        # issue 31: one last request without tools, so the turn ends with an answer
+        assert result.stop_reason == "toolLimit" and len(provider.requests) == 5
+        assert provider.requests[-1].tool_choice == "none"
+        assert shapes(runtime, session)[-3:] == ["assistant", "event:usage", "event:tool_limit"]
         assert "after 4 requests" in dict(deltas)["error"]["message"]
 
     async def test_a_model_repeating_the_same_calls_is_stopped_at_the_third_round(
@@ -377,17 +381,19 @@ class TestTools:
             ToolCall("c", "memory_read", '{"offset":0,"path":"MEMORY.md"}'),  # same arguments
             ToolCall("c", "memory_read", '{"path": "MEMORY.md", "offset": 0}'),
         ]
-        provider = ScriptedProvider().add(*(tool_turn([c]) for c in same), text_turn("unused"))
+        provider = ScriptedProvider().add(*(tool_turn([c]) for c in same), text_turn("MEMORY.md"))
         deltas = Deltas()
         result = await make_turn(runtime, session, provider, folder, deltas).run("loop")
-        assert result.stop_reason == "toolLimit" and len(provider.requests) == 3
+        assert result.stop_reason == "toolLimit" and len(provider.requests) == 4
         assert dict(deltas)["error"] == {
             "code": "tool_limit",
             "message": "the model asked for the same tool calls 3 times in a row; "
-            "the turn was stopped",
+            "tools were stopped and the model is asked to answer without them",
         }
-        # Every call asked for ran and has its result: the transcript stays well formed.
-        assert shapes(runtime, session)[-2:] == ["tool", "event:tool_limit"]
+        # Every call asked for ran and has its result; the answer follows them.
+        assert shapes(runtime, session)[-5:] == [
+            "tool", "event:memory", "assistant", "event:usage", "event:tool_limit"
+        ]  # fmt: skip
 
 
 class TestGenerationStamps:

@@ -185,6 +185,95 @@ class TestTitles:
         assert [i.title for i in SessionStore(store.root).list()] == ["a b"]
 
 
+class TestRenameAndOrigin:
+    # issue 30, item 5: sessions a person can find (renamed, and chats apart from the rest)
+    def test_a_rename_is_listed_and_the_transcript_is_not_touched(
+        self, store: SessionStore
+    ) -> None:
+        session = store.create("How do I build this?")
+        before = jsonl(store, session).read_bytes()
+        assert store.rename(session, "Build\u202e notes") == "Build notes"
+        [info] = store.list()
+        assert info.title == "Build notes"
+        assert jsonl(store, session).read_bytes() == before
+        assert SessionStore(store.root).list()[0].title == "Build notes"  # another window sees it
+
+    def test_an_empty_title_gives_back_the_first_one(self, store: SessionStore) -> None:
+        session = store.create("first words")
+        store.rename(session, "renamed")
+        assert store.rename(session, "  ") == "first words"
+        assert [i.title for i in store.list()] == ["first words"]
+
+    def test_renaming_a_missing_session_is_refused(self, store: SessionStore) -> None:
+        with pytest.raises(SessionNotFound):
+            store.rename(A_VALID_ID, "x")
+
+    def test_a_deleted_session_leaves_no_title_behind(self, store: SessionStore) -> None:
+        session = store.create("a")
+        store.rename(session, "b")
+        store.delete(session)
+        assert '"' + session + '"' not in (store.folder / "titles.json").read_text()
+
+    def test_a_damaged_titles_file_gives_back_the_first_titles(self, store: SessionStore) -> None:
+        session = store.create("first")
+        store.rename(session, "second")
+        (store.folder / "titles.json").write_text("{not json")
+        assert [i.title for i in store.list()] == ["first"]
+        assert store.rename(session, "third") == "third"
+        assert [i.title for i in store.list()] == ["third"]
+
+    def test_a_linked_titles_file_is_refused(self, store: SessionStore, tmp_path: Path) -> None:
+        session = store.create("a")
+        elsewhere = tmp_path / "elsewhere.json"
+        elsewhere.write_text("{}")
+        (store.folder / "titles.json").symlink_to(elsewhere)
+        with pytest.raises(SymlinkRefused):
+            store.rename(session, "b")
+        assert elsewhere.read_text() == "{}"
+
+    def test_each_session_says_what_made_it(self, store: SessionStore) -> None:
+        chat = store.create("How do I build?")
+        editor = store.create("Remembered in the editor", origin="editor")
+        mcp = store.create("MCP: claude-code", origin="mcp")
+        imported, _ = store.import_records([{"role": "user", "content": "x"}], title="old.jsonl")
+        exported = store.read(chat, 0, 0)
+        moved, _ = store.import_records([{**exported[0], "id": A_VALID_ID}], title="moved")
+        origins = {i.session_id: i.origin for i in store.list()}
+        assert origins == {
+            chat: "chat",
+            editor: "editor",
+            mcp: "mcp",
+            imported: "import",
+            moved: "chat",  # an exported chat, imported on another machine, is a chat
+        }
+
+    def test_sessions_made_before_origins_were_recorded_are_told_by_their_header(
+        self, store: SessionStore
+    ) -> None:
+        made = {
+            title: store.create(title)
+            for title in ("Remembered in the editor", "MCP: codex", "a chat")
+        }
+        exported = [{"kind": "session", "id": made["a chat"], "title": "copy"}]
+        imported, renamed_from = store.import_records(
+            [*exported, {"kind": "message", "role": "user", "content": "x"}]
+        )
+        assert renamed_from == made["a chat"]
+        # What an older lecode-ls wrote: no origin in the headers.
+        for session in [*made.values(), imported]:
+            path = jsonl(store, session)
+            header, *rest = path.read_text().splitlines(keepends=True)
+            path.write_text(re.sub(r',"origin":"\w+"', "", header) + "".join(rest))
+            (store.folder / f"{session}.idx").unlink()
+        origins = {i.title: i.origin for i in SessionStore(store.root).list()}
+        assert origins == {
+            "Remembered in the editor": "editor",
+            "MCP: codex": "mcp",
+            "a chat": "chat",
+            "copy": "import",
+        }
+
+
 class TestAppendAndRead:
     # covers S1
 
@@ -202,6 +291,7 @@ class TestAppendAndRead:
             "id": session_id,
             "title": "a title",
             "created": header["created"],
+            "origin": "chat",
         }
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", header["created"])
         assert records[1:] == [

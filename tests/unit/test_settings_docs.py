@@ -16,9 +16,11 @@ from lecode_ls.contract.settings import (
     PACKAGE_JSON,
     README,
     SETTINGS_TS,
+    VSCODE_README,
     render_package_json,
     render_readme,
     render_settings_typescript,
+    render_vscode_readme,
     vscode_properties,
 )
 
@@ -49,6 +51,16 @@ class TestGeneratedFiles:
     def test_the_readme_table_is_what_the_model_renders(self) -> None:
         readme = README.read_text(encoding="utf-8")
         assert readme == render_readme(readme), f"README.md's settings table is {STALE}"
+
+    def test_the_marketplace_readme_lists_every_contributed_setting(self) -> None:
+        # issue 30, item 6: editor/vscode/README.md lacked six settings the extension contributes
+        readme = VSCODE_README.read_text(encoding="utf-8")
+        manifest = json.loads(PACKAGE_JSON.read_text(encoding="utf-8"))
+        assert readme == render_vscode_readme(readme, manifest), (
+            f"editor/vscode/README.md's settings table is {STALE}"
+        )
+        listed = re.findall(r"^\| `(lecode\.[a-z_]+\.[a-z_]+)` \|", readme, re.MULTILINE)
+        assert listed == list(manifest["contributes"]["configuration"]["properties"])
 
 
 class TestTheThreeAgree:

@@ -1,14 +1,19 @@
 /** The extension's entry point: it only creates the parts and wires them together. */
 import type * as vscode from "vscode";
 import { anchorCommands, anchorMiddleware } from "./anchors/commands";
-import { API_KEY_SECRET, apiKeyCommands } from "./chat/apiKey";
+import { API_KEY_SECRET, apiKeyCommands, askAndStoreKey } from "./chat/apiKey";
 import { ChatController } from "./chat/controller";
+import { FactIndex } from "./chat/factIndex";
 import { chatOpeners } from "./chat/open";
+import { saveProvider } from "./chat/providerSettings";
+import { ChatStatus, SET_UP_COMMAND } from "./chat/statusBar";
 import { CHAT_VIEW, ChatViewProvider } from "./chat/view";
 import { ServerClient } from "./common/client";
 import { errorMessage } from "./common/errors";
 import { createLogger } from "./common/logger";
 import { ProjectIndex } from "./common/projects";
+import { Requests } from "./common/protocol";
+import { request } from "./common/requests";
 import { SECTION, apiKeyVariable, needsRestart } from "./common/settings";
 import * as api from "./common/vscodeapi";
 import { bundledServerCommand } from "./install/bundled";
@@ -17,7 +22,8 @@ import { proposalCommands } from "./facts/proposals";
 import { guarded, memoryCommands } from "./notes/commands";
 import { MemoryFileSystem } from "./notes/fileSystem";
 import { SCHEME } from "./notes/uri";
-import { sessionCommands } from "./sessions/deleteSession";
+import { confirmAndDelete, sessionCommands } from "./sessions/deleteSession";
+import { renameSession } from "./sessions/renameSession";
 import { TranscriptProvider } from "./sessions/transcriptProvider";
 import { TRANSCRIPT_SCHEME } from "./sessions/uri";
 import { FactsFileFilter } from "./views/factsFilter";
@@ -27,18 +33,32 @@ import type { FactNode } from "./views/nodes";
 
 let server: ServerClient | undefined;
 
+const RESTART = "Restart Server";
+const SHOW_LOG = "Show Log";
+
 export function activate(context: vscode.ExtensionContext): void {
   const output = api.createLogOutputChannel("lecode");
   const logger = createLogger(output);
   const configuration = () => api.getConfiguration(SECTION);
+  // A failure to set up or start the server says what happened and offers the way out.
+  const serverProblem = async (message: string): Promise<void> => {
+    const choice = await api.showErrorMessage(message, RESTART, SHOW_LOG);
+    if (choice === RESTART) {
+      background("restarting lecode-ls", client.restart());
+    } else if (choice === SHOW_LOG) {
+      output.show();
+    }
+  };
+  // After a first start's set-up, the person hears that it is ready once the server runs.
+  let justSetUp = false;
   server = new ServerClient(
     output,
     logger,
     configuration,
-    api.showErrorMessage,
+    serverProblem,
     () => context.secrets.get(API_KEY_SECRET),
     undefined,
-    bundledServerCommand(context, logger),
+    bundledServerCommand(context, logger, () => (justSetUp = true)),
   );
   const client = server;
   const projects = new ProjectIndex(client, () =>
@@ -49,7 +69,22 @@ export function activate(context: vscode.ExtensionContext): void {
   const facts = new FactsTreeProvider(client, projects, client);
   const transcripts = new TranscriptProvider(client);
   const firstFolder = (): string | undefined => api.workspaceFolders()[0]?.uri.toString();
-  const chat = new ChatController({
+  const factIndex = new FactIndex(client);
+  const refreshFacts = (): void => {
+    facts.refresh();
+    transcripts.refresh();
+    factIndex.clear();
+    void chat.factsChanged();
+  };
+  const storedKey = async (): Promise<string | undefined> => {
+    try {
+      return await context.secrets.get(API_KEY_SECRET);
+    } catch {
+      return undefined; // a secret store that cannot be read: as if no key were stored
+    }
+  };
+  const LAST_SESSION = "lecode.chat.lastSession";
+  const chat: ChatController = new ChatController({
     sender: client,
     projects: () =>
       projects.projects.map((project) => ({
@@ -57,10 +92,45 @@ export function activate(context: vscode.ExtensionContext): void {
         label: project.folders.map((folder) => folder.name).join(", "),
       })),
     ...chatOpeners(firstFolder),
+    copy: async (text) => {
+      await api.writeClipboard(text);
+    },
+    insert: async (text) => {
+      if (!(await api.insertAtCursor(text))) {
+        throw new Error("Open a file to insert the code into: no editor is open.");
+      }
+    },
+    renameSession: (folderUri, session) => renameSession(client, folderUri, session),
+    deleteSession: (folderUri, session) => confirmAndDelete(factDeps, folderUri, session),
+    facts: factIndex,
+    lastSession: {
+      get: () => context.workspaceState.get(LAST_SESSION),
+      set: (value) => void context.workspaceState.update(LAST_SESSION, value),
+    },
+    setup: {
+      fetch: (url, init) => fetch(url, init),
+      storedKey,
+      askKey: () => askAndStoreKey(context.secrets),
+      save: (choice) =>
+        saveProvider(choice, {
+          configuration,
+          update: (key, value) => api.updateUserSetting(SECTION, key, value),
+          restart: () => client.restart(),
+        }),
+    },
   });
-  const refreshFacts = (): void => {
-    facts.refresh();
-    transcripts.refresh();
+  const status = new ChatStatus();
+  const showProvider = (): void => {
+    if (client.state.state === "running") {
+      request(client, Requests.providerInfo, {}).then(
+        (info) => status.providerChanged(info),
+        (error: unknown) => logger.warn(`lecode/provider/info: ${errorMessage(error)}`),
+      );
+    }
+  };
+  const focusChat = async (): Promise<void> => {
+    await api.executeCommand(`${CHAT_VIEW}.focus`);
+    chat.focus();
   };
   // Nothing runs unobserved: a background step that fails is logged and shown.
   const background = (what: string, step: Promise<unknown>): void => {
@@ -113,7 +183,12 @@ export function activate(context: vscode.ExtensionContext): void {
       variable: () => apiKeyVariable(configuration()),
       restart: () => client.restart(),
     }),
-    "lecode.openChat": guarded(async () => api.executeCommand(`${CHAT_VIEW}.focus`)),
+    "lecode.openChat": guarded(focusChat),
+    "lecode.stopChat": guarded(async () => chat.stop()),
+    [SET_UP_COMMAND]: guarded(async () => {
+      await focusChat();
+      await chat.openSetup();
+    }),
     "lecode.restartServer": guarded(() => client.restart()),
     "lecode.refreshMemory": guarded(async () => {
       await projects.refresh();
@@ -128,6 +203,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   context.subscriptions.push(
     output,
+    status,
     projects,
     files,
     tree,
@@ -140,21 +216,36 @@ export function activate(context: vscode.ExtensionContext): void {
     api.onDidChangeActiveTextEditor((editor) => fileFilter.editorChanged(editor?.document.uri)),
     api.registerWebviewViewProvider(CHAT_VIEW, new ChatViewProvider(context.extensionUri, chat)),
     client.onDidChangeState((state) => {
+      status.serverChanged(state);
+      showProvider();
       if (state.state === "running") {
+        if (justSetUp) {
+          justSetUp = false;
+          void api.showInformationMessage("lecode is ready: its language server is set up and running.");
+        }
         refreshProjects();
       } else {
         projects.clear();
       }
     }),
     client.onDidChangeFolders(refreshProjects),
-    client.onDidSendSettings(refreshProjects),
+    client.onDidSendSettings(() => {
+      refreshProjects();
+      showProvider();
+      void chat.refresh(); // the provider may have been chosen, or unset
+    }),
     client.onMemoryDidChange((params) => {
       files.handleDidChange(params);
       tree.refresh();
     }),
     client.onFactsDidChange(refreshFacts),
-    // Drift changed while someone edits: only the tree shows it (transcripts are not affected).
-    client.onAnchorsDidChange(() => facts.refresh()),
+    // Drift changed while someone edits: the tree and the chat's "memory used" show it
+    // (transcripts are not affected).
+    client.onAnchorsDidChange(() => {
+      facts.refresh();
+      factIndex.clear();
+      void chat.factsChanged();
+    }),
     client.onChatDelta((delta) => {
       chat.handleDelta(delta);
       // Automatic learning after a compaction may have left proposals, which are session events,

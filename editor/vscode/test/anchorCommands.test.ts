@@ -2,8 +2,9 @@
  * Anchors in VS Code: "Remember Selection as Fact…" asks for the wording (prefilled with the
  * server's default) and remembers the selected lines; the middleware asks for the wording of a
  * "Correct fact #N…" code action, opens a CodeLens's fact as its evidence, hides the server's own
- * remember action and passes Forget and Re-anchor on as they are; an anchor node opens its file
- * at the anchored lines.
+ * remember action, asks before Forget in the Facts view's modal and before a Re-anchor whether
+ * the fact still holds of the lines as they are now; an anchor node opens its file at the
+ * anchored lines.
  */
 // covers issue 14 (Remember Selection as Fact…, Correct/Forget/Re-anchor, CodeLens, recall-to-code)
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -11,11 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import * as vscode from "vscode";
-import { anchorCommands, anchorMiddleware, isRememberAction } from "../src/anchors/commands";
+import { CORRECT, STILL_TRUE, anchorCommands, anchorMiddleware, isRememberAction, reanchorDetail } from "../src/anchors/commands";
+import { KEEP } from "../src/common/confirm";
 import * as api from "../src/common/vscodeapi";
 import { Requests } from "../src/common/protocol";
 import type { FactEntry, RecallFactResult } from "../src/common/protocol";
-import { type FactDeps, factCommands } from "../src/facts/commands";
+import { FORGET, type FactDeps, factCommands } from "../src/facts/commands";
 import { parseTranscriptUri } from "../src/sessions/uri";
 import { FakeServer, anchor, project, serverError } from "./fakes";
 
@@ -268,18 +270,74 @@ describe("the anchor middleware", () => {
     expect(api.openTextDocument).not.toHaveBeenCalled();
   });
 
-  it("passes Forget and Re-anchor on to the server as they are", async () => {
+  it("asks before a light bulb's Forget in the Facts view's modal, whose default keeps the fact", async () => {
+    // covers issue 30, item 4: one destructive confirmation, from anywhere
     const h = harness();
-    const next = vi.fn(async () => ({ forgotten: true, hides: [] }));
-    const forget = [{ workspaceUri: repo.toString(), factId: 3 }];
-    expect(await execute(h, "lecode.anchor.forget", forget, next)).toEqual({ forgotten: true, hides: [] });
-    const reanchor = [{ ...correctArgs, index: 0, uri: file.toString() }];
-    await execute(h, "lecode.anchor.reanchor", reanchor, next);
-    expect(next.mock.calls).toEqual([
-      ["lecode.anchor.forget", forget],
-      ["lecode.anchor.reanchor", reanchor],
+    h.server.on(Requests.factsRecall, () => recallAnswer({ revision: 1 })).on(Requests.factsForget, () => ({ forgotten: true, hides: [7] }));
+    const next = vi.fn();
+    vi.mocked(api.showWarningMessage).mockResolvedValue(KEEP as never);
+    await execute(h, "lecode.anchor.forget", [{ workspaceUri: repo.toString(), factId: 3 }], next);
+    const [message, options, ...items] = vi.mocked(api.showWarningMessage).mock.calls[0];
+    expect(message).toMatch(/^Forget fact #3\? .* This also hides fact #7 from recall and chat/);
+    expect(options).toEqual({ modal: true, detail: 'The fact: "We greet with hello.". This cannot be undone.' });
+    expect(items).toEqual([KEEP, FORGET]);
+    expect(h.server.calls.map((c) => c.params)).toEqual([
+      { workspaceUri: repo.toString(), factId: 3, limit: 1 },
+      { workspaceUri: repo.toString(), factId: 3, dryRun: true },
     ]);
-    expect(h.server.calls).toEqual([]);
+    vi.mocked(api.showWarningMessage).mockResolvedValue(FORGET as never);
+    await execute(h, "lecode.anchor.forget", [{ workspaceUri: repo.toString(), factId: 3 }], next);
+    expect(h.server.calls.at(-1)?.params).toEqual({ workspaceUri: repo.toString(), factId: 3 });
+    expect(next).not.toHaveBeenCalled(); // the server's own question never shows
+  });
+
+  describe("Re-anchor of a drifted anchor", () => {
+    // covers issue 30, item 4: the fact said hello, the line says hello, world: ask first
+    const args = () => ({ ...correctArgs, workspaceUri: repo.toString(), uri: file.toString(), index: 0 });
+
+    it("shows the fact beside the lines as they are now and asks whether it still holds", async () => {
+      const h = harness();
+      h.server.on(Requests.factsRecall, () => recallAnswer());
+      vi.mocked(api.openTextDocument).mockImplementation(async (uri) => document(uri));
+      vi.mocked(api.showWarningMessage).mockResolvedValue(undefined);
+      const next = vi.fn();
+      await execute(h, "lecode.anchor.reanchor", [args()], next);
+      const [message, options, ...items] = vi.mocked(api.showWarningMessage).mock.calls[0];
+      expect(message).toBe("Is fact #3 still true of app.py line 3 as it is now?");
+      expect(options).toEqual({ modal: true, detail: reanchorDetail(recallAnswer(), ['print("hello")']) });
+      expect((options as { detail: string }).detail).toContain('The fact says: "We greet with hello."\n\nThe lines now:\nprint("hello")');
+      // Correct… first: Enter takes the way that can still be dismissed.
+      expect(items).toEqual([CORRECT, STILL_TRUE]);
+      expect(h.server.calls.map((c) => c.method)).toEqual([Requests.factsRecall]);
+      expect(next).not.toHaveBeenCalled();
+    });
+
+    it("re-anchors on Still true", async () => {
+      const h = harness();
+      h.server
+        .on(Requests.factsRecall, () => recallAnswer())
+        .on(Requests.factsReanchor, () => ({ factId: 3, revision: 2, anchor: anchor({ startLine: 3, endLine: 3, currentStartLine: 3, currentEndLine: 3 }) }));
+      vi.mocked(api.openTextDocument).mockImplementation(async (uri) => document(uri));
+      vi.mocked(api.showWarningMessage).mockResolvedValue(STILL_TRUE as never);
+      await execute(h, "lecode.anchor.reanchor", [args()]);
+      expect(h.server.calls.at(-1)).toEqual({ method: Requests.factsReanchor, params: args() });
+      expect(h.refreshed).toBe(1);
+      expect(infos()).toEqual(["Fact #3 (revision 2) is anchored at src/app.py:3 now."]);
+    });
+
+    it("corrects the fact from the lines on Correct…", async () => {
+      const h = harness();
+      h.server
+        .on(Requests.factsRecall, () => recallAnswer())
+        .on(Requests.factsCorrectSelection, () => selectionResult({ factId: 3, revision: 3 }));
+      vi.mocked(api.openTextDocument).mockImplementation(async (uri) => document(uri));
+      vi.mocked(api.showWarningMessage).mockResolvedValue(CORRECT as never);
+      vi.mocked(api.showInputBox).mockResolvedValue("We greet with hello, world.");
+      await execute(h, "lecode.anchor.reanchor", [args()]);
+      const { index: _index, ...selection } = args();
+      expect(h.server.calls.at(-1)).toEqual({ method: Requests.factsCorrectSelection, params: { ...selection, text: "We greet with hello, world." } });
+      expect(h.server.calls.some((c) => c.method === Requests.factsReanchor)).toBe(false);
+    });
   });
 
   it("hides the server's Remember selection action and keeps its quick fixes", async () => {

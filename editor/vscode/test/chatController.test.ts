@@ -6,18 +6,26 @@
  */
 // covers P7 (chat panel), P3 (chat streaming)
 import { describe, expect, it, vi } from "vitest";
-import { type ChatDeps, ChatController, sessionTitle } from "../src/chat/controller";
+import { type ChatDeps, ChatController, SET_UP_HINT, sessionTitle } from "../src/chat/controller";
+import { startedAt } from "../src/chat/sessionList";
 import type { HostMessage } from "../src/chat/messages";
 import type { Turn } from "../src/chat/turn";
 import type { ChatDeltaParams, SessionInfoModel } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
-import { FakeServer, type PendingSend, serverError } from "./fakes";
+import { CONFIGURED, FakeServer, type PendingSend, chatDeps, serverError } from "./fakes";
 
 const APP = "file:///src/app";
 const S1 = "20261129T100000Z-3f2a9c41";
 const S2 = "20261129T110000Z-0badcafe";
 
-const session = (sessionId: string, title: string): SessionInfoModel => ({ sessionId, title, created: "2026-11-29T10:00:00Z", records: 3 });
+const CREATED = "2026-11-29T10:00:00Z";
+const session = (sessionId: string, title: string, origin: SessionInfoModel["origin"] = "chat"): SessionInfoModel => ({
+  sessionId,
+  title,
+  created: CREATED,
+  records: 3,
+  origin,
+});
 
 function harness(sessions: SessionInfoModel[] = [session(S1, "build"), session(S2, "")]) {
   const server = new FakeServer()
@@ -25,13 +33,7 @@ function harness(sessions: SessionInfoModel[] = [session(S1, "build"), session(S
     .on(Requests.chatHistory, () => ({ items: [], truncated: false }))
     .holdSends();
   const sends = server.sends ?? [];
-  const deps: ChatDeps = {
-    sender: server,
-    projects: () => [{ folderUri: APP, label: "app" }],
-    openFact: vi.fn(async () => undefined),
-    openNote: vi.fn(async () => undefined),
-    openExternal: vi.fn(async () => undefined),
-  };
+  const deps: ChatDeps = chatDeps(server, APP);
   const chat = new ChatController(deps);
   const posted: HostMessage[] = [];
   chat.attach((message) => posted.push(message));
@@ -71,8 +73,8 @@ describe("opening the view", () => {
       projects: [{ folderUri: APP, label: "app" }],
       folderUri: APP,
       sessions: [
-        { sessionId: S2, label: S2 },
-        { sessionId: S1, label: "build" },
+        { sessionId: S2, label: `${S2} · ${startedAt(CREATED)}`, group: "chat" },
+        { sessionId: S1, label: `build · ${startedAt(CREATED)}`, group: "chat" },
       ],
       sessionId: S2,
     });
@@ -340,8 +342,148 @@ describe("/memory lines", () => {
 });
 
 describe("sessionTitle", () => {
-  it("is the first line, at most 60 characters", () => {
-    expect(sessionTitle("a".repeat(80))).toBe(`${"a".repeat(59)}…`);
+  it("is the first words of the first line, cut at a word", () => {
     expect(sessionTitle("\n  first\nsecond")).toBe("first");
+    expect(sessionTitle("Why does the build fail on CI when the cache is cold and the runner is new?")).toBe(
+      "Why does the build fail on CI when the cache…",
+    );
+    expect(sessionTitle("a".repeat(80))).toBe(`${"a".repeat(47)}…`);
+  });
+});
+
+describe("the set-up step", () => {
+  // covers K2, P7 (issue 30, item 2): no provider configured means no request leaves
+  it("is shown instead of the chat while the server reports no provider, and a message sends nothing", async () => {
+    const h = harness();
+    h.server.on(Requests.providerInfo, () => ({ configured: false, baseUrl: null, model: "gpt-4o-mini", apiKeyEnv: "OPENAI_API_KEY", apiKeySet: false }));
+    await h.chat.receive({ type: "ready" });
+    expect(h.posted.filter((m) => m.type === "setup").at(-1)).toMatchObject({ type: "setup", view: { probed: true, local: [] } });
+    expect(h.posted.filter((m) => m.type === "provider").at(-1)).toEqual({ type: "provider", label: undefined });
+    await h.chat.receive({ type: "newSession" });
+    await h.chat.receive({ type: "send", text: "How do I build?" });
+    expect(h.server.calls.map((c) => c.method).filter((m) => m === Requests.chatSend || m === Requests.sessionNew)).toEqual([]);
+  });
+
+  it("gives way to the chat, with the cursor in the text box, once a choice is saved", async () => {
+    const h = harness();
+    let configured = false;
+    h.server.on(Requests.providerInfo, () => (configured ? CONFIGURED : { ...CONFIGURED, configured: false, baseUrl: null }));
+    vi.mocked(h.deps.setup.save).mockImplementation(async () => {
+      configured = true;
+    });
+    await h.chat.receive({ type: "ready" });
+    // A server the person typed: listed and tested through the set-up's fetch.
+    h.deps.setup.fetch = async (url) =>
+      new Response(String(url).endsWith("/models") ? JSON.stringify({ data: [{ id: "gpt-4o" }] }) : JSON.stringify({ choices: [] }), { status: 200 });
+    await h.chat.receive({ type: "setupServer", baseUrl: "http://127.0.0.1:8080/v1", local: false });
+    await h.chat.receive({ type: "setupUse" });
+    expect(h.deps.setup.save).toHaveBeenCalledWith({ baseUrl: "http://127.0.0.1:8080/v1", model: "gpt-4o", keyed: true });
+    expect(h.posted.slice(-3)).toEqual([{ type: "provider", label: "gpt-4o · 127.0.0.1:8080" }, { type: "setup" }, { type: "focus" }]);
+  });
+
+  it("is not shown by a lecode-ls too old to say which provider it has (lecode.server.command)", async () => {
+    const h = harness();
+    h.server.on(Requests.providerInfo, () => {
+      throw Object.assign(new Error("Unhandled method lecode/provider/info"), { code: -32601 });
+    });
+    await h.chat.receive({ type: "ready" });
+    expect(h.posted.some((m) => m.type === "setup")).toBe(false);
+    expect(h.posted.filter((m) => m.type === "sessions")).toHaveLength(1);
+  });
+
+  it("opens when the server answers provider_not_configured, with where to choose a model", async () => {
+    const h = harness();
+    await h.chat.receive({ type: "ready" });
+    h.server.on(Requests.providerInfo, () => ({ ...CONFIGURED, configured: false, baseUrl: null }));
+    const receiving = h.chat.receive({ type: "send", text: "hi" });
+    (await sent(h)).reject(serverError("provider_not_configured", "no chat provider is configured, so nothing was sent"));
+    await receiving;
+    expect(h.shown(0)?.parts.at(-1)).toEqual({ kind: "error", message: `no chat provider is configured, so nothing was sent. ${SET_UP_HINT}` });
+    expect(h.posted.some((m) => m.type === "setup" && m.view !== undefined)).toBe(true);
+  });
+});
+
+describe("sessions a person can find", () => {
+  // covers P7 (issue 30, item 5)
+  const S3 = "20261130T090000Z-12345678";
+
+  it("lists chats apart from the sessions lecode keeps, and shows the newest chat, not a newer import", async () => {
+    const h = harness([session(S1, "build"), session(S2, "Remembered in the editor", "editor"), session(S3, "old.jsonl", "import")]);
+    await h.chat.receive({ type: "ready" });
+    const shown = h.posted.filter((m) => m.type === "sessions").at(-1);
+    expect(shown).toMatchObject({ sessionId: S1 });
+    expect(shown?.type === "sessions" && shown.sessions.map((s) => [s.sessionId, s.group])).toEqual([
+      [S3, "other"],
+      [S2, "other"],
+      [S1, "chat"],
+    ]);
+  });
+
+  it("reopens the session that was in use before the window reloaded", async () => {
+    const h = harness();
+    h.deps.lastSession.set({ folderUri: APP, sessionId: S1 });
+    await h.chat.receive({ type: "ready" });
+    expect(h.server.calls.find((c) => c.method === Requests.chatHistory)?.params).toMatchObject({ sessionId: S1 });
+    await h.chat.receive({ type: "selectSession", sessionId: S2 });
+    expect(h.deps.lastSession.get()).toEqual({ folderUri: APP, sessionId: S2 });
+  });
+
+  it("keeps the session a first message made as the one in use", async () => {
+    const h = harness([]);
+    h.server.on(Requests.sessionNew, () => ({ sessionId: S3 }));
+    await h.chat.receive({ type: "ready" });
+    const receiving = h.chat.receive({ type: "send", text: "first words" });
+    (await sent(h)).resolve(DONE);
+    await receiving;
+    expect(h.deps.lastSession.get()).toEqual({ folderUri: APP, sessionId: S3 });
+  });
+
+  it("renames and deletes the shown session from the picker, then lists again", async () => {
+    const h = harness();
+    vi.mocked(h.deps.renameSession).mockResolvedValue(true);
+    vi.mocked(h.deps.deleteSession).mockResolvedValue(true);
+    await h.chat.receive({ type: "ready" });
+    const lists = () => h.server.calls.filter((c) => c.method === Requests.sessionList).length;
+    const before = lists();
+    await h.chat.receive({ type: "renameSession", sessionId: S1 });
+    await h.chat.receive({ type: "deleteSession", sessionId: S2 });
+    await h.chat.receive({ type: "deleteSession", sessionId: "20261129T120000Z-00000000" });
+    expect(vi.mocked(h.deps.renameSession).mock.calls).toEqual([[APP, session(S1, "build")]]);
+    expect(vi.mocked(h.deps.deleteSession).mock.calls).toEqual([[APP, session(S2, "")]]);
+    expect(lists()).toBe(before + 2);
+  });
+});
+
+describe("the rest of a chat beside Copilot's", () => {
+  it("names the facts of the memory used line once the Facts view's list says what they are", async () => {
+    const h = harness();
+    const view = { factId: 3, revision: 2, status: "valid", text: "We indent with tabs.", drift: "changed: app.py:2" };
+    vi.mocked(h.deps.facts.lookup).mockResolvedValue([view]);
+    h.server.on(Requests.chatHistory, () => ({
+      items: [
+        { seq: 1, turnId: "t0", kind: "user", text: "indent?" },
+        { seq: 2, turnId: "t0", kind: "memory", facts: [{ factId: 3, revision: 2 }], notes: [] },
+      ],
+      truncated: false,
+    }));
+    await h.chat.receive({ type: "ready" });
+    expect(vi.mocked(h.deps.facts.lookup).mock.calls).toEqual([[APP, [3]]]);
+    expect(h.posted.filter((m) => m.type === "facts").at(-1)).toEqual({ type: "facts", facts: [view] });
+  });
+
+  it("puts the cursor in the text box once the page is ready, when it was asked before", async () => {
+    const h = harness();
+    h.chat.focus();
+    expect(h.posted.some((m) => m.type === "focus")).toBe(false);
+    await h.chat.receive({ type: "ready" });
+    expect(h.posted[0]).toEqual({ type: "focus" });
+  });
+
+  it("copies and inserts code blocks through the host", async () => {
+    const h = harness();
+    await h.chat.receive({ type: "copy", text: "make test" });
+    await h.chat.receive({ type: "insert", text: "make test" });
+    expect(vi.mocked(h.deps.copy).mock.calls).toEqual([["make test"]]);
+    expect(vi.mocked(h.deps.insert).mock.calls).toEqual([["make test"]]);
   });
 });

@@ -290,6 +290,28 @@ describe("the server the extension brings", () => {
   });
 });
 
+describe("Restart Server after a failed set-up", () => {
+  // issue 30, item 1: "lecode: Restart Server" recovers from any set-up error it reported.
+  it("runs the set-up again and starts the server once it succeeds", async () => {
+    let attempts = 0;
+    const { server, clients, errors, states } = harness({}, undefined, undefined, async () => {
+      attempts++;
+      if (attempts === 1) {
+        throw new Error("Setting up lecode-ls failed: pip exited with 1.");
+      }
+      return ["/store/server/0.1.0/bin/python", "-m", "lecode_ls"];
+    });
+    await server.start();
+    expect(states.at(-1)).toEqual({ state: "failed", message: "Setting up lecode-ls failed: pip exited with 1." });
+    await server.restart();
+    expect(attempts).toBe(2);
+    expect(clients).toHaveLength(1);
+    expect(states.at(-1)).toEqual({ state: "running" });
+    expect(errors).toEqual(["Setting up lecode-ls failed: pip exited with 1."]);
+    expect(server.notRunning).toBeUndefined();
+  });
+});
+
 describe("requests made before the server runs", () => {
   // covers P7 (a memory editor restored on reload, a command run at start-up)
   function gatedHarness(startError?: Error) {

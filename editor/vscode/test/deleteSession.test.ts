@@ -8,6 +8,7 @@ import * as api from "../src/common/vscodeapi";
 import type { SessionInfoModel } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
 import type { FactDeps } from "../src/facts/commands";
+import { KEEP } from "../src/common/confirm";
 import { DELETE, deleteConfirmation, sessionCommands } from "../src/sessions/deleteSession";
 import { FakeServer, project, serverError } from "./fakes";
 
@@ -72,7 +73,8 @@ describe("lecode.deleteSession", () => {
     const picks = vi.mocked(api.showQuickPick).mock.calls[0][0] as unknown as { description: string }[];
     expect(picks.map((pick) => pick.description)).toEqual(["", `${CITED} · cited by 2 facts`]);
     const [message, options, ...items] = vi.mocked(api.showWarningMessage).mock.calls[0];
-    expect([message, options, items]).toEqual([deleteConfirmation(sessions[0]), expect.objectContaining({ modal: true }), [DELETE]]);
+    // The same modal as every destructive confirmation: Keep first, so Enter keeps the session.
+    expect([message, options, items]).toEqual([deleteConfirmation(sessions[0]), expect.objectContaining({ modal: true }), [KEEP, DELETE]]);
     expect(h.server.calls.at(-1)).toEqual({ method: "lecode/session/delete", params: { workspaceUri: APP, sessionId: CITED } });
     expect(h.refreshed()).toBe(1);
     expect(vi.mocked(api.showInformationMessage).mock.calls[0][0]).toBe(`Deleted session ${CITED}. 2 facts are missing now.`);

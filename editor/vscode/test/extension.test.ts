@@ -43,6 +43,7 @@ describe("activate", () => {
     vi.mocked(api.registerFileSystemProvider).mockImplementation(disposable);
     vi.mocked(api.registerTextDocumentContentProvider).mockImplementation(disposable);
     vi.mocked(api.createTreeView).mockImplementation(disposable as never);
+    vi.mocked(api.createStatusBarItem).mockImplementation(() => ({ show() {}, dispose() {} }) as never);
     vi.mocked(api.registerWebviewViewProvider).mockImplementation(disposable);
     vi.mocked(api.onDidChangeConfiguration).mockImplementation(disposable);
     vi.mocked(api.workspaceFolders).mockReturnValue([]);

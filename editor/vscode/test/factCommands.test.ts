@@ -11,9 +11,9 @@ import * as api from "../src/common/vscodeapi";
 import type { Project } from "../src/common/projects";
 import type { FactEntry, SessionInfoModel } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
+import { KEEP } from "../src/common/confirm";
 import {
   FORGET,
-  KEEP,
   type FactDeps,
   factCommands,
   forgetConfirmation,

@@ -1,4 +1,6 @@
 /** Test doubles at the extension's one seam: the object that sends requests to lecode-ls. */
+import { vi } from "vitest";
+import type { ChatDeps } from "../src/chat/controller";
 import type { AnchorModel, ChatSendParams } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
 import type { RequestSender } from "../src/common/requests";
@@ -29,6 +31,10 @@ export class FakeServer implements RequestSender {
   on(method: string, handler: Handler): this {
     this.handlers[method] = handler;
     return this;
+  }
+
+  answers(method: string): boolean {
+    return method in this.handlers;
   }
 
   /** Hold each lecode/chat/send (a turn that streams) until the test resolves or rejects it. */
@@ -86,6 +92,48 @@ export function anchor(overrides: Partial<AnchorModel> = {}): AnchorModel {
     currentStartLine: 3,
     currentEndLine: 4,
     checkedAgainst: "disk",
+    ...overrides,
+  };
+}
+
+/** The provider a configured server reports (`lecode/provider/info`). */
+export const CONFIGURED = { configured: true, baseUrl: "http://127.0.0.1:8080/v1", model: "gpt-4o", apiKeyEnv: "", apiKeySet: false };
+
+/**
+ * A ChatController's dependencies for tests: the fake server as the sender (answering
+ * `lecode/provider/info` as configured unless the test says otherwise), recording doubles for
+ * everything else, and the session in use kept in memory as the workspace state would keep it.
+ */
+export function chatDeps(server: FakeServer, folderUri: string, overrides: Partial<ChatDeps> = {}): ChatDeps {
+  if (!server.answers(Requests.providerInfo)) {
+    server.on(Requests.providerInfo, () => CONFIGURED);
+  }
+  let last: { folderUri?: string; sessionId: string } | undefined;
+  return {
+    sender: server,
+    projects: () => [{ folderUri, label: "app" }],
+    openFact: vi.fn(async () => undefined),
+    openNote: vi.fn(async () => undefined),
+    openExternal: vi.fn(async () => undefined),
+    copy: vi.fn(async () => undefined),
+    insert: vi.fn(async () => undefined),
+    renameSession: vi.fn(async () => false),
+    deleteSession: vi.fn(async () => false),
+    facts: { lookup: vi.fn(async () => []) },
+    lastSession: {
+      get: () => last,
+      set: (value) => {
+        last = value;
+      },
+    },
+    setup: {
+      fetch: async () => {
+        throw new Error("no network in this test");
+      },
+      storedKey: async () => undefined,
+      askKey: vi.fn(async () => false),
+      save: vi.fn(async () => undefined),
+    },
     ...overrides,
   };
 }

@@ -6,7 +6,8 @@
  * runner that does what uv, venv and pip would do to the folder.
  */
 // covers P6, P7 (install and go: the .vsix starts its own server)
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -30,7 +31,7 @@ import {
   supportedPython,
   uvFallbacks,
 } from "../src/install/platform";
-import { type RunResult, type Runner, windowsCommand } from "../src/install/run";
+import { type RunResult, type Runner, runProcess, windowsCommand } from "../src/install/run";
 
 describe("the environment's interpreter", () => {
   it.each([
@@ -182,7 +183,7 @@ describe("findTool", () => {
       platform,
       env,
       extensionDir: "",
-      storageDir: "",
+      storageDir: tmpdir(),
       version: "0.1.0",
       run: setup.run,
       isFile: async (file) => files.includes(file),
@@ -285,7 +286,7 @@ describe("bundledServer", () => {
       [uv, "pip", "install", "--compile-bytecode", "--python", join(temporary, "bin", "python"), wheel],
       [join(temporary, "bin", "python"), "-c", "import lecode_ls.cli, lecode_ls.server.wiring"],
     ]);
-    expect(progress).toEqual(["looking for uv or Python 3.11+", "creating its environment with uv", "installing lecode-ls and its dependencies"]);
+    expect(progress).toEqual(["1/3: finding uv or Python 3.11+", "2/3: making an environment with uv", "3/3: installing lecode-ls (a minute or two)"]);
     expect(readdirSync(join(storageDir, "server"))).toEqual(["0.1.0"]);
     expect(existsSync(join(env, STAMP))).toBe(true);
 
@@ -325,6 +326,23 @@ describe("bundledServer", () => {
     await expect(failure).rejects.toThrow(/exited with 1: .*install python3-venv \(sudo apt install python3-venv\), or install uv\./);
     expect(readdirSync(join(storageDir, "server"))).toEqual([]);
     expect(await installedServer(context(setup))).toBeUndefined();
+  });
+
+  it("finds a real Python 3.11+ on a first start, before VS Code has made its storage folder", async () => {
+    // issue 30, item 1: the version probe ran with the storage folder as its cwd, which does not
+    // exist on a fresh install, so spawn failed and no Python was "found on PATH".
+    // The interpreter itself, not a shim (pyenv's needs bash on PATH), linked as python3.
+    const found = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" });
+    expect(found.status, "a python3 on PATH (Python 3.11+ runs the repository's tests)").toBe(0);
+    symlinkSync(realpathSync(found.stdout.trim()), join(bin, "python3"));
+    const setup = new FakeSetup();
+    // The version probe is the real one; the steps that would install are recorded.
+    const run: Runner = (command, args, options) =>
+      args.at(-1) === VERSION_PROBE ? runProcess(command, args, options) : setup.run(command, args, options);
+    expect(existsSync(storageDir)).toBe(false);
+    const command = await bundledServer({ ...context(setup), run });
+    expect(command[0]).toBe(join(storageDir, "server", "0.1.0", "bin", "python"));
+    expect(setup.calls[0].slice(0, 3)).toEqual([join(bin, "python3"), "-m", "venv"]);
   });
 
   it("says what to install when there is neither uv nor Python 3.11+", async () => {

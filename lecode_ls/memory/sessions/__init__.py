@@ -20,14 +20,18 @@ from lecode_ls.memory.sessions.sources import (
     validate_source,
 )
 from lecode_ls.memory.sessions.store import SessionInfo, SessionStore, Visibility
+from lecode_ls.memory.sessions.titles import EDITOR_TITLE, MCP_PREFIX, Origin
 from lecode_ls.memory.sessions.usage import UsageTotal, session_usage
 from lecode_ls.memory.sessions.verdicts import SourceVerdicts
 
 __all__ = [
     "COMPACT",
     "DISMISSED",
+    "EDITOR_TITLE",
     "LEARNING",
     "MAX_POSITIONS",
+    "MCP_PREFIX",
+    "Origin",
     "SessionInfo",
     "SessionStore",
     "SourceRef",

@@ -41,6 +41,7 @@ from lecode_ls.memory.sessions.records import (
     new_session_id,
 )
 from lecode_ls.memory.sessions.records import check_new_record as _check_new_record
+from lecode_ls.memory.sessions.titles import ORIGINS, Origin, Titles, origin_of
 from lecode_ls.memory.sessions.transcript import Known, open_locked
 from lecode_ls.memory.sessions.transcript_files import (
     TranscriptPaths,
@@ -65,6 +66,7 @@ class SessionInfo:
     created: str
     records: int
     corrupt: bool = False
+    origin: Origin = "chat"
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,7 @@ class SessionStore:
             str, tuple[TranscriptState, int, Visibility, dict[int, list[int]]]
         ] = {}
         self._closed = False
+        self._titles = Titles(store_root)
 
     def close(self) -> None:
         """Forget the cached state (the store holds no open files between calls); every later
@@ -322,6 +325,7 @@ class SessionStore:
         if not self.folder.is_dir():
             return []
         infos: builtins.list[SessionInfo] = []
+        renamed = self._titles.read()
         for entry in sorted(os.scandir(self.folder), key=lambda e: e.name):
             session_id = entry.name.removesuffix(".jsonl")
             try:
@@ -339,16 +343,33 @@ class SessionStore:
                 log.warning("session %s: its transcript is damaged", session_id)
                 infos.append(SessionInfo(session_id, "", "", 0, corrupt=True))
                 continue
-            title, created = header.get("title"), header.get("created")
+            title, created = renamed.get(session_id, header.get("title")), header.get("created")
             infos.append(
                 SessionInfo(
                     session_id,
                     clean_title(title) if isinstance(title, str) else "",  # or hand-edited
                     created if isinstance(created, str) else "",
                     count,
+                    origin=origin_of(header),
                 )
             )
         return infos
+
+    def rename(self, session_id: str, title: str) -> str:
+        """Give a session a new title (kept in sessions/titles.json: the header is never
+        rewritten); an empty one gives back the title it began with. Returns the title now."""
+        self._check_open()
+        paths = self._paths(session_id)
+        refuse_symlinks(self.root, paths.jsonl)
+        if not paths.jsonl.is_file():
+            raise session_not_found(paths)
+        cleaned = _check_title(title, "title")
+        self._titles.set(paths.session_id, cleaned or None)
+        if cleaned:
+            return cleaned
+        with open_locked(paths, self._states) as transcript:
+            first = transcript.state.header.get("title")
+        return clean_title(first) if isinstance(first, str) else ""
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -368,13 +389,15 @@ class SessionStore:
                 return None
         raise StoreError("sessions: could not mint a free session ID")
 
-    def create(self, title: str = "") -> str:
-        """Start a session with only its header (seq 0) and return its new ID."""
+    def create(self, title: str = "", origin: Origin = "chat") -> str:
+        """Start a session with only its header (seq 0) and return its new ID. `origin` says
+        what made it."""
         header = {
             "seq": 0,
             "kind": "session",
             "title": _check_title(title, "title"),
             "created": _now(),
+            "origin": origin,
         }
         try:
             created = self._create([header], None)
@@ -501,6 +524,8 @@ class SessionStore:
             self._histories.pop(paths.session_id, None)
         finally:
             platform.close(fd)
+        with contextlib.suppress(StoreError):  # a title left behind names no session, harmlessly
+            self._titles.set(paths.session_id, None)
 
     # -- import (S6) -----------------------------------------------------------------------
 
@@ -557,7 +582,15 @@ class SessionStore:
         created = exported.get("created") if exported is not None else None
 
         def header(chosen: str | None) -> dict[str, Any]:
-            made: dict[str, Any] = {"seq": 0, "kind": "session", "title": title or ""}
+            # An exported lecode transcript keeps its origin (a chat moved to another machine is
+            # a chat); anything else is an import.
+            origin = exported.get("origin") if exported is not None else None
+            made: dict[str, Any] = {
+                "seq": 0,
+                "kind": "session",
+                "title": title or "",
+                "origin": origin if origin in ORIGINS else "import",
+            }
             # An exported header keeps its creation time only under its own ID; the ID says when.
             keep = chosen is not None and chosen == original and isinstance(created, str)
             made["created"] = created if keep else _now()

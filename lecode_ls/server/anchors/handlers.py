@@ -20,7 +20,7 @@ from lecode_ls.memory.anchors import AnchorState, make_anchor, state_json
 from lecode_ls.memory.facts import MAX_ANCHOR_LINES, NewAnchor
 from lecode_ls.memory.project import head_commit
 from lecode_ls.memory.recall import recall_fact
-from lecode_ls.memory.sessions import SourceRef, check_session_id
+from lecode_ls.memory.sessions import EDITOR_TITLE, SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.anchors import messages as p
 from lecode_ls.server.asking import Ask, ask_later
@@ -28,7 +28,7 @@ from lecode_ls.server.documents import Doc, locate, read_text, runtime_of, selec
 from lecode_ls.server.facts import messages as fp
 from lecode_ls.server.server import LecodeServer
 
-EDITOR_SESSION_TITLE = "Remembered in the editor"
+EDITOR_SESSION_TITLE = EDITOR_TITLE
 MAX_QUOTE_BYTES = 32 * 1024
 _LINE_CHARS = 200
 _editor_session_lock = asyncio.Lock()
@@ -76,7 +76,7 @@ async def _session(runtime: Runtime, session_id: str | None) -> str:
             for info in runtime.sessions.list():
                 if info.title == EDITOR_SESSION_TITLE and not info.corrupt:
                     return info.session_id
-            return runtime.sessions.create(EDITOR_SESSION_TITLE)
+            return runtime.sessions.create(EDITOR_SESSION_TITLE, origin="editor")
 
         return await asyncio.to_thread(find_or_create)
 

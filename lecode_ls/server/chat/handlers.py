@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import Outcome, compact_session
@@ -225,6 +227,26 @@ async def _run_line(
             result.usage,
         )
     return f"Not compacted ({result.status}): {result.message}", result.usage
+
+
+async def provider_info(ls: LecodeServer, params: p.ProviderInfoParams) -> p.ProviderInfoResult:
+    provider = ls.settings.provider
+    variable = provider.api_key_env
+    return p.ProviderInfoResult(
+        configured=provider.base_url is not None,
+        base_url=None if provider.base_url is None else _without_credentials(provider.base_url),
+        model=provider.model,
+        api_key_env=variable,
+        api_key_set=bool(variable and os.environ.get(variable)),
+    )
+
+
+def _without_credentials(url: str) -> str:
+    """`url` with any `user:password@` taken out of it (a URL may carry a key that way)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
 # --- history -----------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from lecode_ls.agent.runner import DeltaKind, StopReason
-from lecode_ls.server.messages import Message, WorkspaceParams
+from lecode_ls.server.messages import Message, Params, WorkspaceParams
 
 
 class UsageModel(Message):
@@ -62,9 +62,13 @@ class ChatSendResult(Message):
     """Why the turn ended: `stop` (the model finished), `length` (the model hit its output
     limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `paused` (the next request cannot
     fit the model's window even after compaction; a `paused` delta says why), `error` (the
-    provider failed; an `error` delta says why), `toolLimit` (the model kept calling tools past
-    the limit of 24 rounds, or asked for the very same calls 3 rounds in a row; an `error`
-    delta with code `tool_limit` says which)."""
+    provider failed; an `error` delta says why: after an HTTP 5xx, `provider_rejects_history`
+    names the seq of the record the provider refuses), `toolLimit` (the model kept calling tools
+    past the limit of 24 rounds, or asked for the very same calls 3 rounds in a row: an `error`
+    delta with code `tool_limit` says which and that tools were stopped, and one last request
+    without tools still gives the answer). An answer whose tool call was cut off halfway
+    (`truncated_tool_call` delta) is kept as text, the call never run nor replayed, and the turn
+    also ends with one last request without tools."""
     usage: UsageModel
     """The turn's usage, every provider call counted once."""
 
@@ -178,13 +182,37 @@ class SessionCompactResult(Message):
     status: Literal["compacted", "nothing", "rejected", "failed", "stale"]
     """`compacted` (a new working summary), `nothing` (no complete exchange can be covered while
     four messages stay raw), `rejected` (the model's summary was empty, truncated, too long,
-    called tools or gave its input back: the cutoff did not move), `failed` (the provider
+    called tools, or lost what the new exchanges added: the cutoff did not move), `failed` (the provider
     failed), `stale` (the session or a forget changed it meanwhile; the summary was discarded)."""
     message: str | None = None
     """Why, for anything but `compacted`; for `rejected`, a code: `tool_calls`, `truncated`,
-    `incomplete` (an end other than stop or length), `empty`, `oversized` or `echoed_input` (an
-    inert-data tag line, or mostly lines copied whole from the transcript)."""
+    `incomplete` (an end other than stop or length), `empty`, `oversized`, `echoed_input` (an
+    inert-data tag line, or more than half of the new transcript copied), `unchanged_summary`
+    (the previous summary returned while new exchanges exist), `other_language`,
+    `injected_instructions` (an instruction to the assistant that is not in its input) or
+    `new_terms_lost` (none of the new exchanges' identifiers, paths, versions and convention
+    words kept)."""
     covered_through: int
     """The last seq the working summary now covers (0: none)."""
     usage: UsageModel
     """The summarisation call's usage (calls 0 when none was made)."""
+
+
+class ProviderInfoParams(Params):
+    """No fields: the provider is one per server, whatever the folder."""
+
+
+class ProviderInfoResult(Message):
+    """The chat provider as the server's settings (config.toml, then the editor's) name it."""
+
+    configured: bool
+    """Whether `[provider] base_url` is set. Without it chat and compaction answer
+    `provider_not_configured` and nothing is sent anywhere."""
+    base_url: str | None
+    """The base URL, without any user name or password it holds; null when unset."""
+    model: str
+    """The model chat asks for (`[provider] model`)."""
+    api_key_env: str
+    """The environment variable the API key is read from; empty for none."""
+    api_key_set: bool
+    """Whether that variable holds a key in the server's environment (the key is never sent)."""

@@ -11,6 +11,8 @@ from lecode_ls.server.chat.messages import (
     ChatSendResult,
     CommandParams,
     CommandResult,
+    ProviderInfoParams,
+    ProviderInfoResult,
     SessionCompactResult,
 )
 from lecode_ls.server.method import SID, Method
@@ -35,6 +37,7 @@ METHODS: tuple[Method, ...] = (
             "invalid_session_id",
             "session_not_found",
             "session_busy",
+            "provider_not_configured",
         ),
         example_params={"sessionId": SID, "text": "How do I build this project?"},
         example_result={
@@ -50,6 +53,9 @@ METHODS: tuple[Method, ...] = (
         },
         notes=(
             "Only one turn runs in a session at a time; a second send gets `session_busy`.",
+            "With no `[provider] base_url` set the send answers `provider_not_configured`, "
+            "naming the settings, before anything is recorded or sent (`/memory` lines still "
+            "run): lecode-ls never picks a provider for the person.",
             "A provider failure (a rejected key, an unreachable URL, an unknown model) ends the "
             "turn with `stopReason` `error` and an `error` delta whose `code` is one of "
             "`provider_auth`, `provider_unreachable`, `provider_model`, `provider_timeout`, "
@@ -86,7 +92,12 @@ METHODS: tuple[Method, ...] = (
         SessionParams,
         SessionCompactResult,
         handler=handlers.session_compact,
-        errors=("invalid_session_id", "session_not_found", "session_busy"),
+        errors=(
+            "invalid_session_id",
+            "session_not_found",
+            "session_busy",
+            "provider_not_configured",
+        ),
         example_params={"sessionId": SID},
         example_result={
             "status": "compacted",
@@ -146,5 +157,23 @@ METHODS: tuple[Method, ...] = (
         ),
         example_params={"line": "/memory search make"},
         example_result={"output": "notes/build.md:1: Run `make`."},
+    ),
+    Method(
+        "lecode/provider/info",
+        "request",
+        "The chat provider the settings name: whether one is configured, its URL (credentials "
+        "removed), model and API key variable, and whether that variable is set. Makes no "
+        "request to the provider. Works with memory disabled.",
+        ProviderInfoParams,
+        ProviderInfoResult,
+        handler=handlers.provider_info,
+        example_params={},
+        example_result={
+            "configured": True,
+            "baseUrl": "http://localhost:11434/v1",
+            "model": "llama3.1:8b",
+            "apiKeyEnv": "",
+            "apiKeySet": False,
+        },
     ),
 )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from lecode_ls.agent.preflight import Calibration
 from lecode_ls.config import ProviderSettings
-from lecode_ls.errors import SessionBusy
+from lecode_ls.errors import ProviderNotConfigured, SessionBusy
 
 if TYPE_CHECKING:
     from lecode_ls.agent.embeddings import Embeddings
@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 
 Key = tuple[str, str]
 """(project root, session ID): a session of a project."""
+
+NOT_CONFIGURED = (
+    "no chat provider is configured, so nothing was sent: set [provider] base_url (and model) "
+    "in config.toml, or the editor settings lecode.provider.base_url and lecode.provider.model"
+)
+"""The `provider_not_configured` sentence: every client gets it, and it names the settings."""
 
 STOP_TIMEOUT = 10.0
 """Seconds `stop` waits for cancelled turns to record their end (a tool already running
@@ -49,11 +55,11 @@ class Chat:
 
     def embeddings(self, settings: Settings) -> Embeddings | None:
         """The `/embeddings` client of `[memory] embeddings_model`, or None when it is unset
-        (then no embedding request is ever made)."""
+        (then no embedding request is ever made), or when no provider is configured."""
         model = settings.memory.embeddings_model
-        if model is None or not settings.memory.enabled:
-            return None
         provider = settings.provider
+        if model is None or not settings.memory.enabled or provider.base_url is None:
+            return None
         api_key = os.environ.get(provider.api_key_env) if provider.api_key_env else None
         key = (provider.base_url, model, api_key)
         if self._embeddings is None or key != self._embeddings_key:
@@ -82,6 +88,11 @@ class Chat:
             self._filling.discard(root)
 
     def provider(self, settings: ProviderSettings) -> OpenAICompatible:
+        """The provider of `settings`; ProviderNotConfigured while no base_url is set, so no
+        request (a chat, a compaction, a window probe) can leave for a destination nobody
+        chose."""
+        if settings.base_url is None:
+            raise ProviderNotConfigured(NOT_CONFIGURED)
         # The key is read from the environment at each turn, so a restart is not needed when
         # the variable is set for a new server process (the VS Code extension does that).
         api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None

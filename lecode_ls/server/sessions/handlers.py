@@ -57,6 +57,7 @@ async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.Sessi
                 records=i.records,
                 corrupt=i.corrupt,
                 citing_facts=citing.get(i.session_id, 0),
+                origin=i.origin,
             )
             for i in infos
         ]
@@ -141,6 +142,13 @@ async def session_new(ls: LecodeServer, params: p.SessionNewParams) -> p.Session
     runtime = await _session_runtime(ls, params)
     session_id = await asyncio.to_thread(runtime.sessions.create, params.title)
     return p.SessionIdResult(session_id=session_id)
+
+
+async def session_rename(ls: LecodeServer, params: p.SessionRenameParams) -> p.SessionRenameResult:
+    runtime = await _session_runtime(ls, params)
+    session_id = check_session_id(params.session_id)
+    title = await asyncio.to_thread(runtime.sessions.rename, session_id, params.title)
+    return p.SessionRenameResult(title=title)
 
 
 async def session_undo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:

@@ -38,6 +38,10 @@ class SessionInfoModel(Message):
     """The transcript is damaged before its end (listed so it can be inspected)."""
     citing_facts: int = 0
     """How many facts cite this session (any revision): deleting it leaves them `missing`."""
+    origin: Literal["chat", "editor", "mcp", "import"] = "chat"
+    """What made it: `chat` (a chat session, or anything else), `editor` (the "Remembered in
+    the editor" session of selections), `mcp` (an MCP client's, "MCP: <client>"), `import`
+    (`lecode/session/import`; older imports are known only when their ID was taken)."""
 
 
 class SessionListParams(WorkspaceParams):
@@ -151,3 +155,15 @@ class SessionAskedResult(Message):
 class SessionDeleteResult(Message):
     citing_facts: int
     """How many facts cited the deleted session: they are `missing` now (orphaned, not purged)."""
+
+
+class SessionRenameParams(WorkspaceParams):
+    session_id: str = Field(max_length=64)
+    """The exact session ID."""
+    title: str = Field(max_length=200)
+    """The new title; empty gives back the title the session began with."""
+
+
+class SessionRenameResult(Message):
+    title: str
+    """The title now, as `lecode/session/list` shows it (unseen characters made spaces)."""

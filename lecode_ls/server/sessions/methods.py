@@ -18,6 +18,8 @@ from lecode_ls.server.sessions.messages import (
     SessionNewParams,
     SessionParams,
     SessionReadParams,
+    SessionRenameParams,
+    SessionRenameResult,
     SessionSeqsResult,
     SessionSnapshotParams,
     SourceRefModel,
@@ -42,6 +44,7 @@ METHODS: tuple[Method, ...] = (
                     "records": 12,
                     "corrupt": False,
                     "citingFacts": 1,
+                    "origin": "chat",
                 }
             ]
         },
@@ -112,6 +115,18 @@ METHODS: tuple[Method, ...] = (
         errors=("store_error",),
         example_params={"title": "build fixes"},
         example_result={"sessionId": SID},
+    ),
+    Method(
+        "lecode/session/rename",
+        "request",
+        "Give a session a new title (an empty one gives back the title it began with). The "
+        "transcript is not touched: renames are kept in `sessions/titles.json` of the store.",
+        SessionRenameParams,
+        SessionRenameResult,
+        handler=handlers.session_rename,
+        errors=("invalid_session_id", "session_not_found", "store_error"),
+        example_params={"sessionId": SID, "title": "Fix the flaky build"},
+        example_result={"title": "Fix the flaky build"},
     ),
     Method(
         "lecode/session/undo",

@@ -8,18 +8,23 @@
  *   Recall does, instead of the server's one-line message;
  * - `lecode.anchor.correctSelection` (the code action "Correct fact #N…") first asks for the
  *   corrected wording, prefilled with the fact's text, then sends `lecode/facts/correctSelection`;
+ * - `lecode.anchor.forget` ("Forget fact #N") asks in the same modal as the Facts view's
+ *   Forget… (confirm.ts), then sends `lecode/facts/forget`: the server's own question is a
+ *   notification with Forget as its main button, and names no consequences;
+ * - `lecode.anchor.reanchor` ("Re-anchor fact #N here") first shows the fact beside the lines as
+ *   they are now and asks whether it still holds: Still true re-anchors it
+ *   (`lecode/facts/reanchor`), Correct… corrects it from those lines, Cancel does nothing;
  * - the server's `refactor.lecode.remember` code action is hidden: "Remember Selection as Fact…"
  *   is the one way to do it here, and it asks for the wording.
- * Forget and Re-anchor go to the server as they are (it asks before a forget).
  */
-import type * as vscode from "vscode";
+import * as vscode from "vscode";
 import type { Middleware } from "vscode-languageclient/node";
 import { errorMessage, serverErrorCode } from "../common/errors";
-import type { CorrectSelectionParams, FactRefParams, RecallFactResult } from "../common/protocol";
+import type { CorrectSelectionParams, FactRefParams, ReanchorParams, RecallFactResult } from "../common/protocol";
 import { Commands, Requests } from "../common/protocol";
 import { request } from "../common/requests";
 import * as api from "../common/vscodeapi";
-import { type FactDeps, openEvidence } from "../facts/commands";
+import { type FactDeps, forgetFact, openEvidence } from "../facts/commands";
 import { sourceIs } from "../facts/status";
 import { guarded } from "../notes/commands";
 import { seqsPhrase } from "../sessions/transcript";
@@ -177,6 +182,75 @@ export async function correctSelection(deps: FactDeps, arg: unknown): Promise<vo
   await api.showInformationMessage(`Fact #${result.factId} is now at revision ${result.revision}, anchored at ${anchorPlace(result.anchor)}.`);
 }
 
+/** The light bulb's "Forget fact #N": the Facts view's Forget…, its modal included. */
+export async function forgetFromLine(deps: FactDeps, arg: unknown): Promise<void> {
+  const ref = factRef(arg);
+  const folderUri = ref.workspaceUri ?? api.workspaceFolders()[0]?.uri.toString() ?? "";
+  // Revision 0: forgetFact asks the server for the fact as it is now, source included.
+  await forgetFact(deps, { kind: "fact", folderUri, fact: { factId: ref.factId, revision: 0, status: "valid" } });
+}
+
+export const STILL_TRUE = "Still true";
+export const CORRECT = "Correct…";
+/** The most lines the re-anchor question quotes. */
+const QUOTED_LINES = 12;
+
+/** The re-anchor question's detail: the fact beside the lines as they are now. */
+export function reanchorDetail(fact: RecallFactResult, lines: readonly string[]): string {
+  const shown = lines.slice(0, QUOTED_LINES).join("\n");
+  const more = lines.length > QUOTED_LINES ? `\n… (${lines.length - QUOTED_LINES} more lines)` : "";
+  const said = fact.text ? `"${fact.text}"` : `(its text is not shown: the fact is ${fact.status})`;
+  return (
+    `The fact says: ${said}\n\nThe lines now:\n${shown}${more}\n\n` +
+    `${STILL_TRUE}: the fact stays as it is, anchored to these lines. ${CORRECT}: write what the lines show now.`
+  );
+}
+
+/**
+ * "Re-anchor fact #N here" on a drifted anchor: the code it rests on changed, so the fact may be
+ * wrong now. Show the fact beside the lines and ask; only "Still true" re-anchors it.
+ */
+export async function reanchorFromLine(deps: FactDeps, arg: unknown): Promise<void> {
+  const params = factRef(arg) as ReanchorParams;
+  if (typeof params.expectedRevision !== "number" || typeof params.uri !== "string" || typeof params.range !== "object") {
+    throw new Error("lecode-ls sent a re-anchor without its revision, file or lines");
+  }
+  const fact = await recall(deps, params);
+  const document = await api.openTextDocument(vscode.Uri.parse(params.uri));
+  const lines = selectedLines(params.range);
+  const texts = Array.from({ length: lines.end - lines.start + 1 }, (_, i) =>
+    lines.start + i < document.lineCount ? document.lineAt(lines.start + i).text : "",
+  );
+  const where = `${document.uri.path.split("/").pop() ?? ""} ${linesPhrase(lines.start + 1, lines.end + 1)}`;
+  // Correct… first: Enter takes the careful way (an input box, which can still be dismissed).
+  const answer = await api.showWarningMessage(
+    `Is fact #${params.factId} still true of ${where} as it is now?`,
+    { modal: true, detail: reanchorDetail(fact, texts) },
+    CORRECT,
+    STILL_TRUE,
+  );
+  if (answer === CORRECT) {
+    const { index: _index, ...selection } = params;
+    await correctSelection(deps, selection);
+    return;
+  }
+  if (answer !== STILL_TRUE) {
+    return;
+  }
+  let result;
+  try {
+    result = await request(deps.sender, Requests.factsReanchor, params);
+  } catch (error) {
+    if (serverErrorCode(error) === "stale_revision") {
+      deps.refresh();
+      throw new Error(`Fact #${params.factId} was changed since these lines were checked (${errorMessage(error)}). Try again from the lines' light bulb.`);
+    }
+    throw error;
+  }
+  deps.refresh();
+  await api.showInformationMessage(`Fact #${result.factId} (revision ${result.revision}) is anchored at ${anchorPlace(result.anchor)} now.`);
+}
+
 type Action = vscode.Command | vscode.CodeAction;
 
 /** Whether an action is the server's "Remember selection as fact" (hidden in VS Code). */
@@ -197,6 +271,10 @@ export function anchorMiddleware(deps: FactDeps): Middleware {
           return guarded(() => showFact(deps, args[0]))();
         case Commands.anchorCorrectSelection:
           return guarded(() => correctSelection(deps, args[0]))();
+        case Commands.anchorForget:
+          return guarded(() => forgetFromLine(deps, args[0]))();
+        case Commands.anchorReanchor:
+          return guarded(() => reanchorFromLine(deps, args[0]))();
         default:
           return next(command, args);
       }

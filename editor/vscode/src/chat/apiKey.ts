@@ -50,6 +50,25 @@ export async function setApiKey(deps: ApiKeyDeps): Promise<void> {
   await api.showInformationMessage(`The API key is stored; lecode-ls restarted with it in ${variable}.`);
 }
 
+/**
+ * The chat set-up's "API key…": ask for the key (a password box) and keep it in secret storage;
+ * whether one was stored. The set-up restarts the server once the choice is saved.
+ */
+export async function askAndStoreKey(secrets: SecretStore): Promise<boolean> {
+  const key = await api.showInputBox({
+    title: "lecode: API Key",
+    prompt: "The server's API key. It is kept in VS Code's secret storage and given to lecode-ls only.",
+    password: true,
+    ignoreFocusOut: true,
+    validateInput: (value) => (value.trim() === "" ? "Paste the API key" : undefined),
+  });
+  if (key === undefined || key.trim() === "") {
+    return false;
+  }
+  await secrets.store(API_KEY_SECRET, key.trim());
+  return true;
+}
+
 export async function clearApiKey(deps: ApiKeyDeps): Promise<void> {
   await deps.secrets.delete(API_KEY_SECRET);
   await deps.restart();

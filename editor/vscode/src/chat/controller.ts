@@ -7,13 +7,17 @@
  * answers with the turnId, so while a send runs, deltas are routed by its session ID and the first
  * one names the turn; deltas of any other session or turn are ignored.
  */
-import { errorMessage } from "../common/errors";
+import { errorMessage, serverErrorCode } from "../common/errors";
 import type { ChatDeltaParams, SessionInfoModel, UsageModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
 import { workspaceParams } from "../notes/uri";
-import { type HostMessage, type PageMessage, type ProjectChoice, parsePageMessage, webLink } from "./messages";
+import type { FactIndex } from "./factIndex";
+import { type FactView, type HostMessage, type PageMessage, type ProjectChoice, parsePageMessage, webLink } from "./messages";
 import { SeqOrder } from "./order";
+import { sessionChoices } from "./sessionList";
+import { ProviderGate } from "./providerGate";
+import type { SetupDeps } from "./setup";
 import { type CommandEntry, type Entry, type Turn, applyDeltas, failTurn, finishTurn, newTurn, turnsFromHistory } from "./turn";
 import { NO_USAGE, addUsage, usagePhrase } from "./usage";
 
@@ -33,7 +37,26 @@ export interface ChatDeps {
   openNote(file: string, folderUri: string | undefined): Promise<void>;
   /** Open an http(s) URL outside VS Code. */
   openExternal(url: string): Promise<void>;
+  /** A code block's Copy and Insert buttons: the clipboard, the last active editor's cursor. */
+  copy(text: string): Promise<void>;
+  insert(text: string): Promise<void>;
+  /** Rename a session (asks for the title); whether it was renamed. */
+  renameSession(folderUri: string | undefined, session: SessionInfoModel): Promise<boolean>;
+  /** Delete a session after the modal confirmation; whether it was deleted. */
+  deleteSession(folderUri: string | undefined, session: SessionInfoModel): Promise<boolean>;
+  /** The facts of "memory used" lines, as the Facts view knows them. */
+  facts: Pick<FactIndex, "lookup">;
+  /** The session in use, kept across window reloads (the workspace's state). */
+  lastSession: {
+    get(): { folderUri?: string; sessionId: string } | undefined;
+    set(value: { folderUri?: string; sessionId: string } | undefined): void;
+  };
+  /** The set-up step's network, key and settings (setup.ts). */
+  setup: Omit<SetupDeps, "show">;
 }
+
+/** What VS Code adds to the server's provider_not_configured: where the set-up is. */
+export const SET_UP_HINT = "Choose a model in the chat's set-up first.";
 
 interface RunningTurn {
   sessionId: string;
@@ -44,10 +67,18 @@ interface RunningTurn {
   abort: AbortController;
 }
 
-/** A session's title from its first message: one line, at most 60 characters. */
+/** The longest title made from a first message, cut at a word where there is one. */
+export const TITLE_CHARS = 48;
+
+/** A session's title from its first message: its first words, on one line. */
 export function sessionTitle(text: string): string {
-  const line = text.trim().split("\n")[0].trim();
-  return line.length <= 60 ? line : `${line.slice(0, 59)}…`;
+  const line = text.trim().split("\n")[0].replace(/\s+/g, " ").trim();
+  if (line.length <= TITLE_CHARS) {
+    return line;
+  }
+  const cut = line.slice(0, TITLE_CHARS - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > TITLE_CHARS / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 export class ChatController {
@@ -62,14 +93,22 @@ export class ChatController {
   private running: RunningTurn | undefined;
   /** Counts session loads, so that only the latest one shows. */
   private loads = 0;
-  /** Whether a session was shown or chosen yet (the first "ready" shows the newest). */
+  /** Whether a session was shown or chosen yet (the first "ready" shows the one in use last). */
   private chosen = false;
+  private readonly gate: ProviderGate;
+  private facts: FactView[] = [];
+  /** Whether the page said "ready" since it was attached, and whether it is to get the focus then. */
+  private pageReady = false;
+  private focusWhenReady = false;
 
-  constructor(private readonly deps: ChatDeps) {}
+  constructor(private readonly deps: ChatDeps) {
+    this.gate = new ProviderGate(deps.sender, deps.setup, (message) => this.post(message), () => this.focus());
+  }
 
   /** The page that draws the state from now on (the view was resolved again); returns its detach. */
   attach(post: (message: HostMessage) => unknown): () => void {
     this.view = post;
+    this.pageReady = false;
     return () => {
       if (this.view === post) {
         this.view = undefined;
@@ -106,16 +145,45 @@ export class ChatController {
     }
   }
 
-  /** The server (re)started or the projects changed: list the sessions again. */
+  /** The server (re)started, its settings or the projects changed: ask again what to show. */
   async refresh(): Promise<void> {
     if (this.view === undefined) {
       return;
     }
     try {
+      await this.gate.check();
       await this.showSessions();
     } catch (error) {
       this.post({ type: "notice", text: errorMessage(error) });
     }
+  }
+
+  /** Facts or their anchors changed: the "memory used" lines ask again. */
+  async factsChanged(): Promise<void> {
+    this.facts = [];
+    await this.lookUpFacts(this.entries);
+  }
+
+  /**
+   * The view was opened or focused ("lecode: Open Chat"): the cursor goes to the text box, once
+   * the page is ready for it if it is still loading.
+   */
+  focus(): void {
+    if (this.pageReady) {
+      this.post({ type: "focus" });
+    } else {
+      this.focusWhenReady = true;
+    }
+  }
+
+  /** Show the set-up step (the status bar item, "lecode: Set Up Chat Model…"). */
+  openSetup(): Promise<void> {
+    return this.gate.open();
+  }
+
+  /** Stop the running answer (the Stop button, Escape, "lecode: Stop Answer"). */
+  stop(): void {
+    this.running?.abort.abort();
   }
 
   private async handle(message: PageMessage): Promise<void> {
@@ -125,8 +193,25 @@ export class ChatController {
       case "send":
         return MEMORY_COMMAND.test(message.text.trim()) ? this.runCommand(message.text.trim()) : this.send(message.text);
       case "cancel":
-        this.running?.abort.abort();
+        this.stop();
         return;
+      case "openSetup":
+        return this.gate.open();
+      case "closeSetup":
+        return this.gate.close();
+      case "setupProbe":
+      case "setupServer":
+      case "setupKey":
+      case "setupModel":
+      case "setupUse":
+        return this.gate.handle(message);
+      case "copy":
+        return this.deps.copy(message.text);
+      case "insert":
+        return this.deps.insert(message.text);
+      case "renameSession":
+      case "deleteSession":
+        return this.manageSession(message.type, message.sessionId);
       case "newSession":
         if (this.refuseWhileRunning()) return;
         this.showSession(undefined);
@@ -139,9 +224,11 @@ export class ChatController {
       case "selectProject":
         if (this.refuseWhileRunning() || !this.deps.projects().some((p) => p.folderUri === message.folderUri)) return;
         this.folderUri = message.folderUri;
+        this.facts = []; // fact IDs are the project's own
+        this.post({ type: "facts", facts: [] });
         this.showSession(undefined);
         await this.loadSessions();
-        return this.showNewest();
+        return this.showLast();
       case "openFact":
         return this.deps.openFact(message.factId, message.revision, this.folderUri);
       case "openNote":
@@ -156,33 +243,61 @@ export class ChatController {
   }
 
   private async ready(): Promise<void> {
+    this.pageReady = true;
+    if (this.focusWhenReady) {
+      this.focusWhenReady = false;
+      this.post({ type: "focus" });
+    }
     this.post({ type: "busy", busy: this.running !== undefined });
     this.post({ type: "entries", entries: [...this.entries], truncated: this.truncated });
+    this.post({ type: "facts", facts: this.facts });
     this.postUsage();
+    this.gate.redraw();
+    await this.gate.check();
     await this.showSessions();
   }
 
-  /** List the sessions; the first time (or when the shown session is gone) show the newest. */
+  /** List the sessions; the first time (or when the shown session is gone) show the one in use last. */
   private async showSessions(): Promise<void> {
     await this.loadSessions();
     this.post({ type: "notice" });
     const gone = this.sessionId !== undefined && !this.sessions.some((s) => s.sessionId === this.sessionId);
     if (this.running === undefined && (!this.chosen || gone)) {
-      await this.showNewest();
+      await this.showLast();
     } else {
       this.postSessions();
     }
   }
 
-  /** The project's newest session, or a new one when it has none. */
-  private async showNewest(): Promise<void> {
-    const newest = this.sessions.at(-1)?.sessionId;
-    this.postSessions(newest);
-    if (newest !== undefined) {
-      await this.loadHistory(newest);
+  /**
+   * After a reload, the session that was in use (kept in the workspace's state); else the
+   * project's newest chat (never an imported or internal session), or a new one.
+   */
+  private async showLast(): Promise<void> {
+    const last = this.deps.lastSession.get();
+    const kept = last?.folderUri === this.folderUri ? this.sessions.find((s) => s.sessionId === last?.sessionId) : undefined;
+    const chats = this.sessions.filter((s) => (s.origin ?? "chat") === "chat");
+    const shown = (kept ?? chats.at(-1))?.sessionId;
+    this.postSessions(shown);
+    if (shown !== undefined) {
+      await this.loadHistory(shown);
     } else {
-      this.usage = NO_USAGE; // a new session, made by the first message
-      this.postUsage();
+      this.showSession(undefined); // a new session, made by the first message
+    }
+  }
+
+  /** Rename or delete a session of the list (the header's buttons). */
+  private async manageSession(what: "renameSession" | "deleteSession", sessionId: string): Promise<void> {
+    const session = this.sessions.find((s) => s.sessionId === sessionId);
+    if (session === undefined || (what === "deleteSession" && this.refuseWhileRunning())) {
+      return;
+    }
+    const done =
+      what === "renameSession"
+        ? await this.deps.renameSession(this.folderUri, session)
+        : await this.deps.deleteSession(this.folderUri, session);
+    if (done) {
+      await this.showSessions();
     }
   }
 
@@ -216,6 +331,23 @@ export class ChatController {
       this.usage = history.usage;
       this.post({ type: "entries", entries: [...this.entries], truncated: this.truncated });
       this.postUsage();
+      await this.lookUpFacts(this.entries);
+    }
+  }
+
+  /** Tell the page what is known of the facts the entries' "memory used" lines name. */
+  private async lookUpFacts(entries: readonly Entry[]): Promise<void> {
+    const ids = [...new Set(entries.flatMap((entry) => (entry.kind === "turn" ? entry.memory.facts.map((f) => f.factId) : [])))];
+    const missing = ids.filter((id) => !this.facts.some((fact) => fact.factId === id));
+    if (missing.length === 0) {
+      return;
+    }
+    try {
+      const found = await this.deps.facts.lookup(this.folderUri, missing);
+      this.facts = [...this.facts.filter((fact) => !found.some((f) => f.factId === fact.factId)), ...found];
+      this.post({ type: "facts", facts: this.facts });
+    } catch {
+      // the lines name the facts by ID, as before; the Facts view shows why the list failed
     }
   }
 
@@ -224,6 +356,7 @@ export class ChatController {
     this.chosen = true;
     this.loads++;
     this.sessionId = sessionId;
+    this.deps.lastSession.set(sessionId === undefined ? undefined : { folderUri: this.folderUri, sessionId });
     this.entries = [];
     this.truncated = false;
     this.usage = sessionId === undefined ? NO_USAGE : undefined; // a new session has made no call
@@ -234,6 +367,11 @@ export class ChatController {
 
   private async send(text: string): Promise<void> {
     if (this.refuseWhileRunning()) return;
+    if (this.gate.unset) {
+      // Nothing is sent, not even a session made, until the person chose where chat goes.
+      await this.gate.open();
+      return;
+    }
     this.post({ type: "notice" });
     const turn = newTurn(text);
     this.add(turn);
@@ -251,11 +389,17 @@ export class ChatController {
       this.update(running.turn, finishTurn(this.drain(running), result), running);
       this.countUsage(running.sessionId, result.usage);
     } catch (error) {
-      this.update(running.turn, failTurn(this.drain(running), errorMessage(error), running.abort.signal.aborted), running);
+      const unset = serverErrorCode(error) === "provider_not_configured";
+      const message = unset ? `${errorMessage(error)}. ${SET_UP_HINT}` : errorMessage(error);
+      this.update(running.turn, failTurn(this.drain(running), message, running.abort.signal.aborted), running);
+      if (unset) {
+        await this.gate.check().catch(() => undefined);
+      }
     } finally {
       this.running = undefined;
       this.post({ type: "busy", busy: false });
     }
+    await this.lookUpFacts([running.turn]);
   }
 
   /** A new session named after its first message; the list then shows it as current. */
@@ -266,6 +410,7 @@ export class ChatController {
     });
     this.sessionId = sessionId;
     this.chosen = true;
+    this.deps.lastSession.set({ folderUri: this.folderUri, sessionId });
     await this.loadSessions();
     this.postSessions();
     return sessionId;
@@ -325,10 +470,7 @@ export class ChatController {
       type: "sessions",
       projects: [...this.deps.projects()],
       folderUri: this.folderUri,
-      sessions: [...this.sessions].reverse().map((session) => ({
-        sessionId: session.sessionId,
-        label: session.title.trim() === "" ? session.sessionId : session.title,
-      })),
+      sessions: sessionChoices(this.sessions),
       sessionId,
     });
   }

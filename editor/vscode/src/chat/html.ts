@@ -48,16 +48,25 @@ export function chatHtml(resources: PageResources, nonce = newNonce()): string {
 </head>
 <body>
 <header class="bar">
-  <select id="project" aria-label="Project" hidden></select>
-  <select id="session" aria-label="Session"></select>
-  <button id="new" type="button" title="New session">New</button>
+  <div class="row">
+    <select id="project" aria-label="Project" hidden></select>
+    <select id="session" aria-label="Session"></select>
+  </div>
+  <div class="row">
+    <button id="provider" type="button" class="link" title="Change the chat model" hidden></button>
+    <span class="spacer"></span>
+    <button id="rename" type="button" class="icon" title="Rename this session" aria-label="Rename this session" disabled>Rename</button>
+    <button id="delete" type="button" class="icon" title="Delete this session…" aria-label="Delete this session" disabled>Delete</button>
+    <button id="new" type="button" title="New session">New</button>
+  </div>
 </header>
-<p id="usage" class="usage" role="status" hidden></p>
+<p class="usage"><span id="usage" role="status" hidden></span></p>
+<section id="setup" hidden></section>
 <main id="log" role="log" aria-live="polite"></main>
 <p id="notice" role="status" hidden></p>
 <form id="composer">
   <ul id="completions" role="listbox" aria-label="Commands" hidden></ul>
-  <textarea id="input" rows="3" placeholder="Ask about this project, or type /memory" aria-label="Message"
+  <textarea id="input" rows="3" placeholder="Ask about this project, or type /memory (Enter sends, Escape stops)" aria-label="Message"
     aria-autocomplete="list" aria-controls="completions"></textarea>
   <div class="actions">
     <button id="send" type="submit">Send</button>

@@ -6,10 +6,13 @@
  * fields, bounded strings) and returns undefined for anything else, which the host ignores.
  */
 import { fileKind } from "../notes/names";
+import type { SetupMessage, SetupView } from "./setup";
 import type { Entry } from "./turn";
 
 /** The longest message the page may send (characters). */
 export const MAX_TEXT = 100_000;
+/** The longest code block the page may ask to copy or insert (characters). */
+export const MAX_CODE = 1_000_000;
 
 /** A session ID exactly as the server makes them: `YYYYMMDDTHHMMSSZ-xxxxxxxx`. */
 const SESSION_ID = /^\d{8}T\d{6}Z-[0-9a-f]{8}$/;
@@ -30,7 +33,18 @@ export type PageMessage =
   /** A memory file of the "memory used" line: open it. */
   | { type: "openNote"; file: string }
   /** A link the person clicked in model text. */
-  | { type: "openLink"; href: string };
+  | { type: "openLink"; href: string }
+  /** A code block's Copy button: its text to the clipboard. */
+  | { type: "copy"; text: string }
+  /** A code block's Insert button: its text at the cursor of the last active editor. */
+  | { type: "insert"; text: string }
+  /** The header's Rename… and Delete… of the shown session. */
+  | { type: "renameSession"; sessionId: string }
+  | { type: "deleteSession"; sessionId: string }
+  /** The header's provider link: open the set-up; its Close: back to the chat. */
+  | { type: "openSetup" }
+  | { type: "closeSetup" }
+  | SetupMessage;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -52,7 +66,26 @@ export function parsePageMessage(value: unknown): PageMessage | undefined {
     case "ready":
     case "cancel":
     case "newSession":
+    case "openSetup":
+    case "closeSetup":
+    case "setupProbe":
+    case "setupKey":
+    case "setupUse":
       return hasOnly(value, ["type"]) ? { type: value.type } : undefined;
+    case "copy":
+    case "insert":
+      return hasOnly(value, ["type", "text"]) && boundedString(value.text, MAX_CODE) ? { type: value.type, text: value.text } : undefined;
+    case "renameSession":
+    case "deleteSession":
+      return hasOnly(value, ["type", "sessionId"]) && typeof value.sessionId === "string" && SESSION_ID.test(value.sessionId)
+        ? { type: value.type, sessionId: value.sessionId }
+        : undefined;
+    case "setupServer":
+      return hasOnly(value, ["type", "baseUrl", "local"]) && boundedString(value.baseUrl, 2048) && typeof value.local === "boolean"
+        ? { type: "setupServer", baseUrl: value.baseUrl, local: value.local }
+        : undefined;
+    case "setupModel":
+      return hasOnly(value, ["type", "model"]) && boundedString(value.model, 256) ? { type: "setupModel", model: value.model } : undefined;
     case "send":
       return hasOnly(value, ["type", "text"]) && boundedString(value.text, MAX_TEXT) && value.text.trim() !== ""
         ? { type: "send", text: value.text }
@@ -94,8 +127,22 @@ export function webLink(href: string): URL | undefined {
 
 export interface SessionChoice {
   sessionId: string;
-  /** The title, or the ID when the session has none. */
+  /** The title (or the ID when it has none) and when the session began: "Fix the build · Nov 29, 10:04". */
   label: string;
+  /** Chats, or the sessions lecode keeps for itself (remembered in the editor, MCP, imported). */
+  group: "chat" | "other";
+}
+
+/** A fact of a "memory used" line as the Facts view knows it now. */
+export interface FactView {
+  factId: number;
+  /** Its revision now (the line names the one injected). */
+  revision: number;
+  status: string;
+  /** Its text, when valid (untrusted: drawn as text). */
+  text?: string;
+  /** The worst drift of its code anchors, with where: "changed: app.py:2". */
+  drift?: string;
 }
 
 export interface ProjectChoice {
@@ -115,4 +162,12 @@ export type HostMessage =
   /** A sentence about the view itself (a failed session list, a refused switch); undefined clears it. */
   | { type: "notice"; text?: string }
   /** The shown session's usage total, as a sentence (usage.ts); undefined hides it. */
-  | { type: "usage"; text?: string };
+  | { type: "usage"; text?: string }
+  /** The set-up step, shown instead of the chat; undefined: the chat. */
+  | { type: "setup"; view?: SetupView }
+  /** The provider and model chat uses, for the header ("gpt-4o · api.openai.com"). */
+  | { type: "provider"; label?: string }
+  /** What is known of the facts the "memory used" lines name. */
+  | { type: "facts"; facts: FactView[] }
+  /** Put the cursor in the text box (the view was opened or focused). */
+  | { type: "focus" };

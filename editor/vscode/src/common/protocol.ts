@@ -15,6 +15,7 @@ export const Requests = {
   sessionRead: "lecode/session/read",
   sessionSnapshot: "lecode/session/snapshot",
   sessionNew: "lecode/session/new",
+  sessionRename: "lecode/session/rename",
   sessionUndo: "lecode/session/undo",
   sessionRedo: "lecode/session/redo",
   sessionClear: "lecode/session/clear",
@@ -23,6 +24,7 @@ export const Requests = {
   sessionCompact: "lecode/session/compact",
   chatHistory: "lecode/chat/history",
   command: "lecode/command",
+  providerInfo: "lecode/provider/info",
   factsList: "lecode/facts/list",
   factsDismissProposal: "lecode/facts/dismissProposal",
   factsRemember: "lecode/facts/remember",
@@ -221,6 +223,8 @@ export interface SessionInfoModel {
   corrupt?: boolean;
   /** How many facts cite this session (any revision): deleting it leaves them `missing`. */
   citingFacts?: number;
+  /** What made it: `chat` (a chat session, or anything else), `editor` (the "Remembered in the editor" session of selections), `mcp` (an MCP client's, "MCP: <client>"), `import` (`lecode/session/import`; older imports are known only when their ID was taken). */
+  origin?: "chat" | "editor" | "mcp" | "import";
 }
 
 export interface SessionImportParams {
@@ -311,6 +315,20 @@ export interface SessionIdResult {
   sessionId: string;
 }
 
+export interface SessionRenameParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The exact session ID. */
+  sessionId: string;
+  /** The new title; empty gives back the title the session began with. */
+  title: string;
+}
+
+export interface SessionRenameResult {
+  /** The title now, as `lecode/session/list` shows it (unseen characters made spaces). */
+  title: string;
+}
+
 export interface SessionParams {
   /** Any folder or file URI inside a project; default: the first workspace folder. */
   workspaceUri?: string | null;
@@ -345,7 +363,7 @@ export interface ChatSendParams {
 export interface ChatSendResult {
   /** The turn's ID (also on every delta of the turn). */
   turnId: string;
-  /** Why the turn ended: `stop` (the model finished), `length` (the model hit its output limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `paused` (the next request cannot fit the model's window even after compaction; a `paused` delta says why), `error` (the provider failed; an `error` delta says why), `toolLimit` (the model kept calling tools past the limit of 24 rounds, or asked for the very same calls 3 rounds in a row; an `error` delta with code `tool_limit` says which). */
+  /** Why the turn ended: `stop` (the model finished), `length` (the model hit its output limit), `contentFilter`, `cancelled` (`$/cancelRequest`), `paused` (the next request cannot fit the model's window even after compaction; a `paused` delta says why), `error` (the provider failed; an `error` delta says why: after an HTTP 5xx, `provider_rejects_history` names the seq of the record the provider refuses), `toolLimit` (the model kept calling tools past the limit of 24 rounds, or asked for the very same calls 3 rounds in a row: an `error` delta with code `tool_limit` says which and that tools were stopped, and one last request without tools still gives the answer). An answer whose tool call was cut off halfway (`truncated_tool_call` delta) is kept as text, the call never run nor replayed, and the turn also ends with one last request without tools. */
   stopReason: "stop" | "length" | "contentFilter" | "cancelled" | "paused" | "error" | "toolLimit";
   /** The turn's usage, every provider call counted once. */
   usage: UsageModel;
@@ -422,9 +440,9 @@ export interface NoteCutModel {
 }
 
 export interface SessionCompactResult {
-  /** `compacted` (a new working summary), `nothing` (no complete exchange can be covered while four messages stay raw), `rejected` (the model's summary was empty, truncated, too long, called tools or gave its input back: the cutoff did not move), `failed` (the provider failed), `stale` (the session or a forget changed it meanwhile; the summary was discarded). */
+  /** `compacted` (a new working summary), `nothing` (no complete exchange can be covered while four messages stay raw), `rejected` (the model's summary was empty, truncated, too long, called tools, or lost what the new exchanges added: the cutoff did not move), `failed` (the provider failed), `stale` (the session or a forget changed it meanwhile; the summary was discarded). */
   status: "compacted" | "nothing" | "rejected" | "failed" | "stale";
-  /** Why, for anything but `compacted`; for `rejected`, a code: `tool_calls`, `truncated`, `incomplete` (an end other than stop or length), `empty`, `oversized` or `echoed_input` (an inert-data tag line, or mostly lines copied whole from the transcript). */
+  /** Why, for anything but `compacted`; for `rejected`, a code: `tool_calls`, `truncated`, `incomplete` (an end other than stop or length), `empty`, `oversized`, `echoed_input` (an inert-data tag line, or more than half of the new transcript copied), `unchanged_summary` (the previous summary returned while new exchanges exist), `other_language`, `injected_instructions` (an instruction to the assistant that is not in its input) or `new_terms_lost` (none of the new exchanges' identifiers, paths, versions and convention words kept). */
   message?: string | null;
   /** The last seq the working summary now covers (0: none). */
   coveredThrough: number;
@@ -496,6 +514,24 @@ export interface CommandParams {
 export interface CommandResult {
   /** The command's answer: plain text, often in columns or JSON (show it preformatted). */
   output: string;
+}
+
+/** No fields: the provider is one per server, whatever the folder. */
+export interface ProviderInfoParams {
+}
+
+/** The chat provider as the server's settings (config.toml, then the editor's) name it. */
+export interface ProviderInfoResult {
+  /** Whether `[provider] base_url` is set. Without it chat and compaction answer `provider_not_configured` and nothing is sent anywhere. */
+  configured: boolean;
+  /** The base URL, without any user name or password it holds; null when unset. */
+  baseUrl: string | null;
+  /** The model chat asks for (`[provider] model`). */
+  model: string;
+  /** The environment variable the API key is read from; empty for none. */
+  apiKeyEnv: string;
+  /** Whether that variable holds a key in the server's environment (the key is never sent). */
+  apiKeySet: boolean;
 }
 
 export interface FactsListParams {

@@ -44,6 +44,8 @@ import {
   type PingResult,
   type ProjectInfoParams,
   type ProjectInfoResult,
+  type ProviderInfoParams,
+  type ProviderInfoResult,
   type RecallFactResult,
   type RecallSessionResult,
   type SessionImportParams,
@@ -55,6 +57,8 @@ import {
   type SessionParams,
   type SessionDeleteResult,
   type SessionReadParams,
+  type SessionRenameParams,
+  type SessionRenameResult,
   type SessionSnapshotParams,
   type SourceRefModel,
 } from "./protocol";
@@ -74,9 +78,11 @@ export interface RequestTypes {
   [Requests.sessionSnapshot]: [SessionSnapshotParams, SourceRefModel];
   [Requests.sessionNew]: [SessionNewParams, SessionIdResult];
   [Requests.sessionDelete]: [SessionParams, SessionDeleteResult];
+  [Requests.sessionRename]: [SessionRenameParams, SessionRenameResult];
   [Requests.chatSend]: [ChatSendParams, ChatSendResult];
   [Requests.chatHistory]: [ChatHistoryParams, ChatHistoryResult];
   [Requests.command]: [CommandParams, CommandResult];
+  [Requests.providerInfo]: [ProviderInfoParams, ProviderInfoResult];
   [Requests.factsList]: [FactsListParams, FactsListResult];
   [Requests.factsDismissProposal]: [DismissProposalParams, DismissProposalResult];
   [Requests.factsPin]: [FactsPinParams, FactsPinResult];

@@ -9,6 +9,8 @@ export interface MemorySettings {
   max_bytes: number;
   /** Opt in to automatic fact learning: after each successful compaction, one extraction call proposes facts, and only exactly evidenced ones are remembered. Also needs `[agent] permissions` memory_write = "allow" and readonly off. */
   auto_learn: boolean;
+  /** Who proposes automatic learning's candidates: "rules" (the person's own sentences that state a convention, quoted verbatim and cited by the server: no model call), "model" (one extraction call to the chat model), or "both". Every candidate meets the same evidence checks; rule-proposed ones are learned as facts. */
+  learning: "model" | "rules" | "both";
   /** Share of max_bytes given first to whole, validated facts in the injected memory. */
   facts_max_bytes: number;
   /** What injection does with a fact whose code anchor is `changed` or `deleted` (the code it was remembered from is no longer there): "label" shows it marked as drifted, "withhold" leaves it out. Listings show drift either way. */
@@ -21,8 +23,8 @@ export interface MemorySettings {
 
 /** `[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to. */
 export interface ProviderSettings {
-  /** Base URL of the API, up to and including `/v1` (`/chat/completions` is appended): OpenAI, OpenRouter (`https://openrouter.ai/api/v1`), Ollama (`http://localhost:11434/v1`), LM Studio, vLLM or llama.cpp's server. */
-  base_url: string;
+  /** Base URL of the API, up to and including `/v1` (`/chat/completions` is appended): OpenAI (`https://api.openai.com/v1`), OpenRouter (`https://openrouter.ai/api/v1`), Ollama (`http://localhost:11434/v1`), LM Studio, vLLM or llama.cpp's server. Unset (the default), no provider is configured: chat and compaction answer `provider_not_configured` and nothing is sent anywhere. */
+  base_url: string | null;
   /** Model ID as the provider names it (`gpt-4.1`, `anthropic/claude-sonnet-4`, `llama3.1:8b`). */
   model: string;
   /** Name of the environment variable that holds the API key (never the key itself); empty for a local server that needs no key. */
@@ -72,13 +74,14 @@ export const SERVER_DEFAULTS: ServerSections = {
     "enabled": true,
     "max_bytes": 32768,
     "auto_learn": false,
+    "learning": "both",
     "facts_max_bytes": 8192,
     "drifted_facts": "label",
     "retire_after_days": 28,
     "embeddings_model": null
   },
   "provider": {
-    "base_url": "https://api.openai.com/v1",
+    "base_url": null,
     "model": "gpt-4o-mini",
     "api_key_env": "OPENAI_API_KEY",
     "thinking": null,

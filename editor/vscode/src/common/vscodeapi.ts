@@ -5,8 +5,9 @@
  */
 import * as vscode from "vscode";
 
-export function showErrorMessage(message: string): Thenable<string | undefined> {
-  return vscode.window.showErrorMessage(message);
+/** An error notification; with `items`, its buttons (the answer is the one clicked, if any). */
+export function showErrorMessage(message: string, ...items: string[]): Thenable<string | undefined> {
+  return vscode.window.showErrorMessage(message, ...items);
 }
 
 export function showInformationMessage(message: string): Thenable<string | undefined> {
@@ -161,4 +162,32 @@ export function withNotificationProgress<T>(
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, (progress) =>
     task((message) => progress.report({ message })),
   );
+}
+
+export function createStatusBarItem(id: string, name: string): vscode.StatusBarItem {
+  const item = vscode.window.createStatusBarItem(id, vscode.StatusBarAlignment.Right, 100);
+  item.name = name;
+  return item;
+}
+
+/** Set a setting in the person's own (user) settings. */
+export function updateUserSetting(section: string, key: string, value: unknown): Thenable<void> {
+  return vscode.workspace.getConfiguration(section).update(key, value, vscode.ConfigurationTarget.Global);
+}
+
+export function writeClipboard(text: string): Thenable<void> {
+  return vscode.env.clipboard.writeText(text);
+}
+
+/**
+ * Put `text` at the cursor of the editor used last (the chat view has the focus, not it),
+ * replacing its selection; false when no text editor is open.
+ */
+export async function insertAtCursor(text: string): Promise<boolean> {
+  const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+  if (editor === undefined) {
+    return false;
+  }
+  const shown = await vscode.window.showTextDocument(editor.document, editor.viewColumn);
+  return shown.edit((edit) => edit.replace(shown.selection, text));
 }

@@ -11,6 +11,7 @@ import { errorMessage, serverErrorCode } from "../common/errors";
 import type { FactEntry, SessionInfoModel, SourceRefModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { type RequestSender, request } from "../common/requests";
+import { confirmDestructive } from "../common/confirm";
 import * as api from "../common/vscodeapi";
 import { CANCELLED, type ProjectSource, chooseFolder, guarded } from "../notes/commands";
 import { workspaceParams } from "../notes/uri";
@@ -343,9 +344,12 @@ function forgetQuestion(fact: FactEntry): string {
 }
 
 export const FORGET = "Forget";
-/** The dialog's first button, so Enter keeps the fact; Escape and Cancel do too. */
-export const KEEP = "Keep";
 
+/**
+ * Forget a fact after the modal confirmation (confirm.ts), from the Facts view or a drifted
+ * line's light bulb: it says what is deleted, what can never be evidence again and every other
+ * fact the forget hides (the server's dry run), and Enter keeps the fact.
+ */
 export async function forgetFact(deps: FactDeps, node: FactRef): Promise<void> {
   const { folderUri } = node;
   // Ask about the fact as it is now: its revision may have moved on since the tree was drawn.
@@ -354,18 +358,14 @@ export async function forgetFact(deps: FactDeps, node: FactRef): Promise<void> {
     ...node.fact,
     revision: now.revision,
     status: now.status,
+    text: now.text ?? undefined,
     // A source that no longer validates is not sent, but the tree's is still the one its
     // revision cites when the revision is the same.
     source: now.source ?? (now.revision === node.fact.revision ? node.fact.source : undefined),
   };
   const dry = await request(deps.sender, Requests.factsForget, { workspaceUri: folderUri, factId: fact.factId, dryRun: true });
-  const answer = await api.showWarningMessage(
-    forgetConfirmation(fact, dry.hides ?? []),
-    { modal: true, detail: "This cannot be undone." },
-    KEEP,
-    FORGET,
-  );
-  if (answer !== FORGET) {
+  const text = fact.text ? `"${fact.text}"` : `(${fact.status}: its text is not shown)`;
+  if (!(await confirmDestructive(forgetConfirmation(fact, dry.hides ?? []), `The fact: ${text}.`, FORGET))) {
     return;
   }
   const result = await request(deps.sender, Requests.factsForget, { workspaceUri: folderUri, factId: fact.factId });

@@ -8,7 +8,15 @@ import * as api from "../common/vscodeapi";
 import { type InstallContext, bundledServer, installedServer, realIsFile } from "./environment";
 import { runProcess } from "./run";
 
-export function bundledServerCommand(context: vscode.ExtensionContext, logger: Logger): () => Promise<string[]> {
+/** The progress notification's title; its steps ("1/3: ...") follow it on the same line. */
+export const SETUP_TITLE = "lecode: setting up its server";
+
+/** `setUp` is told when an environment was made (a first start), so the person can hear "ready". */
+export function bundledServerCommand(
+  context: vscode.ExtensionContext,
+  logger: Logger,
+  setUp: () => void = () => undefined,
+): () => Promise<string[]> {
   return async () => {
     const base: InstallContext = {
       platform: process.platform,
@@ -25,8 +33,8 @@ export function bundledServerCommand(context: vscode.ExtensionContext, logger: L
     if (existing !== undefined) {
       return existing;
     }
-    return api.withNotificationProgress("lecode: setting up its language server (first start of this version)", (report) =>
-      bundledServer({ ...base, progress: report }),
-    );
+    const command = await api.withNotificationProgress(SETUP_TITLE, (report) => bundledServer({ ...base, progress: report }));
+    setUp();
+    return command;
   };
 }

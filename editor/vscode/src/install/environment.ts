@@ -112,6 +112,9 @@ export async function findTool(ctx: InstallContext): Promise<{ tool?: Tool; tooO
     return { tool: { kind: "uv", uv }, tooOld: [] };
   }
   const tooOld: string[] = [];
+  // The probe runs in the storage folder, which VS Code has not made yet on a first start: a
+  // spawn with a missing cwd fails as if the program were not there ("found neither on PATH").
+  await fs.mkdir(ctx.storageDir, { recursive: true });
   for (const candidate of pythonCandidates(ctx.platform)) {
     const command = await firstFile(pathCandidates(candidate.command, ctx.env, ctx.platform), ctx.isFile);
     if (command === undefined) {
@@ -249,7 +252,7 @@ export async function bundledServer(ctx: InstallContext): Promise<string[]> {
     return existing;
   }
   const wheel = await bundledWheel(ctx.extensionDir);
-  ctx.progress("looking for uv or Python 3.11+");
+  ctx.progress("1/3: finding uv or Python 3.11+");
   const { tool, tooOld } = await findTool(ctx);
   if (tool === undefined) {
     throw new InstallError(nothingToInstallWith(tooOld));
@@ -258,9 +261,9 @@ export async function bundledServer(ctx: InstallContext): Promise<string[]> {
   const temporary = path.join(root, `${ctx.version}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
     const [create, install] = installSteps(tool, wheel, temporary, ctx.platform);
-    ctx.progress(tool.kind === "uv" ? "creating its environment with uv" : `creating its environment with Python ${tool.version}`);
+    ctx.progress(tool.kind === "uv" ? "2/3: making an environment with uv" : `2/3: making an environment with Python ${tool.version}`);
     await step(ctx, create, root);
-    ctx.progress("installing lecode-ls and its dependencies");
+    ctx.progress("3/3: installing lecode-ls (a minute or two)");
     await step(ctx, install, root);
     // `lecode-ls --version` loads none of the dependencies: import what serving needs instead.
     await step(ctx, [environmentPython(temporary, ctx.platform), "-c", IMPORT_CHECK], root);

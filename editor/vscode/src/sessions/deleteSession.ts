@@ -8,6 +8,7 @@
 import type { SessionInfoModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
 import { request } from "../common/requests";
+import { confirmDestructive } from "../common/confirm";
 import * as api from "../common/vscodeapi";
 import { type FactDeps, sessionPicks } from "../facts/commands";
 import { CANCELLED, chooseFolder, guarded } from "../notes/commands";
@@ -49,21 +50,25 @@ export async function deleteSession(deps: FactDeps): Promise<void> {
   if (picked === undefined) {
     return;
   }
-  const answer = await api.showWarningMessage(
-    deleteConfirmation(picked.session),
-    { modal: true, detail: "This cannot be undone. Facts are never deleted with a session." },
-    DELETE,
-  );
-  if (answer !== DELETE) {
-    return;
+  await confirmAndDelete(deps, folder, picked.session);
+}
+
+/**
+ * Delete `session` after the modal confirmation (confirm.ts): from the palette's command or the
+ * chat's session picker. Whether it was deleted.
+ */
+export async function confirmAndDelete(deps: FactDeps, folder: string | undefined, session: SessionInfoModel): Promise<boolean> {
+  if (!(await confirmDestructive(deleteConfirmation(session), "Facts are never deleted with a session.", DELETE))) {
+    return false;
   }
   const result = await request(deps.sender, Requests.sessionDelete, {
     ...workspaceParams(folder),
-    sessionId: picked.session.sessionId,
+    sessionId: session.sessionId,
   });
   deps.refresh();
   const missing = result.citingFacts === 0 ? "" : ` ${result.citingFacts} fact${result.citingFacts === 1 ? " is" : "s are"} missing now.`;
-  await api.showInformationMessage(`Deleted session ${picked.session.sessionId}.${missing}`);
+  await api.showInformationMessage(`Deleted session ${session.sessionId}.${missing}`);
+  return true;
 }
 
 /** The session commands, by id; extension.ts registers them. */

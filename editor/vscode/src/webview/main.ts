@@ -4,9 +4,11 @@
  * once per animation frame, however fast deltas arrive.
  */
 import { type Completion, completions } from "../chat/completion";
-import type { HostMessage, PageMessage, ProjectChoice, SessionChoice } from "../chat/messages";
+import type { FactView, HostMessage, PageMessage, ProjectChoice, SessionChoice } from "../chat/messages";
+import type { SetupView } from "../chat/setup";
 import type { Entry } from "../chat/turn";
-import { type MemoryLink, renderEntry } from "./render";
+import { type MemoryLink, type RenderContext, renderEntry } from "./render";
+import { renderSetup } from "./setup";
 
 interface VsCodeApi {
   postMessage(message: PageMessage): void;
@@ -26,6 +28,10 @@ const usage = byId<HTMLParagraphElement>("usage");
 const projectSelect = byId<HTMLSelectElement>("project");
 const sessionSelect = byId<HTMLSelectElement>("session");
 const newButton = byId<HTMLButtonElement>("new");
+const renameButton = byId<HTMLButtonElement>("rename");
+const deleteButton = byId<HTMLButtonElement>("delete");
+const providerButton = byId<HTMLButtonElement>("provider");
+const setupSection = byId<HTMLElement>("setup");
 const form = byId<HTMLFormElement>("composer");
 const input = byId<HTMLTextAreaElement>("input");
 const list = byId<HTMLUListElement>("completions");
@@ -35,11 +41,19 @@ const stopButton = byId<HTMLButtonElement>("stop");
 let entries: Entry[] = [];
 let truncated = false;
 let busy = false;
+let shownSession: string | undefined;
+let setup: SetupView | undefined;
+const facts = new Map<number, FactView>();
 
 // -- the transcript ----------------------------------------------------------------------------
 
-const openMemory = (link: MemoryLink): void =>
-  post(link.kind === "fact" ? { type: "openFact", factId: link.factId, revision: link.revision } : { type: "openNote", file: link.file });
+const context: RenderContext = {
+  open: (link: MemoryLink) =>
+    post(link.kind === "fact" ? { type: "openFact", factId: link.factId, revision: link.revision } : { type: "openNote", file: link.file }),
+  copy: (text) => post({ type: "copy", text }),
+  insert: (text) => post({ type: "insert", text }),
+  facts,
+};
 
 const dirty = new Set<number>();
 let redrawAll = false;
@@ -49,13 +63,27 @@ function schedule(): void {
   frame ??= requestAnimationFrame(draw);
 }
 
+/**
+ * Whether the log follows the newest text: true until the person scrolls up, and again once they
+ * scroll back down or send a message. Kept across redraws and when the view gets smaller (another view opening
+ * above it), where the browser would keep the top in sight instead.
+ */
+let following = true;
+const nearBottom = (): boolean => log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+const followNewest = (): void => {
+  if (following) {
+    log.scrollTop = log.scrollHeight;
+  }
+};
+log.addEventListener("scroll", () => (following = nearBottom()));
+new ResizeObserver(followNewest).observe(log);
+
 function draw(): void {
   frame = undefined;
-  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   if (redrawAll) {
     redrawAll = false;
     dirty.clear();
-    log.replaceChildren(...entries.map((entry) => renderEntry(entry, openMemory)));
+    log.replaceChildren(...entries.map((entry) => renderEntry(entry, context, log.children[entries.indexOf(entry) + (truncated ? 1 : 0)])));
     if (truncated) {
       log.prepend(Object.assign(document.createElement("p"), { className: "truncated", textContent: "Earlier messages are not shown." }));
     }
@@ -63,7 +91,7 @@ function draw(): void {
   const offset = truncated ? 1 : 0;
   for (const index of [...dirty].sort((a, b) => a - b)) {
     const previous = log.children[index + offset];
-    const block = renderEntry(entries[index], openMemory, previous);
+    const block = renderEntry(entries[index], context, previous);
     if (previous === undefined) {
       log.append(block);
     } else {
@@ -71,9 +99,7 @@ function draw(): void {
     }
   }
   dirty.clear();
-  if (atBottom) {
-    log.scrollTop = log.scrollHeight;
-  }
+  followNewest();
 }
 
 // -- links in model text: only the host opens them, and only http(s) ----------------------------
@@ -103,14 +129,31 @@ function fillSelect(select: HTMLSelectElement, options: { value: string; label: 
   select.value = value ?? "";
 }
 
+const option = (value: string, label: string): HTMLOptionElement => Object.assign(document.createElement("option"), { value, textContent: label });
+
+/** Chats first, then the sessions lecode keeps for itself, each group newest first. */
 function showSessions(projects: ProjectChoice[], folderUri: string | undefined, sessions: SessionChoice[], sessionId?: string): void {
   projectSelect.hidden = projects.length < 2;
   fillSelect(projectSelect, projects.map((p) => ({ value: p.folderUri, label: p.label })), folderUri);
-  const options = sessions.map((s) => ({ value: s.sessionId, label: s.label }));
-  if (sessionId === undefined) {
-    options.unshift({ value: "", label: "New session" });
-  }
-  fillSelect(sessionSelect, options, sessionId);
+  const groups: [SessionChoice["group"], string][] = [
+    ["chat", "Chats"],
+    ["other", "Remembered, MCP and imported"],
+  ];
+  sessionSelect.replaceChildren(
+    ...(sessionId === undefined ? [option("", "New session")] : []),
+    ...groups
+      .map(([group, label]) => {
+        const members = sessions.filter((s) => s.group === group);
+        const node = Object.assign(document.createElement("optgroup"), { label });
+        node.append(...members.map((s) => option(s.sessionId, s.label)));
+        return members.length > 0 ? node : undefined;
+      })
+      .filter((node): node is HTMLOptGroupElement => node !== undefined),
+  );
+  sessionSelect.value = sessionId ?? "";
+  shownSession = sessionId;
+  renameButton.disabled = busy || sessionId === undefined;
+  deleteButton.disabled = busy || sessionId === undefined;
 }
 
 projectSelect.addEventListener("change", () => post({ type: "selectProject", folderUri: projectSelect.value }));
@@ -120,6 +163,39 @@ sessionSelect.addEventListener("change", () => {
   }
 });
 newButton.addEventListener("click", () => post({ type: "newSession" }));
+renameButton.addEventListener("click", () => shownSession && post({ type: "renameSession", sessionId: shownSession }));
+deleteButton.addEventListener("click", () => shownSession && post({ type: "deleteSession", sessionId: shownSession }));
+providerButton.addEventListener("click", () => post({ type: "openSetup" }));
+
+// -- the set-up step ---------------------------------------------------------------------------
+
+function showSetup(view: SetupView | undefined): void {
+  const typed = setupSection.querySelector<HTMLInputElement>("#setup-url");
+  // What the person is typing stays while the host redraws (a probe ends, a key is stored).
+  const keep = typed !== null && document.activeElement === typed ? typed.value : undefined;
+  const opening = setup === undefined && view !== undefined;
+  const hadFocus = document.activeElement === input || setupSection.contains(document.activeElement);
+  setup = view;
+  setupSection.hidden = view === undefined;
+  for (const part of [log, form, usage.parentElement, document.querySelector("header.bar")]) {
+    part?.classList.toggle("behind-setup", view !== undefined);
+  }
+  setupSection.replaceChildren(...(view === undefined ? [] : [renderSetup(view, post, keep)]));
+  if (keep !== undefined) {
+    setupSection.querySelector<HTMLInputElement>("#setup-url")?.focus();
+  } else if (hadFocus && (opening || view === undefined)) {
+    focusInput();
+  }
+}
+
+/** The cursor in the text box, unless the set-up is shown (then in its first field). */
+function focusInput(): void {
+  if (setup !== undefined) {
+    setupSection.querySelector<HTMLElement>("button.choice, #setup-url")?.focus();
+    return;
+  }
+  input.focus();
+}
 
 function setBusy(value: boolean): void {
   busy = value;
@@ -130,13 +206,31 @@ function setBusy(value: boolean): void {
   for (const control of [projectSelect, sessionSelect, newButton]) {
     control.disabled = busy;
   }
+  renameButton.disabled = busy || shownSession === undefined;
+  deleteButton.disabled = busy || shownSession === undefined;
   document.body.classList.toggle("busy", busy);
 }
 
-stopButton.addEventListener("click", () => {
+function stop(): void {
   stopButton.disabled = true;
   stopButton.textContent = "Stopping…";
   post({ type: "cancel" });
+}
+stopButton.addEventListener("click", stop);
+
+// Escape stops a streaming answer, wherever the focus is in the view (the completion list,
+// when open, takes it first).
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && busy && !event.defaultPrevented && !stopButton.disabled) {
+    event.preventDefault();
+    stop();
+  }
+});
+// The view got the focus (opened, or clicked into): the cursor goes to the text box.
+window.addEventListener("focus", () => {
+  if (document.activeElement === null || document.activeElement === document.body) {
+    focusInput();
+  }
 });
 
 // -- the text box and /memory completion ---------------------------------------------------------
@@ -180,6 +274,7 @@ function submit(): void {
   if (text.trim() === "" || (busy && !text.trim().startsWith("/memory"))) {
     return;
   }
+  following = true; // a message sent is followed by its answer, wherever the log was
   post({ type: "send", text });
   input.value = "";
   saveDraft();
@@ -256,6 +351,24 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
     case "usage":
       usage.textContent = message.text ?? "";
       usage.hidden = message.text === undefined;
+      break;
+    case "setup":
+      showSetup(message.view);
+      break;
+    case "provider":
+      providerButton.textContent = message.label ?? "";
+      providerButton.hidden = message.label === undefined;
+      break;
+    case "facts":
+      facts.clear();
+      for (const fact of message.facts) {
+        facts.set(fact.factId, fact);
+      }
+      redrawAll = true;
+      schedule();
+      break;
+    case "focus":
+      focusInput();
       break;
   }
 });

@@ -6,22 +6,79 @@
  * other schemes such as `command:`. DOMPurify then keeps only the tags markdown-it makes, with no
  * event or style attributes, and only absolute http(s) URLs; it returns a DocumentFragment, so no
  * string is ever assigned to `innerHTML`.
+ *
+ * Code blocks whose fence names a language are highlighted by highlight.js (its core and the
+ * languages below, bundled into the page: no CDN, no eval, so the page's CSP stays
+ * `default-src 'none'`). It escapes the code and wraps tokens in `<span class="hljs-...">`, which
+ * DOMPurify lets through like the rest; the colours are the theme's, in chat.css. A block without
+ * a language, or one over MAX_HIGHLIGHT characters, stays plain.
  */
 import DOMPurify from "dompurify";
+import hljs from "highlight.js/lib/core";
+import bash from "highlight.js/lib/languages/bash";
+import c from "highlight.js/lib/languages/c";
+import cpp from "highlight.js/lib/languages/cpp";
+import csharp from "highlight.js/lib/languages/csharp";
+import css from "highlight.js/lib/languages/css";
+import diff from "highlight.js/lib/languages/diff";
+import dockerfile from "highlight.js/lib/languages/dockerfile";
+import go from "highlight.js/lib/languages/go";
+import ini from "highlight.js/lib/languages/ini";
+import java from "highlight.js/lib/languages/java";
+import javascript from "highlight.js/lib/languages/javascript";
+import json from "highlight.js/lib/languages/json";
+import kotlin from "highlight.js/lib/languages/kotlin";
+import makefile from "highlight.js/lib/languages/makefile";
+import markdownLanguage from "highlight.js/lib/languages/markdown";
+import php from "highlight.js/lib/languages/php";
+import python from "highlight.js/lib/languages/python";
+import ruby from "highlight.js/lib/languages/ruby";
+import rust from "highlight.js/lib/languages/rust";
+import shell from "highlight.js/lib/languages/shell";
+import sql from "highlight.js/lib/languages/sql";
+import swift from "highlight.js/lib/languages/swift";
+import typescript from "highlight.js/lib/languages/typescript";
+import xml from "highlight.js/lib/languages/xml";
+import yaml from "highlight.js/lib/languages/yaml";
 import MarkdownIt from "markdown-it";
 
+/** Longer code blocks are shown plain (highlighting runs again at every streamed piece). */
+export const MAX_HIGHLIGHT = 100_000;
+
+const LANGUAGES = {
+  bash, c, cpp, csharp, css, diff, dockerfile, go, ini, java, javascript, json, kotlin, makefile,
+  markdown: markdownLanguage, php, python, ruby, rust, shell, sql, swift, typescript, xml, yaml,
+};
+for (const [name, language] of Object.entries(LANGUAGES)) {
+  hljs.registerLanguage(name, language);
+}
+// `ini` reads TOML well enough (highlight.js has no TOML of its own, and says so).
+hljs.registerAliases(["toml"], { languageName: "ini" });
+
+function highlight(code: string, language: string): string {
+  if (language === "" || code.length > MAX_HIGHLIGHT || hljs.getLanguage(language) === undefined) {
+    return ""; // markdown-it escapes the code itself
+  }
+  try {
+    return hljs.highlight(code, { language, ignoreIllegals: true }).value;
+  } catch {
+    return "";
+  }
+}
+
 // linkify turns bare URLs into links; any that is not http(s) loses its href below.
-const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
+const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false, highlight });
 
 const ALLOWED_TAGS = [
   "a", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li", "ol", "p",
-  "pre", "s", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul",
+  "pre", "s", "span", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul",
 ];
 
 export function renderMarkdown(text: string): DocumentFragment {
   return DOMPurify.sanitize(markdown.render(text), {
     ALLOWED_TAGS,
-    // `class` carries a code block's language (`language-ts`); `start` an ordered list's first number.
+    // `class` carries a code block's language (`language-ts`) and highlight.js's token kinds
+    // (`hljs-keyword`); `start` an ordered list's first number.
     ALLOWED_ATTR: ["href", "title", "class", "start"],
     ALLOWED_URI_REGEXP: /^https?:\/\//i,
     RETURN_DOM_FRAGMENT: true,

@@ -56,11 +56,13 @@ describe("the server the extension brings", () => {
       const { files, uri } = memoryFile(host);
       const text = new TextDecoder().decode(await files.readFile(uri));
       expect(text).toBe("");
-      expect(host.progress[0]).toBe("lecode: setting up its language server (first start of this version)");
-      expect(host.progress).toContain("installing lecode-ls and its dependencies");
+      expect(host.progress[0]).toBe("lecode: setting up its server");
+      expect(host.progress).toContain("3/3: installing lecode-ls (a minute or two)");
       const python = join(storage(), "server", manifest.version, "bin", "python");
       expect(host.log).toContain(`[info] starting lecode-ls: ${JSON.stringify([python, "-m", "lecode_ls"])}`);
       expect(host.messages.filter((m) => m.startsWith("error:"))).toEqual([]);
+      // The first start ends with a word that it is done.
+      await host.messageWhen((m) => m === "info: lecode is ready: its language server is set up and running.");
       expect(readdirSync(join(storage(), "server"))).toEqual([manifest.version]);
     } finally {
       await extension.deactivate();

@@ -107,7 +107,7 @@ describe("the chat view in a host", () => {
     expect(JSON.stringify(request.body.messages)).toContain("build with make");
     // The session made for the first message is listed as the current one.
     const sessions = view.posted.filter(isMessage("sessions")).at(-1);
-    expect(sessions?.sessions).toEqual([{ sessionId: sessions?.sessionId, label: "How do I build?" }]);
+    expect(sessions?.sessions).toEqual([{ sessionId: sessions?.sessionId, label: expect.stringMatching(/^How do I build\? · \w{3} \d+, \d\d:\d\d$/), group: "chat" }]);
     expect(view.posted.filter(isMessage("busy")).at(-1)).toEqual({ type: "busy", busy: false });
   });
 

@@ -2,7 +2,8 @@
  * A loopback HTTP server speaking the OpenAI Chat Completions API with SSE streaming: the model
  * the end-to-end chat tests talk to through the real lecode-ls. Each request takes the reply
  * `route` chooses for it, else the next queued reply; every request is recorded with its
- * Authorization header and body.
+ * Authorization header and body. It also lists models (GET /v1/models) and answers a request
+ * that does not stream with one whole message, as the chat's set-up step asks.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,7 +23,12 @@ const chunk = (choice: object, extra: object = {}): string =>
   `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 0, model: "gpt-4o-mini", choices: [choice], ...extra })}\n\n`;
 
 export class FakeOpenAI {
+  /** Every request that reached this server, whatever its path (model lists included). */
+  readonly seen: { method: string; path: string; authorization: string | undefined }[] = [];
+  /** The chat requests (POST /v1/chat/completions), streamed or not. */
   readonly requests: SeenRequest[] = [];
+  /** What GET /v1/models lists. */
+  models = ["gpt-4o", "gpt-4.1-mini"];
   readonly replies: Reply[] = [];
   /** Chooses the reply to a request by its body (e.g. its system message); undefined: the queue's. */
   route: ((body: SeenRequest["body"]) => Reply | undefined) | undefined;
@@ -45,12 +51,23 @@ export class FakeOpenAI {
   private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     let raw = "";
     for await (const piece of request) raw += piece;
+    this.seen.push({ method: request.method ?? "", path: request.url ?? "", authorization: request.headers.authorization });
+    if (request.method === "GET" && request.url === "/v1/models") {
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: this.models.map((id) => ({ id, object: "model" })) }));
+      return;
+    }
     if (request.method !== "POST" || request.url !== "/v1/chat/completions") {
       response.writeHead(404).end();
       return;
     }
     const seen: SeenRequest = { authorization: request.headers.authorization, body: JSON.parse(raw) };
     this.requests.push(seen);
+    if (seen.body.stream !== true) {
+      // A request that does not stream (the chat set-up's test) gets one whole message.
+      const message = { role: "assistant", content: "OK" };
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message, finish_reason: "stop" }] }));
+      return;
+    }
     const reply = this.route?.(seen.body) ?? this.replies.shift() ?? { text: ["OK"] };
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
     const pieces = "text" in reply ? reply.text : reply.hang;

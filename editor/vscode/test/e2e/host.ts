@@ -148,6 +148,14 @@ export class FakeHost {
   readonly answers: (string | undefined)[] = [];
   /** The files picked in the next open dialogs, in order. */
   readonly picked: (URI[] | undefined)[] = [];
+  /** The status bar items the extension made, as they show now. */
+  readonly statusBar: { id: string; text: string; tooltip: string; command: string }[] = [];
+  /** What the extension put on the clipboard. */
+  clipboard = "";
+  /** The workspace's state (ExtensionContext.workspaceState), kept across activations. */
+  readonly workspaceState = new Map<string, unknown>();
+  /** Settings the extension wrote (WorkspaceConfiguration.update), in order. */
+  readonly updates: [string, unknown][] = [];
   private readonly configurationChanged = new stub.EventEmitter<{ affectsConfiguration(section: string): boolean }>();
 
   constructor(readonly folders: { uri: URI; name: string; index: number }[]) {}
@@ -203,7 +211,11 @@ export class FakeHost {
       get: (key: string, fallback?: unknown) => value(key) ?? fallback,
       has: (key: string) => value(key) !== undefined,
       inspect: (key: string) => ({ key: full(key), defaultValue: DEFAULTS[full(key)], globalValue: this.settings[full(key)] }),
-      update: async () => undefined,
+      // The user's settings change, and every listener hears of it, as in VS Code.
+      update: async (key: string, next: unknown) => {
+        this.updates.push([full(key), next]);
+        this.changeSettings({ [full(key)]: next });
+      },
     };
   }
 
@@ -237,10 +249,16 @@ export class FakeHost {
       CancellationTokenSource,
       CodeActionKind,
       ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+      StatusBarAlignment: { Left: 1, Right: 2 },
+      ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
       version: "1.91.0",
       env: {
         appName: "fake host",
         language: "en",
+        clipboard: {
+          writeText: async (text: string) => void (host.clipboard = text),
+          readText: async () => host.clipboard,
+        },
         openExternal: async (uri: URI) => {
           host.external.push(uri.toString(true));
           return true;
@@ -257,6 +275,11 @@ export class FakeHost {
       },
       window: {
         createOutputChannel: () => channel,
+        createStatusBarItem(id: string) {
+          const item = { id, text: "", tooltip: "", command: "", name: "", show() {}, hide() {}, dispose() {} };
+          host.statusBar.push(item);
+          return item;
+        },
         createTreeView(id: string, options: { treeDataProvider: never }) {
           host.trees.set(id, options.treeDataProvider);
           return noop();
@@ -345,6 +368,11 @@ export class FakeHost {
       extensionUri: URI.file(extensionRoot.pathname),
       globalStorageUri: URI.file(storage),
       extension: { packageJSON: manifest },
+      workspaceState: {
+        get: (key: string) => host.workspaceState.get(key),
+        update: async (key: string, value: unknown) => void host.workspaceState.set(key, value),
+        keys: () => [...host.workspaceState.keys()],
+      },
       secrets: {
         get: async (key: string) => host.secrets.get(key),
         store: async (key: string, value: string) => void host.secrets.set(key, value),

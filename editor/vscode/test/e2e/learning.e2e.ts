@@ -42,7 +42,7 @@ const system = (body: SeenRequest["body"]): string => {
 /** The model: chat turns get "OK" (the queue's default), the summariser a summary, the extraction two proposals. */
 function route(body: SeenRequest["body"]) {
   if (system(body).startsWith("You maintain the working summary")) {
-    return { text: ["The person stated two project conventions; the assistant acknowledged them."] };
+    return { text: ["The person stated two conventions, tabs and English commit messages; the assistant acknowledged them."] };
   }
   if (system(body).startsWith("You extract durable project facts")) {
     // The payload names each message by its seq: `[seq N] user: ...`.
@@ -126,6 +126,7 @@ beforeAll(async () => {
     "lecode.provider.model": "e2e-small-model",
     "lecode.provider.api_key_env": VARIABLE,
     "lecode.memory.auto_learn": true,
+    "lecode.memory.learning": "model", // the extraction's proposals are under test, not the rules
     "lecode.agent.permissions": { memory_write: "allow" },
     "lecode.agent.context_window": 4096,
   });

@@ -1,20 +1,27 @@
 /**
  * The packaged extension in a real VS Code: code-server (installed by install-code-server.sh) in
  * headless Chromium through playwright-core. The .vsix is installed with code-server's own
- * `--install-extension`, and nothing sets `lecode.server.command`, so the server is the one the
- * extension brings (set up with uv on first start). Checked: activation with no error in the
- * extension host log, the server started from the extension's own environment, a memory write
- * through the Memory tree, a streamed chat answer from a loopback model with its "Memory used"
- * line, a fact's recall-to-source, a fact remembered from a selected line that is flagged on that
- * line (a `lecode` problem) once the line is edited and is corrected through the light bulb's
- * quick fix, and a window reload with a memory editor open while the server starts slowly.
+ * `--install-extension`, and nothing sets `lecode.server.command` or a provider, so the server is
+ * the one the extension brings, set up on first start with Python and pip (the test hides uv).
+ * Checked: activation with no error in the extension host log, the server started from the
+ * extension's own environment; a memory write through the Memory tree; the chat's set-up step from
+ * no provider (nothing reaches the model's server before the choice) to a streamed answer from a
+ * loopback model, with the cursor in the text box, a highlighted code block whose Copy button
+ * fills the clipboard, "Memory used" naming the fact by its text, and Escape stopping an answer; a
+ * fact's recall-to-source; a fact remembered from a selected line that is flagged on that line (a
+ * `lecode` problem) once the line is edited, corrected through the light bulb's quick fix, and
+ * re-anchored after the question that shows it beside the line; and a window reload with a memory
+ * editor open while the server starts slowly, after which the chat shows the session in use.
  * Everything waits on conditions in the page or on disk; screenshots go to $LECODE_SCREENSHOTS
- * (default test-results/vscode).
+ * (default test-results/vscode), and the Marketplace page's three to $LECODE_README_MEDIA (e.g.
+ * `media`) when it is set.
  *
  * Needs: $LECODE_CODE_SERVER (the code-server executable), lecode.vsix (`npm run package`),
- * Chromium (/usr/bin/chromium or $CHROMIUM_PATH), uv, and the repository's .venv (to seed a fact).
+ * Chromium (/usr/bin/chromium or $CHROMIUM_PATH), Python 3.11+ with venv on PATH, and the
+ * repository's .venv (to seed a fact).
  */
-// covers P6, P7 (install and go in a real VS Code), issue 14 (anchored facts in VS Code)
+// covers P6, P7 (install and go in a real VS Code), issue 14 (anchored facts in VS Code),
+// issue 30 (a newcomer's first start, the set-up step, the chat beside Copilot Chat)
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -41,6 +48,7 @@ let project: string;
 let configDir: string;
 let userData: string;
 let extensionsDir: string;
+let home: string;
 let model: FakeOpenAI;
 let codeServer: ChildProcess | undefined;
 let port: number;
@@ -110,6 +118,19 @@ async function seedFact(): Promise<void> {
   await new Promise((resolve) => child.once("exit", resolve));
 }
 
+const SETTINGS = () => join(userData, "User", "settings.json");
+/** Where code-server keeps the machine-scoped settings of the user (the provider's URL is one). */
+const MACHINE_SETTINGS = () => join(userData, "Machine", "settings.json");
+
+const readJson = (file: string): Record<string, unknown> =>
+  existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+
+/** The user's own settings as VS Code keeps them (it writes what the chat's set-up chose). */
+function userSettings(): Record<string, unknown> {
+  return { ...readJson(SETTINGS()), ...readJson(MACHINE_SETTINGS()) };
+}
+
+/** The user's settings: quiet ones for a test, what is there already, then `extra`. No provider. */
 function writeUserSettings(extra: Record<string, unknown> = {}): void {
   const settings = {
     "workbench.startupEditor": "none",
@@ -120,13 +141,45 @@ function writeUserSettings(extra: Record<string, unknown> = {}): void {
     "extensions.autoUpdate": false,
     "update.mode": "none",
     "window.restoreWindows": "all",
-    "lecode.provider.base_url": model.baseUrl,
-    "lecode.provider.model": "gpt-4o",
-    "lecode.provider.api_key_env": "",
+    ...readJson(SETTINGS()),
     ...extra,
   };
   mkdirSync(join(userData, "User"), { recursive: true });
-  writeFileSync(join(userData, "User", "settings.json"), JSON.stringify(settings, null, 2));
+  writeFileSync(SETTINGS(), JSON.stringify(settings, null, 2));
+}
+
+/** The three screenshots of the Marketplace page, when $LECODE_README_MEDIA names where they go. */
+async function readmeShot(name: "chat" | "facts" | "drift"): Promise<void> {
+  const media = process.env.LECODE_README_MEDIA;
+  if (media !== undefined && media !== "") {
+    mkdirSync(join(EXTENSION, media), { recursive: true });
+    await page.screenshot({ path: join(EXTENSION, media, `screenshot-${name}.png`) });
+  }
+}
+
+/** The element of the chat page that has the focus, by its id. */
+async function focusedInChat(): Promise<string> {
+  return chat().locator(":focus").first().evaluate((element) => element.id);
+}
+
+/**
+ * The environment of code-server, and so of the extension host: uv hidden, as on a machine with
+ * only Python (issue 30, item 1). PATH loses every folder that holds a `uv`, and HOME is a fresh
+ * folder, so uv's installer folders (~/.local/bin, ~/.cargo/bin) hold none either; pip keeps the
+ * person's configuration and cache through XDG_CONFIG_HOME and XDG_CACHE_HOME.
+ */
+function withoutUv(): NodeJS.ProcessEnv {
+  const realHome = process.env.HOME ?? tmpdir();
+  const path = (process.env.PATH ?? "").split(":").filter((dir) => dir !== "" && !existsSync(join(dir, "uv")));
+  const { OPENAI_API_KEY: _key, ...rest } = process.env; // no key a provider could be sent
+  return {
+    ...rest,
+    PATH: path.join(":"),
+    HOME: home,
+    XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME ?? join(realHome, ".config"),
+    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? join(realHome, ".cache"),
+    LECODE_CONFIG_DIR: configDir,
+  };
 }
 
 async function startCodeServer(): Promise<void> {
@@ -144,7 +197,7 @@ async function startCodeServer(): Promise<void> {
       "--disable-getting-started-override",
       project,
     ],
-    { env: { ...process.env, LECODE_CONFIG_DIR: configDir }, stdio: ["ignore", "pipe", "pipe"] },
+    { env: withoutUv(), stdio: ["ignore", "pipe", "pipe"] },
   );
   await new Promise<void>((resolve, reject) => {
     let output = "";
@@ -182,7 +235,8 @@ describe("the packaged extension in code-server", () => {
     configDir = join(tmp, "config");
     userData = join(tmp, "user-data");
     extensionsDir = join(tmp, "extensions");
-    for (const dir of [project, configDir, userData, extensionsDir]) mkdirSync(dir);
+    home = join(tmp, "home");
+    for (const dir of [project, configDir, userData, extensionsDir, home]) mkdirSync(dir);
     spawnSync("git", ["init", "-q", "-b", "main"], { cwd: project });
     writeFileSync(join(project, "README.md"), "# project\n");
     writeFileSync(join(project, "app.py"), 'import sys\nGREETING = "hello"\nprint(GREETING)\n');
@@ -201,6 +255,8 @@ describe("the packaged extension in code-server", () => {
       headless: true,
       args: CHROMIUM_ARGS,
       viewport: { width: 1400, height: 900 },
+      // VS Code's clipboard in a browser is the page's: the chat's Copy is checked through it.
+      permissions: ["clipboard-read", "clipboard-write"],
     });
     page = context.pages()[0] ?? (await context.newPage());
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(project)}`);
@@ -219,7 +275,8 @@ describe("the packaged extension in code-server", () => {
     if (tmp && process.env.LECODE_KEEP !== "1") rmSync(tmp, { recursive: true, force: true });
   });
 
-  it("activates and starts the server it brings, set up with uv, with no error in the extension host log", async () => {
+  it("activates and starts the server it brings, set up with Python and pip as no uv is on PATH, with no error in the extension host log", async () => {
+    // covers issue 30, item 1: a first start without uv (the storage folder did not exist yet).
     await page.getByRole("tab", { name: /^lecode/ }).click();
     await row("MEMORY.md").first().waitFor({ timeout: WAIT });
     const lecodeLog = await until("the lecode output log", () => {
@@ -228,7 +285,9 @@ describe("the packaged extension in code-server", () => {
     });
     const python = join(userData, "User", "globalStorage", "lecode.lecode", "server", VERSION, "bin", "python");
     expect(lecodeLog).toContain(`starting lecode-ls: ${JSON.stringify([python, "-m", "lecode_ls"])}`);
-    expect(lecodeLog).toContain("[setup] $ ");
+    expect(lecodeLog).toMatch(/\[setup\] \$ \S*python3\S* -m venv /);
+    expect(lecodeLog).not.toMatch(/\[setup\] \$ \S*uv /);
+    await page.locator(".notifications-toasts", { hasText: "lecode is ready" }).first().waitFor({ timeout: WAIT });
     const hostLog = logs(/exthost\.log$/);
     expect(hostLog).toMatch(/ExtensionService#_doActivateExtension lecode\.lecode/);
     expect(hostLog.split("\n").filter((line) => /\[error\]/.test(line) && /lecode/i.test(line))).toEqual([]);
@@ -249,23 +308,72 @@ describe("the packaged extension in code-server", () => {
     await shot("2-memory-written");
   });
 
-  it("streams a chat answer from the loopback model with its Memory used line", async () => {
-    model.replies.push({ text: ["Build with ", "`make`", ", as your memory says."] });
-    const header = page.locator(".pane-header", { hasText: /^Chat/ }).first();
-    if ((await header.getAttribute("aria-expanded")) !== "true") await header.click();
+  it("asks for a model before anything is sent, and answers with the one chosen", async () => {
+    // covers issue 30, item 2: a set-up step instead of a silent default to a remote API
+    await page.locator(".editor-instance .monaco-editor").first().click();
+    await page.keyboard.press("Control+Alt+K"); // lecode: Open Chat
+    await chat().locator("#setup h2", { hasText: "Choose where chat goes" }).waitFor({ timeout: WAIT });
+    expect(await chat().locator("#composer").isHidden()).toBe(true);
+    await page.locator(".statusbar-item", { hasText: "lecode: choose a model" }).first().waitFor({ timeout: WAIT });
+    // Nothing reached the model's server (nor, with no provider set, any other) before the choice.
+    expect(model.seen).toEqual([]);
+    expect(userSettings()["lecode.provider.base_url"]).toBeUndefined();
+    await chat().locator("#setup-url").fill(model.baseUrl);
+    await chat().locator("#setup-list").click();
+    await chat().locator("#setup-model option", { hasText: "gpt-4o" }).first().waitFor({ state: "attached", timeout: WAIT });
+    expect(model.seen.map((seen) => `${seen.method} ${seen.path}`)).toEqual(["GET /v1/models"]);
+    await chat().locator("#setup-model").selectOption("gpt-4o");
+    await chat().locator("#setup-use").click();
     const input = chat().locator("#input");
     await input.waitFor({ timeout: WAIT });
-    await chat().locator("#new").click();
-    await input.fill("How do I build?");
-    await input.press("Enter");
+    // The chat opens with the cursor in its text box.
+    await expect.poll(focusedInChat, { timeout: WAIT }).toBe("input");
+    expect(userSettings()).toMatchObject({ "lecode.provider.base_url": model.baseUrl, "lecode.provider.model": "gpt-4o" });
+    const host = new URL(model.baseUrl).host;
+    await page.locator(".statusbar-item", { hasText: `gpt-4o · ${host}` }).first().waitFor({ timeout: WAIT });
+
+    model.replies.push({ text: ["Build with `make`, as your memory says:\n\n", "```python\ndef build():\n    return \"make\"\n```\n"] });
+    await page.keyboard.type("How do I build?");
+    await page.keyboard.press("Enter");
     const turn = chat().locator("#log article.turn.done", { hasText: "How do I build?" });
     await turn.waitFor({ timeout: WAIT });
-    expect(await turn.locator(".markdown").textContent()).toContain("Build with make, as your memory says.");
-    const memory = turn.locator(".memory");
-    expect(await memory.textContent()).toMatch(/^Memory used: .*MEMORY\.md/);
+    expect(await turn.locator(".markdown").first().textContent()).toContain("Build with make, as your memory says:");
     expect(model.requests.at(-1)?.body.messages.some((m) => String(m.content).includes("We build with make."))).toBe(true);
+    expect(model.requests.at(-1)?.body.model).toBe("gpt-4o");
+    // The code block, highlighted, and its Copy button.
+    const block = turn.locator(".code-block");
+    expect(await block.locator(".hljs-keyword").allTextContents()).toEqual(["def", "return"]);
+    await block.getByRole("button", { name: "Copy the code" }).click();
+    await expect.poll(() => page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()), { timeout: WAIT }).toBe('def build():\n    return "make"\n');
+    // Insert puts it at the cursor of the editor used last (MEMORY.md here); undone at once.
+    await block.getByRole("button", { name: "Insert the code at the cursor of the editor" }).click();
+    await expect.poll(editorText, { timeout: WAIT }).toContain("def build():");
+    await page.keyboard.press("Control+Z");
+    await expect.poll(editorText, { timeout: WAIT }).not.toContain("def build():");
+    // "Memory used" names the fact by its text and the note it read.
+    const memory = turn.locator("details.memory");
+    expect(await memory.locator("summary").textContent()).toMatch(/^Memory used: 1 fact, MEMORY\.md/);
+    await memory.locator("summary").click();
+    await memory.locator("li.memory-fact", { hasText: "We indent with tabs." }).waitFor({ timeout: WAIT });
     await row("We indent with tabs.").first().waitFor();
     await shot("3-chat");
+    // The Marketplace page's chat: the Memory view collapsed, so that the chat has room.
+    const memoryPane = page.locator(".pane-header", { hasText: /^Memory/ }).first();
+    await memoryPane.click();
+    await expect.poll(() => memoryPane.getAttribute("aria-expanded")).toBe("false");
+    await readmeShot("chat");
+    await memoryPane.click();
+    await row("MEMORY.md").first().waitFor();
+
+    // Escape stops an answer while it streams.
+    model.replies.push({ hang: ["Let me think"] });
+    await input.fill("And the tests?");
+    await input.press("Enter");
+    await chat().locator("#stop").waitFor({ state: "visible", timeout: WAIT });
+    await chat().locator("#log article.turn.running", { hasText: "Let me think" }).waitFor({ timeout: WAIT });
+    await page.keyboard.press("Escape");
+    await chat().locator("#log article.turn.cancelled .stopped", { hasText: "Stopped." }).waitFor({ timeout: WAIT });
+    await model.disconnected;
   });
 
   it("opens a fact's source from the Facts tree", async () => {
@@ -320,8 +428,13 @@ describe("the packaged extension in code-server", () => {
     const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "fact #2 r1 may be out of date" }).first();
     await problem.waitFor({ timeout: WAIT });
     expect(await problem.textContent()).toContain("lecode");
-    await row(/The greeting is hello\..*changed/).first().waitFor({ timeout: WAIT });
+    const flagged = row(/The greeting is hello\..*changed/).first();
+    await flagged.waitFor({ timeout: WAIT });
+    // Its anchor, shown as a child of the fact: the Facts view of the Marketplace page.
+    await flagged.locator(".monaco-tl-twistie").click();
+    await row(/app\.py:2/).first().waitFor({ timeout: WAIT });
     await shot("7-fact-flagged");
+    await readmeShot("facts");
 
     // The light bulb's actions on the selected line: the server's quick fixes, but not its own
     // "Remember selection as fact" (the extension's command asks for the wording instead).
@@ -339,6 +452,7 @@ describe("the packaged extension in code-server", () => {
     expect(offered).toContain("Forget fact #2");
     expect(offered).not.toMatch(/Remember selection/i);
     await shot("8-quick-fixes");
+    await readmeShot("drift");
     // The menu's first action is focused (a click is blocked by the menu's pointer shield).
     expect(await actions.locator(".monaco-list-row.focused").first().textContent()).toContain("Correct fact #2");
     await page.keyboard.press("Enter");
@@ -355,6 +469,34 @@ describe("the packaged extension in code-server", () => {
     await shot("9-fact-corrected");
     await editor.click();
     await lens("fact #2 r2: The greeting is hello; a comment follows it.").waitFor({ timeout: WAIT });
+
+    // Re-anchor after another edit asks first, showing the fact beside the line as it is now.
+    // covers issue 30, item 4: Re-anchor marked a now-wrong fact current without a word
+    await editor.locator(".view-line", { hasText: "GREETING = " }).first().click();
+    await page.keyboard.press("End");
+    await page.keyboard.type(", world");
+    await lens("fact #2 r2: The greeting is hello; a comment follows it. (changed)").waitFor({ timeout: WAIT });
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Shift+End");
+    await page.keyboard.press("Control+.");
+    await actions.locator(".monaco-list-row", { hasText: "Re-anchor fact #2 here" }).first().waitFor({ timeout: WAIT });
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    expect(await actions.locator(".monaco-list-row.focused").first().textContent()).toContain("Re-anchor fact #2 here");
+    await page.keyboard.press("Enter");
+    const question = page.locator(".monaco-dialog-box", { hasText: "Is fact #2 still true of app.py line 2 as it is now?" }).first();
+    await question.waitFor({ timeout: WAIT });
+    const asked = (await question.textContent()) ?? "";
+    expect(asked).toContain('The fact says: "The greeting is hello; a comment follows it."');
+    expect(asked).toContain('GREETING = "hello"  # and goodbye, world');
+    expect((await question.locator(".monaco-button").allTextContents()).sort()).toEqual(["Cancel", "Correct…", "Still true"]);
+    // The default button, the one Enter presses, is the careful one.
+    const focused = () => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent);
+    await expect.poll(focused, { timeout: WAIT }).toBe("Correct…");
+    await shot("10-reanchor-asked");
+    await question.locator(".monaco-button", { hasText: "Still true" }).click();
+    await page.locator(".notifications-toasts", { hasText: "Fact #2 (revision 2) is anchored at app.py:2 now." }).first().waitFor({ timeout: WAIT });
+    await expect.poll(() => outOfDate.count(), { timeout: WAIT }).toBe(0);
     await page.keyboard.press("Control+S");
   });
 
@@ -373,6 +515,13 @@ describe("the packaged extension in code-server", () => {
     await page.locator(".tab", { hasText: "MEMORY.md" }).first().waitFor({ timeout: WAIT });
     await expect.poll(editorText, { timeout: WAIT }).toContain("- We build with make.");
     expect(await page.getByText("could not be opened").count()).toBe(0);
+    // The chat reopens the session that was in use, not the newer "Remembered in the editor".
+    // covers issue 30, item 5
+    const header = page.locator(".pane-header", { hasText: /^Chat/ }).first();
+    if ((await header.getAttribute("aria-expanded")) !== "true") await header.click();
+    const shown = chat().locator("#session option:checked");
+    await expect.poll(async () => (await shown.count()) > 0 ? shown.textContent() : "", { timeout: WAIT }).toMatch(/^How do I build\? · /);
+    await chat().locator("#log article.turn", { hasText: "How do I build?" }).first().waitFor({ timeout: WAIT });
     await shot("5-reloaded");
   });
 });

@@ -12,11 +12,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { ChatDeps } from "../../src/chat/controller";
 import type { ChatDeltaParams } from "../../src/common/protocol";
 import { Requests } from "../../src/common/protocol";
-import { FakeServer, type PendingSend } from "../fakes";
+import { CONFIGURED, FakeServer, type PendingSend, chatDeps } from "../fakes";
 import { Browser, type ChatPage, PageServer, openChat, windowFlag } from "./page";
 
 const APP = "file:///src/app";
 const SESSION = "20261129T100000Z-3f2a9c41";
+const OTHER = "20261130T100000Z-0badcafe";
 const USAGE = { calls: 1, promptTokens: 5, completionTokens: 2, totalTokens: 7, unknownUsageCalls: 0 };
 
 const pages = new PageServer();
@@ -47,18 +48,12 @@ interface Harness extends ChatPage {
   stream(...pieces: Partial<ChatDeltaParams>[]): void;
 }
 
-async function chatPage(history: unknown[] = []): Promise<Harness> {
+async function chatPage(history: unknown[] = [], sessions: unknown[] = [{ sessionId: SESSION, title: "build", created: "2026-11-29T10:00:00Z", records: 1 }]): Promise<Harness> {
   const server = new FakeServer()
-    .on(Requests.sessionList, () => ({ sessions: [{ sessionId: SESSION, title: "build", created: "2026-11-29T10:00:00Z", records: 1 }] }))
+    .on(Requests.sessionList, () => ({ sessions }))
     .on(Requests.chatHistory, () => ({ items: history, truncated: false, usage: { ...USAGE, calls: 2, unknownUsageCalls: 1 } }))
     .holdSends();
-  const deps: ChatDeps = {
-    sender: server,
-    projects: () => [{ folderUri: APP, label: "app" }],
-    openFact: vi.fn(async () => undefined),
-    openNote: vi.fn(async () => undefined),
-    openExternal: vi.fn(async () => undefined),
-  };
+  const deps: ChatDeps = chatDeps(server, APP);
   const opened = await openChat(browser.context!, pages.origin, deps);
   open.push(opened);
   // The page asked for its state: the session list is drawn.
@@ -286,24 +281,39 @@ describe("the chat page", () => {
     expect(await h.page.locator("#completions").isHidden()).toBe(true);
   });
 
-  it("links the memory used under an answer to its facts and notes", async () => {
+  it("names each fact the answer used by its text, marks a drifted one, and tells what it changed", async () => {
+    // covers issue 30, item 3: "memory used" was `#3 r2` with no text, and a write read like a read
     const h = await chatPage();
+    vi.mocked(h.deps.facts.lookup).mockResolvedValue([
+      { factId: 12, revision: 2, status: "valid", text: "We indent with tabs." },
+      { factId: 3, revision: 2, status: "valid", text: 'app.py contains "GREETING = \\"hello\\""', drift: "changed: app.py:2" },
+    ]);
     await ask(h.page, "What do we know?");
     const send = await h.nextSend();
     h.stream(
       { kind: "memory", facts: [{ factId: 12, revision: 2, reason: "matched: tabs, <b>x</b>" }], notes: ["MEMORY.md"] },
+      { kind: "toolCall", callId: "c1", name: "memory_write", arguments: '{"file":"scratchpad.md","content":"- [ ] tabs","mode":"append"}' },
+      { kind: "toolResult", callId: "c1", name: "memory_write", output: '{"ok":true}', isError: false },
       { text: "We use tabs." },
       { kind: "memory", facts: [{ factId: 12, revision: 2 }, { factId: 3, revision: 1 }], notes: ["MEMORY.md", "scratchpad.md"] },
     );
     send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
-    const line = lastTurn(h.page).locator(".memory");
-    await line.locator("button", { hasText: "scratchpad.md" }).waitFor();
-    expect(await line.textContent()).toBe("Memory used: #12 r2, #3 r1, MEMORY.md, scratchpad.md");
-    // Why each fact was chosen shows on hover, as text.
-    expect(await line.locator("button", { hasText: "#12 r2" }).getAttribute("title")).toBe("Recall fact #12\nWhy: matched: tabs, <b>x</b>");
-    expect(await line.locator("button", { hasText: "#3 r1" }).getAttribute("title")).toBe("Recall fact #3");
-    await line.locator("button", { hasText: "#3 r1" }).click();
-    await line.locator("button", { hasText: "MEMORY.md" }).click();
+    const memory = lastTurn(h.page).locator("details.memory");
+    await memory.locator("summary", { hasText: "1 drifted" }).waitFor();
+    expect(await memory.locator("summary").textContent()).toBe("Memory used: 2 facts, MEMORY.md, scratchpad.md1 drifted · changed scratchpad.md");
+    await memory.locator("summary").click();
+    const facts = memory.locator("li.memory-fact");
+    expect(await facts.allTextContents()).toEqual([
+      "#12 r2We indent with tabs.matched: tabs, <b>x</b>",
+      '#3 r1app.py contains "GREETING = \\"hello\\""changed: app.py:2now r2',
+    ]);
+    expect(await memory.locator("li.memory-fact.drifted").count()).toBe(1);
+    // Why each fact was chosen shows beside it and on hover, as text.
+    expect(await facts.nth(0).locator("button").getAttribute("title")).toBe("Recall fact #12: open its evidence\nWhy: matched: tabs, <b>x</b>");
+    expect(await facts.nth(1).locator("button").getAttribute("title")).toBe("Recall fact #3: open its evidence");
+    expect(await memory.locator("ul.memory-changed li").allTextContents()).toEqual(["scratchpad.mdwrittenmemory_write"]);
+    await facts.nth(1).locator("button").click();
+    await memory.locator("ul.memory-read button", { hasText: "MEMORY.md" }).click();
     await vi.waitFor(() => expect(h.deps.openNote).toHaveBeenCalled());
     expect(h.fromPage.slice(-2)).toEqual([
       { type: "openFact", factId: 3, revision: 1 },
@@ -311,6 +321,179 @@ describe("the chat page", () => {
     ]);
     expect(vi.mocked(h.deps.openFact).mock.calls).toEqual([[3, 1, APP]]);
     expect(vi.mocked(h.deps.openNote).mock.calls).toEqual([["MEMORY.md", APP]]);
+  });
+
+  it("highlights a labelled code block in the theme's colours, and copies it and inserts it through the host", async () => {
+    // covers issue 30, item 3: code blocks beside Copilot Chat's
+    const h = await chatPage();
+    await h.page.evaluate(() => {
+      const body = (globalThis as unknown as { document: { body: { style: { setProperty(k: string, v: string): void } } } }).document.body;
+      body.style.setProperty("--vscode-debugTokenExpression-boolean", "rgb(1, 2, 3)");
+      body.style.setProperty("--vscode-debugTokenExpression-string", "rgb(4, 5, 6)");
+      // A light theme's code block has the side bar's background: its edge is the widget border.
+      body.style.setProperty("--vscode-editorWidget-border", "rgb(7, 8, 9)");
+    });
+    await ask(h.page, "Show me");
+    const send = await h.nextSend();
+    h.stream({ text: '```python\ndef greet():\n    return "hello"\n```\n' });
+    send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").waitFor(); // no redraw comes after
+    const block = lastTurn(h.page).locator(".code-block");
+    await block.waitFor();
+    const color = (selector: string) => block.locator(selector).first().evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { color: string } }).getComputedStyle(e).color);
+    expect(await block.locator(".hljs-keyword").allTextContents()).toEqual(["def", "return"]);
+    expect(await color(".hljs-keyword")).toBe("rgb(1, 2, 3)");
+    expect(await color(".hljs-string")).toBe("rgb(4, 5, 6)");
+    expect(await block.locator(".code-language").textContent()).toBe("python");
+    const edge = await block.evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { borderTopColor: string; borderTopStyle: string } }).getComputedStyle(e));
+    expect([edge.borderTopStyle, edge.borderTopColor]).toEqual(["solid", "rgb(7, 8, 9)"]);
+    await block.getByRole("button", { name: "Copy the code" }).click();
+    await block.getByRole("button", { name: "Copied" }).waitFor();
+    await block.getByRole("button", { name: "Insert the code at the cursor of the editor" }).click();
+    const code = 'def greet():\n    return "hello"\n';
+    await vi.waitFor(() => expect(h.deps.insert).toHaveBeenCalled());
+    expect(vi.mocked(h.deps.copy).mock.calls).toEqual([[code]]);
+    expect(vi.mocked(h.deps.insert).mock.calls).toEqual([[code]]);
+  });
+
+  it("draws tables with rules and tool results as indented JSON that wraps", async () => {
+    const h = await chatPage();
+    await ask(h.page, "Compare");
+    const send = await h.nextSend();
+    h.stream(
+      { kind: "toolCall", callId: "c1", name: "memory_read", arguments: '{"file":"MEMORY.md"}' },
+      { kind: "toolResult", callId: "c1", name: "memory_read", output: '{"file":"MEMORY.md","content":"' + "x".repeat(300) + '"}', isError: false },
+      { text: "| tool | speed |\n|---|---|\n| make | fast |\n" },
+    );
+    send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").waitFor(); // no redraw comes after
+    const turn = lastTurn(h.page);
+    await turn.locator("table").waitFor();
+    const border = await turn.locator("td").first().evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { borderTopStyle: string } }).getComputedStyle(e).borderTopStyle);
+    expect(border).toBe("solid");
+    expect(await turn.locator("details.tool summary").textContent()).toBe("memory_readMEMORY.mddone");
+    await turn.locator("details.tool summary").click();
+    const output = turn.locator("pre.output");
+    expect(await output.textContent()).toBe(`{\n  "file": "MEMORY.md",\n  "content": "${"x".repeat(300)}"\n}`);
+    const fits = await output.evaluate((e) => (e as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth <= (e as unknown as { clientWidth: number }).clientWidth);
+    expect(fits).toBe(true);
+  });
+
+  it("keeps following the answer when the view gets smaller", async () => {
+    // A view that shrank (the Memory view opened above it) kept its top in sight, and the next
+    // answer streamed out of sight below.
+    const h = await chatPage();
+    await h.page.setViewportSize({ width: 400, height: 900 });
+    await ask(h.page, "First");
+    const first = await h.nextSend();
+    h.stream({ text: Array.from({ length: 12 }, (_, i) => `line ${i}`).join("\n\n") });
+    first.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").waitFor();
+    await h.page.setViewportSize({ width: 400, height: 300 });
+    const log = h.page.locator("#log");
+    type Box = { scrollHeight: number; scrollTop: number; clientHeight: number };
+    const gap = () => log.evaluate((e) => (e as unknown as Box).scrollHeight - (e as unknown as Box).scrollTop - (e as unknown as Box).clientHeight);
+    await expect.poll(gap, { timeout: 10_000 }).toBeLessThan(2);
+    expect(await log.evaluate((e) => (e as unknown as Box).scrollHeight > (e as unknown as Box).clientHeight)).toBe(true);
+    // Scrolled up by the person, the log stays where they read while the answer streams on; a
+    // message sent brings it back to the newest.
+    await log.evaluate((e) => ((e as unknown as Box).scrollTop = 0));
+    await expect.poll(gap, { timeout: 10_000 }).toBeGreaterThan(40);
+    await ask(h.page, "Second");
+    const second = await h.nextSend();
+    await expect.poll(gap, { timeout: 10_000 }).toBeLessThan(2);
+    await log.evaluate((e) => ((e as unknown as Box).scrollTop = 0));
+    h.stream({ text: "more" });
+    second.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done", { hasText: "more" }).waitFor();
+    expect(await log.evaluate((e) => (e as unknown as Box).scrollTop)).toBe(0);
+  });
+
+  it("draws code blocks and table rules in the contrast border of a high-contrast theme", async () => {
+    // covers issue 30, item 3: colours from the theme's variables in high-contrast themes too
+    const h = await chatPage();
+    await h.page.evaluate(() => {
+      const body = (globalThis as unknown as { document: { body: { classList: { add(c: string): void }; style: { setProperty(k: string, v: string): void } } } }).document.body;
+      body.classList.add("vscode-high-contrast"); // the class VS Code gives the page's body
+      body.style.setProperty("--vscode-contrastBorder", "rgb(10, 20, 30)");
+      body.style.setProperty("--vscode-widget-border", "rgb(7, 8, 9)");
+    });
+    await ask(h.page, "Compare");
+    const send = await h.nextSend();
+    h.stream({ text: "```sh\nmake\n```\n\n| tool | speed |\n|---|---|\n| make | fast |\n" });
+    send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").waitFor(); // no redraw comes after
+    const turn = lastTurn(h.page);
+    const edge = (selector: string) =>
+      turn.locator(selector).first().evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { borderTopColor: string } }).getComputedStyle(e).borderTopColor);
+    expect(await edge(".code-block")).toBe("rgb(10, 20, 30)");
+    expect(await edge("td")).toBe("rgb(10, 20, 30)");
+  });
+
+  it("stops a streaming answer with Escape, and takes the cursor when the view is opened", async () => {
+    const h = await chatPage();
+    h.chat.focus();
+    await vi.waitFor(async () => expect(await h.page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id)).toBe("input"));
+    await ask(h.page, "Write a long essay");
+    const send = await h.nextSend();
+    h.stream({ text: "Once upon" });
+    await h.page.locator("#stop").waitFor({ state: "visible" });
+    await h.page.keyboard.press("Escape");
+    expect(h.fromPage.at(-1)).toEqual({ type: "cancel" });
+    expect(send.signal?.aborted).toBe(true);
+    send.resolve({ turnId: "t-1", stopReason: "cancelled", usage: USAGE });
+    await lastTurn(h.page).locator(".stopped", { hasText: "Stopped." }).waitFor();
+  });
+
+  it("lists chats apart from the sessions lecode keeps, with rename and delete for the one shown", async () => {
+    const h = await chatPage([], [
+      { sessionId: SESSION, title: "build", created: "2026-11-29T10:00:00Z", records: 1, origin: "chat" },
+      { sessionId: OTHER, title: "Remembered in the editor", created: "2026-11-30T10:00:00Z", records: 3, origin: "editor" },
+    ]);
+    const groups = await h.page.locator("#session optgroup").evaluateAll((nodes) =>
+      nodes.map((g) => [g.getAttribute("label"), [...g.querySelectorAll("option")].map((o) => o.getAttribute("value"))]),
+    );
+    expect(groups).toEqual([
+      ["Chats", [SESSION]],
+      ["Remembered, MCP and imported", [OTHER]],
+    ]);
+    expect(await h.page.locator("#session").inputValue()).toBe(SESSION);
+    await h.page.locator("#rename").click();
+    await h.page.locator("#delete").click();
+    await vi.waitFor(() => expect(h.deps.deleteSession).toHaveBeenCalled());
+    expect(h.fromPage.slice(-2)).toEqual([
+      { type: "renameSession", sessionId: SESSION },
+      { type: "deleteSession", sessionId: SESSION },
+    ]);
+  });
+
+  it("shows the set-up step while no model is chosen, and the chat once one is", async () => {
+    // covers issue 30, item 2: a set-up step, not a silent default
+    let configured = false;
+    const server = new FakeServer()
+      .on(Requests.providerInfo, () => (configured ? CONFIGURED : { ...CONFIGURED, configured: false, baseUrl: null }))
+      .on(Requests.sessionList, () => ({ sessions: [] }));
+    const deps = chatDeps(server, APP);
+    deps.setup.fetch = async (url) =>
+      new Response(String(url).endsWith("/models") ? JSON.stringify({ data: [{ id: "gpt-4o" }, { id: "gpt-4.1" }] }) : JSON.stringify({ choices: [] }));
+    vi.mocked(deps.setup.save).mockImplementation(async () => {
+      configured = true;
+    });
+    const opened = await openChat(browser.context!, pages.origin, deps);
+    open.push(opened);
+    const page = opened.page;
+    await page.locator("#setup h2", { hasText: "Choose where chat goes" }).waitFor();
+    expect(await page.locator("#log").isHidden()).toBe(true);
+    expect(await page.locator("#composer").isHidden()).toBe(true);
+    await page.locator("#setup-url").fill("https://api.example.com/v1");
+    await page.locator("#setup-list").click();
+    await page.locator("#setup-model option", { hasText: "gpt-4.1" }).waitFor({ state: "attached" });
+    await page.locator("#setup-model").selectOption("gpt-4.1");
+    await page.locator("#setup-use").click();
+    await page.locator("#composer").waitFor({ state: "visible" });
+    expect(vi.mocked(deps.setup.save).mock.calls).toEqual([[{ baseUrl: "https://api.example.com/v1", model: "gpt-4.1", keyed: true }]]);
+    expect(await page.locator("#provider").textContent()).toBe("gpt-4o · 127.0.0.1:8080");
+    expect(server.calls.some((c) => c.method === Requests.chatSend)).toBe(false);
   });
 
   it("shows a failed send as an error in place and stays usable", async () => {
