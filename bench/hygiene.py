@@ -4,9 +4,9 @@ In-process, on the stores of bench/corpus.py (1,000, 10,000 and 100,000 facts, k
 folder). Timed, interleaved:
 
 - the doctor (`diagnose`, what `lecode/memory/doctor` runs in a worker thread): every fact's
-  status (sources validated, verdicts remembered between runs as the server keeps them), drift,
-  retirement proposals, the latest learning, the notes' shares; its first run, with no verdict
-  remembered, is reported apart;
+  status (each distinct source validated once, each session read once), drift, retirement
+  proposals, the latest learning, the notes' shares; its first run (cold caches) is reported
+  apart;
 - the use record a turn adds: `record_use` of the 20 facts a turn showed, one transaction;
 - the floor: `changes()` (one read of facts.sqlite3, what every turn's request already makes).
 

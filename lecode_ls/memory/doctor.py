@@ -1,7 +1,7 @@
 """The memory's health (issue 26): every number with the fact IDs behind it.
 
-`diagnose` reads the facts (statuses validated as listings validate them, with the runtime's
-remembered verdicts), their code anchors' drift, the retirement proposals, the latest learning's
+`diagnose` reads the facts (statuses validated as listings validate them: each distinct source
+reference once, each session read once), their code anchors' drift, the retirement proposals, the latest learning's
 proposed corrections, and the share each Markdown file gets of the injected memory. Blocking:
 callers run it off the request thread. A damaged facts.sqlite3 raises StoreError.
 """
@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from lecode_ls.errors import LecodeError
 from lecode_ls.memory.injection import ProjectMemory, build_memory_section
 from lecode_ls.memory.learning_status import latest_learning
 from lecode_ls.memory.recall import listed_status
-from lecode_ls.memory.sessions import SessionStore
+from lecode_ls.memory.sessions import SessionStore, SourceRef, validate_sources
 
 MAX_IDS = 50  # IDs listed for each number (the number itself counts them all)
 STATUSES = ("valid", "retired", "missing", "stale", "hidden", "unverified")
-CHUNK = 500
 
 
 def _counted(ids: Iterable[int]) -> dict[str, Any]:
@@ -33,14 +33,26 @@ def diagnose(memory: ProjectMemory, sessions: SessionStore) -> dict[str, Any]:
     by_status: dict[str, list[int]] = {status: [] for status in STATUSES}
     by_status["hidden"] = list(census.hidden)
     by_status["unverified"] = list(census.unverified)
-    generation = facts.generation() if census.sourced else 0
-    for start in range(0, len(census.sourced), CHUNK):
-        chunk = facts.get_many(census.sourced[start : start + CHUNK])
-        for fact in chunk.values():
-            status, _ = listed_status(fact, sessions, facts, memory.verdicts, generation)
-            if status == "valid" and fact.id in census.retired:
+    refs: list[SourceRef] = []
+    cited: list[list[int]] = []
+    for (session_id, seqs, digest), fact_ids in census.sources.items():
+        try:
+            refs.append(SourceRef(session_id, seqs, digest))
+        except LecodeError:  # a reference no SourceRef holds: judged fact by fact, as listed
+            for fact in facts.get_many(fact_ids).values():
+                by_status[listed_status(fact, sessions, facts, None, 0)[0]].append(fact.id)
+            continue
+        cited.append(fact_ids)
+    # Each reference validated once, each session read once: the verdicts `validate_source`
+    # gives every fact citing it one by one (what lecode/facts/list shows).
+    for verdict, fact_ids in zip(
+        validate_sources(sessions, refs, purpose="durable", exclusions=facts), cited, strict=True
+    ):
+        for fact_id in fact_ids:
+            status: str = verdict.status
+            if status == "valid" and fact_id in census.retired:
                 status = "retired"
-            by_status[status].append(fact.id)
+            by_status[status].append(fact_id)
     drifted: list[int] = []
     deleted: list[int] = []
     for fact_id, states in memory.drift.fact_states(census.ids).items():

@@ -374,6 +374,54 @@ class TestDoctor:
             [event] = [item for item in history["items"] if item["kind"] == "memory"]
             assert event["cut"] == memory["cut"]
 
+    async def test_the_doctor_gives_every_fact_the_status_the_listing_gives(
+        self, start: Start, repo: Path
+    ) -> None:
+        # The doctor validates each source once and reads each session once (issue 26, the
+        # doctor at 100,000 facts): its statuses must still be those of lecode/facts/list.
+        client = await start(repo)
+        damaged = await imported(client)
+        texts = ("Fact one.", "Fact three.", "Fact four.", "Fact four again.", "Fact five.")
+        on_damaged = [
+            (await remember(client, damaged, seq, text))["factId"]
+            for seq, text in zip((1, 3, 4, 4, 5), texts, strict=True)
+        ]
+        tampered = await imported(client)
+        kept = (await remember(client, tampered, 1, "Kept one."))["factId"]
+        changed = (await remember(client, tampered, 3, "Changed three."))["factId"]
+        forgotten_from = await imported(client)
+        forgotten = (await remember(client, forgotten_from, 1, "Forgotten one."))["factId"]
+        hidden = (await remember(client, forgotten_from, 1, "Hidden one."))["factId"]
+        await call(client, "lecode/facts/forget", {"factId": forgotten})
+        gone_from = await imported(client)
+        gone = (await remember(client, gone_from, 3, "Gone three."))["factId"]
+        await call(client, "lecode/session/delete", {"sessionId": gone_from})
+        sessions = Path((await call(client, "lecode/project/info"))["storePath"]) / "sessions"
+        # A damaged line (seq 2) inside the range the damaged session's facts cover together,
+        # outside each one's own range; an edited line inside one fact's range.
+        path = sessions / f"{damaged}.jsonl"
+        lines = path.read_text().splitlines(keepends=True)
+        [at] = [i for i, line in enumerate(lines) if "Done: the build passes." in line]
+        lines[at] = "{not json\n"
+        path.write_text("".join(lines))
+        path = sessions / f"{tampered}.jsonl"
+        path.write_text(path.read_text().replace("tabs for", "TABS for"))
+
+        listed = {
+            f["factId"]: f["status"] for f in (await call(client, "lecode/facts/list", {}))["facts"]
+        }
+        report = await call(client, "lecode/memory/doctor", {})
+        doctor = {
+            fact_id: status
+            for status, group in report["byStatus"].items()
+            for fact_id in group["ids"]
+        }
+        assert doctor == listed
+        assert listed[kept] == "valid" and listed[changed] == "stale"
+        assert listed[hidden] == "hidden" and listed[gone] == "missing"
+        assert forgotten not in listed
+        assert [listed[f] for f in on_damaged] == ["stale"] * 5  # a damaged line: all stale
+
     async def test_a_damaged_store_answers_store_error(
         self, start: Start, repo: Path, isolated_config_dir: Path
     ) -> None:
