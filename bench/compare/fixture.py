@@ -7,7 +7,7 @@ on the answers).
 
 The scripted model answers from each request's body alone, as a real model would: a summariser
 request (system message "You maintain the working summary...") gets a short summary naming the
-seqs it covers; a learning extraction request (no tools; its system message asks for candidates)
+seqs it covers and the words the person said in them; a learning extraction request (no tools; its system message asks for candidates)
 gets `{"candidates": [<the preference, quoted exactly>]}` the first time the preference message is
 in its input, and `{"candidates": []}` otherwise; a chat request gets a canned answer for the last
 user prompt, a `read` tool call for the two file-reading prompts, and, for the recall question,
@@ -194,7 +194,13 @@ class ScriptedModel:
         before = previous.group(1) if previous else ""
         if before.startswith("(none"):
             before = ""
-        return (f"Scripted summary of {span}. " + before)[:1200]
+        # The person's words, each once: a summary is judged by the terms it keeps (summary_check).
+        said = " ".join(
+            re.findall(r"^\[seq \d+\] user:\n(.*?)(?=^\[seq \d+\] |\Z)", text, re.M | re.S)
+        )
+        words = dict.fromkeys(w.strip(".,;:!?") for w in re.findall(r"[\w./`-]{4,}", said))
+        kept = f" They said: {' '.join(list(words)[:40])}." if words else ""
+        return (f"Scripted summary of {span}.{kept} " + before)[:1200]
 
     def _learning(self, body: dict[str, Any]) -> str:
         payload = _contents(body, None)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,22 +170,29 @@ def ask_later(
             if ask.kept:
                 show_message(ls, types.MessageType.Info, ask.kept)
             return
-        try:
-            done = await then()
-        except LecodeError as exc:
-            show_message(ls, types.MessageType.Error, f"lecode: {exc.message}")
-        except Exception:
-            log.exception("after question %d", question.question_id)
-            show_message(
-                ls,
-                types.MessageType.Error,
-                "lecode: that failed inside lecode-ls; the server log has the details",
-            )
-        else:
-            show_message(ls, types.MessageType.Info, done)
+        await show_outcome(ls, then(), "lecode", f"after question {question.question_id}")
 
     ls.run_task(answered(), f"answered-{question.question_id}")
     return question_model(question)
+
+
+async def show_outcome(ls: LecodeServer, work: Awaitable[str], prefix: str, what: str) -> None:
+    """Await work that runs after its request was answered, and show its sentence
+    (`window/showMessage`), or its error: a LecodeError's message, else a pointer to the log
+    (where `what` names it), never a traceback."""
+    try:
+        done = await work
+    except LecodeError as exc:
+        show_message(ls, types.MessageType.Error, f"{prefix}: {exc.message}")
+    except Exception:
+        log.exception("%s failed", what)
+        show_message(
+            ls,
+            types.MessageType.Error,
+            f"{prefix}: that failed inside lecode-ls; the server log has the details",
+        )
+    else:
+        show_message(ls, types.MessageType.Info, done)
 
 
 def show_message(ls: LecodeServer, kind: types.MessageType, message: str) -> None:

@@ -4,20 +4,14 @@ message): the slash command of tools/slash.py, with the server's questions and c
 from __future__ import annotations
 
 import asyncio
-import logging
 from datetime import date
 from typing import Any
 
-from lsprotocol import types
-
-from lecode_ls.errors import LecodeError
-from lecode_ls.server.asking import ask_person, show_message
+from lecode_ls.server.asking import ask_person, show_outcome
 from lecode_ls.server.questions.state import Question
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.tools.permissions import PermissionPolicy, ThreadAsk
 from lecode_ls.tools.slash import Invocation, run_memory_command
-
-log = logging.getLogger(__name__)
 
 
 async def run_command(
@@ -82,7 +76,9 @@ async def run_command(
     if task.done():  # done without a question: the output is the command's result
         asked.cancel()
         return task.result()
-    ls.run_task(_shown_when_done(ls, task), "memory-command")  # holds the task from now on
+    ls.run_task(
+        show_outcome(ls, task, "lecode: /memory", "a /memory line"), "memory-command"
+    )  # holds the task from now on
     question = asked.result()
     how = (
         "in the editor's prompt"
@@ -93,20 +89,3 @@ async def run_command(
         f"{question.message}\nAnswer {how}: the command goes on then, and its output is "
         "shown as a message."
     )
-
-
-async def _shown_when_done(ls: LecodeServer, task: asyncio.Task[str]) -> None:
-    """The output (or the error) of a line that asked, once it is done."""
-    try:
-        output = await task
-    except LecodeError as exc:
-        show_message(ls, types.MessageType.Error, f"lecode: /memory: {exc.message}")
-    except Exception:
-        log.exception("a /memory line failed after its question")
-        show_message(
-            ls,
-            types.MessageType.Error,
-            "lecode: /memory failed inside lecode-ls; the server log has the details",
-        )
-    else:
-        show_message(ls, types.MessageType.Info, output)

@@ -36,7 +36,9 @@ def fenced(value: Any, before: str = "") -> list[dict[str, Any]]:
 
 def model(
     extraction: Callable[[str], list[dict[str, Any]]],
-    summary: Callable[[str], str] = lambda given: "The person asked; the assistant answered.",
+    summary: Callable[[str], str] = lambda given: (
+        "The person asked about the build, tabs, pyproject.toml and uv.lock; the assistant answered."
+    ),
 ) -> Callable[[dict[str, Any]], Stream]:
     """Summarises with `summary(input)`, extracts with `extraction(payload)`, answers Done."""
 
@@ -57,7 +59,7 @@ async def session_with(
     """A client with learning on, and a session of three exchanges, `first` the first message."""
     options = {
         "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
-        "memory": {"auto_learn": True},
+        "memory": {"auto_learn": True, "learning": "model"},  # the model's answers are tested
         "agent": {"permissions": {"memory_write": "allow"}},
     }
     client = await start(repo, options=options)
