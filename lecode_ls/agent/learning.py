@@ -307,9 +307,9 @@ def _rules(
     }
     candidates, rejected = rule_candidates(messages)
     results: list[tuple[str | None, Accepted | None]] = [(code, None) for code in rejected]
-    captured = capture_messages(
-        runtime, session_id, {c["source_seqs"][0] for c in candidates}, messages
-    )
+    seqs = {c["source_seqs"][0] for c in candidates}
+    texts = [c["text"] for c in candidates]
+    captured = capture_messages(runtime, session_id, seqs, messages, texts)
     for candidate in candidates:
         code, ref = check_candidate(candidate, captured)
         results.append((code, None) if ref is None else (None, (candidate, ref, captured, "rules")))

@@ -84,19 +84,28 @@ def _snapshots(
 
 
 def capture_messages(
-    runtime: Runtime, session_id: str, seqs: set[int], messages: dict[int, dict[str, Any]]
+    runtime: Runtime,
+    session_id: str,
+    seqs: set[int],
+    messages: dict[int, dict[str, Any]],
+    texts: list[str],
 ) -> Captured:
     """Singleton snapshots of the messages at `seqs` (`messages` holds their records): the
     evidence the rules' candidates are checked against (learning_rules.py), taken before any
-    model call. A message that cannot be captured (excluded, changed) has no snapshot, so its
-    candidate fails `invalid_source`. Blocking."""
+    model call, with the facts most similar to the candidates' `texts` to compare them with (a
+    near-duplicate becomes a proposed correction, as for the model's). A message that cannot be
+    captured (excluded, changed) has no snapshot, so its candidate fails `invalid_source`.
+    Blocking."""
     singles: dict[int, SourceRef] = {}
     for seq in sorted(seqs):
         with contextlib.suppress(LecodeError):
             singles[seq] = source_snapshot(
                 runtime.sessions, session_id, seq, seq, exclusions=runtime.facts
             )
-    return Captured(singles, {}, [], {s: messages[s] for s in seqs if s in messages}, {})
+    said = " ".join(texts)[:MAX_QUERY_CHARS]
+    similar = similar_valid_facts(runtime, said, COMPARISON_FACTS) if texts else []
+    facts = {fact.id: fact.revision for fact in similar}
+    return Captured(singles, {}, [], {s: messages[s] for s in seqs if s in messages}, facts)
 
 
 def prepare(

@@ -243,6 +243,34 @@ class TestNearDuplicates:
             assert proposal["conflicts"] == [{"factId": old["factId"], "revision": 1}]
             assert proposal["text"] == said and proposal["source"]["sessionId"] == session
 
+    async def test_a_rules_near_duplicate_is_a_proposed_correction_too(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers A1-A8: the rules' candidates (learning = rules) are compared like the model's
+        said = "We use tabs for indentation in this repository."
+
+        def found(payload: str) -> list[dict[str, Any]]:
+            raise AssertionError("learning = rules makes no extraction call")
+
+        async with FakeOpenAI(respond=learner(found)) as server:
+            options = {
+                "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
+                "memory": {"auto_learn": True, "learning": "rules"},
+                "agent": WRITE,
+            }
+            client = await start(repo, options=options)
+            evidence = await imported(client)
+            old = await remember(client, evidence, 3, "We use tabs for indentation in this repo.")
+            session = await new_session(client)
+            for text in (said, "q1", "q2"):
+                await call(client, "lecode/chat/send", {"sessionId": session, "text": text})
+            await call(client, "lecode/session/compact", {"sessionId": session})
+            listed = await call(client, "lecode/facts/list", {"sessionId": session})
+            assert [f["factId"] for f in listed["facts"]] == [old["factId"]]
+            [proposal] = listed["learning"]["proposals"]
+            assert proposal["why"] == f"near-duplicate of #{old['factId']}"
+            assert proposal["conflicts"] == [{"factId": old["factId"], "revision": 1}]
+
     async def test_a_retired_fact_is_not_shown_to_learning_as_known(
         self, start: Start, repo: Path
     ) -> None:
