@@ -61,6 +61,15 @@ class MemorySettings(_Section):
     only the person retires it (`lecode/facts/retire`), and a retired fact can be restored.
     0 proposes every unused fact at once."""
 
+    retire_drifted_after_days: int = Field(7, ge=0, le=36500)
+    """A fact whose code anchors have all been `changed` or `deleted` for this many days (since
+    lecode-ls first saw them so) is proposed for retirement too, with the reason; 0 proposes it
+    as soon as it is seen drifted."""
+
+    def retire_after(self) -> tuple[int, int]:
+        """(retire_after_days, retire_drifted_after_days): what retirement proposals wait for."""
+        return self.retire_after_days, self.retire_drifted_after_days
+
     embeddings_model: str | None = Field(None, min_length=1, max_length=200)
     """Opt in to semantic fact ranking: the embedding model the `[provider]` serves at its
     OpenAI-compatible `/embeddings` (llama-server with `--embeddings`, Ollama, vLLM, hosted

@@ -62,7 +62,7 @@ def diagnose(memory: ProjectMemory, sessions: SessionStore) -> dict[str, Any]:
         if kinds == {"deleted"}:
             deleted.append(fact_id)
     retirements = facts.retirement.proposals(
-        memory.settings.memory.retire_after_days, limit=len(census.ids) or 1
+        *memory.settings.memory.retire_after(), limit=len(census.ids) or 1
     )
     learning = latest_learning(sessions, facts)
     corrections = [

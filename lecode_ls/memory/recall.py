@@ -212,7 +212,7 @@ def list_facts(
     path: str | None = None,
     query: str | None = None,
     verdicts: SourceVerdicts | None = None,
-    retire_after_days: int | None = None,
+    retire_after: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """memory_list (R8): ID, revision, source and status of 20 facts, and the latest learning
     status when given, all within 16,384 bytes: the status counts against the cap. `measure` is
@@ -225,9 +225,10 @@ def list_facts(
     `verdicts` (the runtime's), a source already found valid at the same transcript identity and
     exclusion generation is not read again, as the injection does (others are checked in full).
     Each fact says when it was last used and how often (`last_used`, `uses`), and a retired one
-    has status `retired` (its text and source shown). With `retire_after_days`, the first page
-    of a plain listing carries the `retirements` proposed (at most 50, the longest unused first,
-    each with `why`). The facts a query returns count as used."""
+    has status `retired` (its text and source shown). With `retire_after` (`[memory]
+    retire_after_days` and `retire_drifted_after_days`), the first page of a plain listing
+    carries the `retirements` proposed (at most 50 a reason, the longest unused first, each with
+    `why`). The facts a query returns count as used."""
     also = drift.renamed_into().get(path, []) if drift is not None and path is not None else []
     matched: dict[int, tuple[str, ...]] = {}
     if query is None:
@@ -238,10 +239,10 @@ def list_facts(
     answer: dict[str, Any] = {"facts": [], "offset": offset, "next_offset": next_offset}
     if learning is not None:
         answer["learning"] = learning
-    if retire_after_days is not None and query is None and offset == 0 and path is None:
+    if retire_after is not None and query is None and offset == 0 and path is None:
         answer["retirements"] = [
             {"fact_id": p.fact_id, "why": p.why, "since": p.since}
-            for p in facts.retirement.proposals(retire_after_days)
+            for p in facts.retirement.proposals(*retire_after)
         ]
     generation = facts.generation() if verdicts is not None and items else 0
     for fact in items:

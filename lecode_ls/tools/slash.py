@@ -227,7 +227,7 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
         path=path,
         query=query,
         verdicts=runtime.verdicts,
-        retire_after_days=runtime.settings.memory.retire_after_days,
+        retire_after=runtime.settings.memory.retire_after(),
     )
     return render(page)
 

@@ -125,6 +125,33 @@ class TestRetirement:
             listed = await call(client, "lecode/facts/list", {})
             assert listed["facts"][0]["status"] == "valid"
 
+    async def test_a_fact_whose_anchors_all_drifted_is_proposed_with_its_reason(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers F1-F7 (nothing retired silently), issue 26 item 4 (retire_drifted_after_days)
+        (repo / "app.py").write_text("x = 1\ny = 2\n")
+        memory = {"retire_after_days": 36500, "retire_drifted_after_days": 0}
+        client = await start(repo, options={"memory": memory})
+        params = {
+            "uri": uri(repo / "app.py"),
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}},
+            "text": "x starts at one.",
+        }
+        made = (await call(client, "lecode/facts/rememberSelection", params))["factId"]
+        assert (await call(client, "lecode/facts/list", {}))["retirements"] == []
+        (repo / "app.py").write_text("z = 3\n")  # the anchored line is gone
+        listed = await call(client, "lecode/facts/list", {})
+        assert listed["facts"][0]["anchors"][0]["status"] == "changed"
+        [proposal] = listed["retirements"]
+        assert proposal["factId"] == made
+        assert proposal["why"].startswith("code anchors changed or deleted since ")
+        doctor = await call(client, "lecode/memory/doctor", {})
+        assert doctor["proposedRetirements"]["ids"] == [made]
+        (repo / "app.py").write_text("x = 1\ny = 2\n")  # back in place: the drift clock ends
+        listed = await call(client, "lecode/facts/list", {})
+        assert listed["facts"][0]["anchors"][0]["status"] == "current"
+        assert listed["retirements"] == []
+
     async def test_the_slash_line_and_the_commands_retire_and_restore(
         self, start: Start, repo: Path
     ) -> None:

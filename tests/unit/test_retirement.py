@@ -60,6 +60,32 @@ class TestProposals:
         assert proposed(store) == [(a, "never used")]
         assert store.verify() == []
 
+    def test_a_drifted_fact_is_proposed_after_its_days_and_a_keep_starts_again(
+        self, store: FactStore
+    ) -> None:
+        a = remember(store, "x starts at one.", Ref("s1", (1,)))[0]
+        b = remember(store, "y starts at two.", Ref("s1", (2,)))[0]
+        store.ranking.record_use([a, b])  # used now: never proposed as unused within 100 days
+        store.retirement.note_drift({a: (1, True), b: (1, False)})
+        store.retirement.note_drift({a: (1, True)})  # seen again: the first time is kept
+        [since] = store.retirement.drifted_since([a, b]).values()
+
+        def drifted(days_later: int) -> list[tuple[int, str]]:
+            now = datetime.now(UTC) + timedelta(days=days_later)
+            return [(p.fact_id, p.why) for p in store.retirement.proposals(100, 7, now=now)]
+
+        assert drifted(1) == []
+        assert drifted(8) == [(a, f"code anchors changed or deleted since {since[:10]}")]
+        assert store.retirement.restore(a) is False  # kept: its drift clock starts again
+        assert drifted(1) == [] and drifted(8) != []
+        store.retirement.note_drift({a: (1, False)})  # in place again: no longer drifted
+        assert drifted(30) == [] and store.retirement.drifted_since([a]) == {}
+        store.retirement.note_drift({a: (2, True)})  # not the current revision: nothing noted
+        assert store.retirement.drifted_since([a]) == {}
+        store.retirement.note_drift({a: (1, True)})
+        assert store.forget(a) is True
+        assert store.retirement.drifted_since([a]) == {} and store.verify() == []
+
     def test_forget_removes_the_retirement_and_unknown_facts_are_refused(
         self, store: FactStore
     ) -> None:

@@ -2,9 +2,13 @@
 but not injected and not offered to learning as known. Never silent: the store only proposes a
 retirement (a fact unused for `[memory] retire_after_days`), and only the person retires.
 
+Two reasons propose a retirement: a fact unused for `[memory] retire_after_days`, and one whose
+code anchors have all been `changed` or `deleted` for `[memory] retire_drifted_after_days`.
+
 The `retired` table holds one row a fact: `retired` (since `at`, with the reason) or `kept` (the
-person restored it or kept it against a proposal at `at`: its unused clock starts there). Forget
-deletes the row with the fact.
+person restored it or kept it against a proposal at `at`: both clocks start there). The
+`drifted` table holds when a fact's anchors were first all seen drifted (`note_drift`, fed by the
+drift tracker). Forget deletes both rows with the fact.
 """
 
 from __future__ import annotations
@@ -113,14 +117,59 @@ class Retirement:
         """Every fact in the groups the doctor reports (see Census)."""
         return census(self._db)
 
+    def note_drift(self, seen: dict[int, tuple[int, bool]]) -> None:
+        """Record what the drift tracker saw: for each fact ID, (the revision whose anchors were
+        checked, whether every one was `changed` or `deleted`). A drifted fact keeps the time it
+        was first seen so (a new revision starts again); one seen in place loses its row. Not a
+        counted change (injection does not select by it), and not fsynced, as a use record."""
+        if not seen or not self._db.exists():
+            return
+        now = schema.utc_now()
+        with self._db.write(counted=False, durable=False) as conn:
+            for fact_id, (revision, drifted) in seen.items():
+                if drifted:
+                    conn.execute(
+                        "INSERT INTO drifted (fact_id, revision, since) SELECT id, ?, ? FROM facts "
+                        "WHERE id = ? AND current_revision = ? ON CONFLICT (fact_id) DO UPDATE "
+                        "SET revision = excluded.revision, since = excluded.since "
+                        "WHERE drifted.revision != excluded.revision",
+                        (revision, now, fact_id, revision),
+                    )
+                else:
+                    conn.execute("DELETE FROM drifted WHERE fact_id = ?", (fact_id,))
+
+    def drifted_since(self, fact_ids: Iterable[int]) -> dict[int, str]:
+        """When each of these facts was first seen with every anchor drifted (those that are)."""
+        wanted = sorted(set(fact_ids))
+        found: list[tuple[object, ...]] = []
+        with self._db.read() as conn:
+            if conn is None:
+                return {}
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                found += schema.rows(
+                    conn, f"SELECT fact_id, since FROM drifted WHERE fact_id IN ({marks})", chunk
+                )
+        return {as_int(fact_id): str(since) for fact_id, since in found}
+
     def proposals(
-        self, after_days: int, *, limit: int = MAX_PROPOSALS, now: datetime | None = None
+        self,
+        after_days: int,
+        drifted_after_days: int | None = None,
+        *,
+        limit: int = MAX_PROPOSALS,
+        now: datetime | None = None,
     ) -> builtins.list[RetireProposal]:
-        """The facts unused for `after_days` days or more: neither shown to a model, recalled,
-        found by a query, written nor kept since. Not the retired, not the pinned ones. At most
-        `limit`, found in the order the facts were last written (an index walk that stops at
-        the limit), returned the longest unused first."""
-        cutoff = (now or datetime.now(UTC)) - timedelta(days=max(0, after_days))
+        """The facts unused for `after_days` days or more (neither shown to a model, recalled,
+        found by a query, written nor kept since), then, with `drifted_after_days`, those whose
+        anchors have all been drifted that long (and not kept since). Not the retired, not the
+        pinned ones. At most `limit` of each reason, found in the order the facts were last
+        written (an index walk that stops at the limit); the longest unused first, one proposal
+        a fact (the drift reason wins: it says more)."""
+        moment = now or datetime.now(UTC)
+        drifted = self._drifted_proposals(drifted_after_days, limit, moment)
+        cutoff = moment - timedelta(days=max(0, after_days))
         stamp = cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z")
         with self._db.read() as conn:
             if conn is None:
@@ -138,12 +187,42 @@ class Retirement:
                 "ORDER BY f.updated_at, f.id LIMIT ?",
                 (stamp, stamp, stamp, limit),
             )
-        proposals = []
+        proposals = {p.fact_id: p for p in drifted}
         for fact_id, updated, used, kept in found:
             last = max(str(updated), str(used or ""), str(kept or ""))
             why = "unused since" if used is not None else "never used since"
-            proposals.append(RetireProposal(as_int(fact_id), f"{why} {_day(last)}", last))
-        return sorted(proposals, key=lambda p: (p.since, p.fact_id))
+            proposal = RetireProposal(as_int(fact_id), f"{why} {_day(last)}", last)
+            proposals.setdefault(proposal.fact_id, proposal)
+        return sorted(proposals.values(), key=lambda p: (p.since, p.fact_id))
+
+    def _drifted_proposals(
+        self, after_days: int | None, limit: int, now: datetime
+    ) -> builtins.list[RetireProposal]:
+        if after_days is None:
+            return []
+        cutoff = now - timedelta(days=max(0, after_days))
+        stamp = cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        with self._db.read() as conn:
+            if conn is None:
+                return []
+            found = schema.rows(
+                conn,
+                "SELECT d.fact_id, d.since FROM drifted d "
+                "JOIN facts f ON f.id = d.fact_id AND f.current_revision = d.revision "
+                "LEFT JOIN retired k ON k.fact_id = d.fact_id "
+                "WHERE d.since <= ? AND (k.fact_id IS NULL OR (k.state = 'kept' AND k.at <= ?)) "
+                "AND NOT EXISTS (SELECT 1 FROM pins p WHERE p.fact_id = d.fact_id) "
+                "ORDER BY d.since, d.fact_id LIMIT ?",
+                (stamp, stamp, limit),
+            )
+        return [
+            RetireProposal(
+                as_int(fact_id),
+                f"code anchors changed or deleted since {_day(str(since))}",
+                str(since),
+            )
+            for fact_id, since in found
+        ]
 
 
 @dataclass(frozen=True)

@@ -257,14 +257,21 @@ def _migration_6(conn: apsw.Connection) -> None:
 
 # Issue 26: `retired` holds the facts the person retired (not injected, not offered to
 # learning as known; listed, recallable, restorable) and, with `state = 'kept'`, the facts they
-# restored or kept against a retirement proposal (the unused clock starts again there). The
-# dedup key changes (NFKC, punctuation ignored): every stored key is recomputed.
+# restored or kept against a retirement proposal (the unused clock starts again there).
+# `drifted` holds, for a fact whose every code anchor was seen `changed` or `deleted`, the
+# revision seen so and since when (the first time: drift itself is computed, never stored); the
+# row goes when an anchor is seen in place again. The dedup key changes (NFKC, punctuation ignored): every stored key is recomputed.
 _MIGRATION_7_SQL = """
 CREATE TABLE retired (
     fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
     state TEXT NOT NULL CHECK (state IN ('retired', 'kept')),
     at TEXT NOT NULL,
     reason TEXT NOT NULL
+);
+CREATE TABLE drifted (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    revision INTEGER NOT NULL,
+    since TEXT NOT NULL
 );
 """
 

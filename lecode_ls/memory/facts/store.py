@@ -391,7 +391,7 @@ class FactStore:
                 conn.execute("INSERT INTO forgotten (fact_id) VALUES (?)", (fact_id,))
                 for table in (
                     "anchors", "source_refs", "provenance", "pins", "uses", "fact_terms",
-                    "fact_vectors", "retired", "revisions",
+                    "fact_vectors", "retired", "drifted", "revisions",
                 ):  # fmt: skip
                     conn.execute(f"DELETE FROM {table} WHERE fact_id = ?", (fact_id,))
                 conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))

@@ -51,7 +51,7 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
             path=path,
             query=params.query,
             verdicts=runtime.verdicts,
-            retire_after_days=runtime.settings.memory.retire_after_days,
+            retire_after=runtime.settings.memory.retire_after(),
         )
 
     return p.FactsListResult.model_validate(await asyncio.to_thread(read))
