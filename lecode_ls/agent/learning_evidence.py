@@ -30,7 +30,7 @@ PAYLOAD_MAX_BYTES = 16_000
 TEXT_MAX_BYTES = 512
 COMPARISON_FACTS = 50
 COMPARISON_MAX_BYTES = 4096
-CANDIDATE_KEYS = frozenset({"text", "source_seqs", "kind", "quote", "conflicts", "proposal"})
+CANDIDATE_KEYS = frozenset({"text", "source_seqs", "kind", "quote", "supersedes", "proposal"})
 
 # A conservative English heuristic (A-spec): words that scope a preference to now.
 TEMPORARY = re.compile(
@@ -251,14 +251,14 @@ def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, Sou
     if not isinstance(candidate, dict) or set(candidate) != CANDIDATE_KEYS:
         return "candidate_schema", None
     text, quote, kind = candidate["text"], candidate["quote"], candidate["kind"]
-    seqs, conflicts = candidate["source_seqs"], candidate["conflicts"]
+    seqs, supersedes = candidate["source_seqs"], candidate["supersedes"]
     if (
         kind not in KINDS
         or type(candidate["proposal"]) is not bool
         or not isinstance(seqs, list)
         or not all(type(s) is int for s in seqs)
-        or not isinstance(conflicts, list)
-        or not all(type(c) is int for c in conflicts)
+        or not isinstance(supersedes, list)
+        or not all(type(c) is int for c in supersedes)
     ):
         return "candidate_schema", None
     if not (_valid_text(text) and _valid_text(quote)):
@@ -281,7 +281,7 @@ def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, Sou
             return "reported_preference", None
     elif not _verified(text, quote, seqs, captured):
         return "unverified_project_evidence", None
-    if any(captured.facts.get(c) is None for c in conflicts):
+    if any(captured.facts.get(c) is None for c in supersedes):  # not shown
         return "invalid_conflicts", None
     return None, ref
 

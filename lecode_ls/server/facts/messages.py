@@ -124,7 +124,7 @@ class ProposalModel(Message):
     with `lecode/facts/correct`)."""
     why: str
     """Why it is a proposal and not a fact: `near-duplicate of #n` (its words nearly repeat
-    that fact's: a proposed correction of it), `conflicts with #n`, `worded as a correction`,
+    that fact's: a proposed correction of it), `supersedes #n` (the model said so), `worded as a correction`,
     `reads as a request: "<quote>"`, `the model was not sure` (at most 200 characters)."""
 
 

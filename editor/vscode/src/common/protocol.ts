@@ -649,7 +649,7 @@ export interface ProposalModel {
   source: SourceRefModel;
   /** Existing facts it would contradict or correct, at their current revision (resolve with `lecode/facts/correct`). */
   conflicts: LearnedFactModel[];
-  /** Why it is a proposal and not a fact: `near-duplicate of #n` (its words nearly repeat that fact's: a proposed correction of it), `conflicts with #n`, `worded as a correction`, `reads as a request: "<quote>"`, `the model was not sure` (at most 200 characters). */
+  /** Why it is a proposal and not a fact: `near-duplicate of #n` (its words nearly repeat that fact's: a proposed correction of it), `supersedes #n` (the model said so), `worded as a correction`, `reads as a request: "<quote>"`, `the model was not sure` (at most 200 characters). */
   why: string;
 }
 
