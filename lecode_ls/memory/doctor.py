@@ -18,6 +18,7 @@ from lecode_ls.memory.recall import listed_status
 from lecode_ls.memory.sessions import SessionStore, SourceRef, validate_sources
 
 MAX_IDS = 50  # IDs listed for each number (the number itself counts them all)
+MAX_GROUP_IDS = 10  # IDs listed for each group of duplicates (the first, by ID)
 STATUSES = ("valid", "retired", "missing", "stale", "hidden", "unverified")
 
 
@@ -82,7 +83,7 @@ def diagnose(memory: ProjectMemory, sessions: SessionStore) -> dict[str, Any]:
         "anchors_deleted": _counted(deleted),
         "duplicates": {
             "count": len(census.duplicates),
-            "groups": [list(group) for group in census.duplicates[:MAX_IDS]],
+            "groups": [list(group[:MAX_GROUP_IDS]) for group in census.duplicates[:MAX_IDS]],
         },
         "never_used": _counted(census.never_used),
         "proposed_retirements": _counted(p.fact_id for p in retirements),

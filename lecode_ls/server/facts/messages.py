@@ -318,7 +318,7 @@ class Duplicates(Message):
     """How many groups of stored facts share a dedup key (from before remembering refused
     duplicates: none are merged, so they are shown to be corrected or forgotten)."""
     groups: list[list[int]]
-    """Each group's fact IDs (the first 50 groups)."""
+    """Each group's fact IDs (the first 50 groups, the first 10 IDs of each)."""
 
 
 class NoteShareModel(Message):

@@ -819,7 +819,7 @@ export interface CountedIds {
 export interface Duplicates {
   /** How many groups of stored facts share a dedup key (from before remembering refused duplicates: none are merged, so they are shown to be corrected or forgotten). */
   count: number;
-  /** Each group's fact IDs (the first 50 groups). */
+  /** Each group's fact IDs (the first 50 groups, the first 10 IDs of each). */
   groups: number[][];
 }
 
