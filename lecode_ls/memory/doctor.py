@@ -56,14 +56,14 @@ def diagnose(memory: ProjectMemory, sessions: SessionStore) -> dict[str, Any]:
             by_status[status].append(fact_id)
     drifted: list[int] = []
     deleted: list[int] = []
-    for fact_id, states in memory.drift.fact_states(census.ids).items():
+    for fact_id, states in memory.drift.fact_states().items():
         kinds = {state.located.status for state in states}
         if kinds & {"changed", "deleted"}:
             drifted.append(fact_id)
         if kinds == {"deleted"}:
             deleted.append(fact_id)
     retirements = facts.retirement.proposals(
-        *memory.settings.memory.retire_after(), limit=len(census.ids) or 1
+        *memory.settings.memory.retire_after(), limit=census.count or 1
     )
     learning = latest_learning(sessions, facts)
     corrections = [
@@ -77,7 +77,7 @@ def diagnose(memory: ProjectMemory, sessions: SessionStore) -> dict[str, Any]:
         for note in section.notes
     ]
     return {
-        "facts": len(census.ids),
+        "facts": census.count,
         "by_status": {status: _counted(ids) for status, ids in by_status.items()},
         "drifted": _counted(drifted),
         "anchors_deleted": _counted(deleted),
@@ -85,7 +85,7 @@ def diagnose(memory: ProjectMemory, sessions: SessionStore) -> dict[str, Any]:
             "count": len(census.duplicates),
             "groups": [list(group[:MAX_GROUP_IDS]) for group in census.duplicates[:MAX_IDS]],
         },
-        "never_used": _counted(census.never_used),
+        "never_used": {"count": census.never_used[0], "ids": list(census.never_used[1])},
         "proposed_retirements": _counted(p.fact_id for p in retirements),
         "proposed_corrections": _counted(corrections),
         "notes": notes,

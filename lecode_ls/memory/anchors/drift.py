@@ -326,15 +326,20 @@ class DriftTracker:
         return sorted(changed)
 
     def fact_states(
-        self, fact_ids: Iterable[int], checkout: Path | None = None
+        self, fact_ids: Iterable[int] | None = None, checkout: Path | None = None
     ) -> dict[int, list[AnchorState]]:
-        """The states of these facts' anchors in `checkout` (default: `default_checkout`);
-        facts without anchors are left out. Without a checkout, every anchor is unchecked."""
-        wanted = set(fact_ids)
+        """The states of these facts' anchors (of every anchored fact when None) in `checkout`
+        (default: `default_checkout`); facts without anchors are left out. Without a checkout,
+        every anchor is unchecked."""
+        index = self._index()
+        if fact_ids is None:
+            wanted = {a.fact_id for anchors in index.values() for a in anchors}
+        else:
+            wanted = set(fact_ids)
         checkout = checkout or self.default_checkout()
         followed = self._followed(checkout) if checkout is not None else {}
         found: dict[int, list[AnchorState]] = {}
-        for path, anchors in self._index().items():
+        for path, anchors in index.items():
             if not any(a.fact_id in wanted for a in anchors):
                 continue
             if checkout is None:

@@ -229,18 +229,19 @@ class Retirement:
 class Census:
     """Every stored fact's ID in groups the doctor reports, read in one transaction."""
 
-    ids: tuple[int, ...]  # every fact
-    sourced: tuple[int, ...]  # with a source reference on the current revision, not suppressed
+    count: int  # every fact
     unverified: tuple[int, ...]  # no source reference, not suppressed
     hidden: tuple[int, ...]  # suppressed by a forget
     retired: frozenset[int]
-    never_used: tuple[int, ...]
+    never_used: tuple[int, tuple[int, ...]]  # how many, and the first MAX_CENSUS_IDS
     duplicates: tuple[tuple[int, ...], ...]  # facts whose current texts share a dedup key
     sources: dict[tuple[str, tuple[int, ...], str], list[int]] = field(default_factory=dict)
-    """The sourced facts by their current source reference (session ID, seqs, digest; seqs
-    empty when the stored JSON is not an array of seqs): the doctor validates each reference
-    once, however many facts cite it."""
+    """The sourced facts (not suppressed) by their current source reference (session ID, seqs,
+    digest; seqs empty when the stored JSON is not an array of seqs): the doctor validates each
+    reference once, however many facts cite it."""
 
+
+MAX_CENSUS_IDS = 50  # the never-used facts listed by ID (all are counted)
 
 # The facts suppressed by a forget (SUPPRESSED_SQL's test, for all of them at once): walked from
 # the exclusions (CROSS JOIN keeps them the outer loop), usually few, so a store without any pays
@@ -252,21 +253,41 @@ UNION
 SELECT x.fact_id FROM exclusions e CROSS JOIN provenance x ON x.session_id = e.session_id,
     json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j WHERE j.value = e.seq"""
 
+# Aggregated in SQLite, so that Python handles one row a distinct source (hundreds), not one a
+# fact: each current source reference with the IDs citing it, as one comma-separated string.
+_BY_SOURCE = (
+    "SELECT s.session_id, s.seqs, s.digest, group_concat(f.id) FROM facts f "
+    "JOIN source_refs s ON s.fact_id = f.id AND s.revision = f.current_revision "
+    "GROUP BY s.session_id, s.seqs, s.digest"
+)
+_UNSOURCED = (
+    "SELECT f.id FROM facts f WHERE NOT EXISTS (SELECT 1 FROM source_refs s "
+    "WHERE s.fact_id = f.id AND s.revision = f.current_revision) ORDER BY f.id"
+)
+_NEVER_USED = "FROM facts f WHERE NOT EXISTS (SELECT 1 FROM uses u WHERE u.fact_id = f.id)"
+
+
+def _ids(joined: object) -> list[int]:
+    return [int(i) for i in str(joined).split(",")]
+
 
 def census(db: FactsDatabase) -> Census:
     """The doctor's store-side numbers (see Census). Blocking; one read transaction."""
     with db.read() as conn:
         if conn is None:
-            return Census((), (), (), (), frozenset(), (), ())
-        rows = schema.rows(
-            conn,
-            "SELECT f.id, s.session_id, s.seqs, s.digest, k.fact_id IS NOT NULL, "
-            "u.fact_id IS NOT NULL FROM facts f "
-            "LEFT JOIN source_refs s ON s.fact_id = f.id AND s.revision = f.current_revision "
-            "LEFT JOIN retired k ON k.fact_id = f.id AND k.state = 'retired' "
-            "LEFT JOIN uses u ON u.fact_id = f.id ORDER BY f.id",
-        )
+            return Census(0, (), (), frozenset(), (0, ()), ())
+        count = as_int(schema.rows(conn, "SELECT count(*) FROM facts")[0][0])
+        by_source = schema.rows(conn, _BY_SOURCE)
+        unsourced = [as_int(r[0]) for r in schema.rows(conn, _UNSOURCED)]
         suppressed = {as_int(r[0]) for r in schema.rows(conn, _SUPPRESSED_IDS)}
+        retired = {
+            as_int(r[0])
+            for r in schema.rows(conn, "SELECT fact_id FROM retired WHERE state = 'retired'")
+        }
+        never_used = as_int(schema.rows(conn, "SELECT count(*) " + _NEVER_USED)[0][0])
+        first_unused = schema.rows(
+            conn, f"SELECT f.id {_NEVER_USED} ORDER BY f.id LIMIT {MAX_CENSUS_IDS}"
+        )
         groups = schema.rows(
             conn,
             # The keys any two revisions share first (an index-only walk), then the current
@@ -276,37 +297,21 @@ def census(db: FactsDatabase) -> Census:
             "revisions GROUP BY canonical HAVING count(*) > 1) "
             "GROUP BY r.canonical HAVING count(*) > 1 ORDER BY min(f.id)",
         )
-    ids: list[int] = []
-    sourced: list[int] = []
-    unverified: list[int] = []
-    hidden: list[int] = []
-    retired: set[int] = set()
-    never_used: list[int] = []
     sources: dict[tuple[str, tuple[int, ...], str], list[int]] = {}
-    parsed: dict[str, tuple[int, ...]] = {}
-    for raw_id, session_id, seqs, digest, is_retired, used in rows:
-        fact_id = as_int(raw_id)
-        ids.append(fact_id)
-        if fact_id in suppressed:
-            hidden.append(fact_id)
-        elif session_id is None:
-            unverified.append(fact_id)
-        else:
-            sourced.append(fact_id)
-            if seqs not in parsed:
-                parsed[seqs] = tuple(schema.parse_seqs(seqs) or ())
-            sources.setdefault((str(session_id), parsed[seqs], str(digest)), []).append(fact_id)
-        if is_retired:
-            retired.add(fact_id)
-        if not used:
-            never_used.append(fact_id)
+    hidden = sorted(suppressed)
+    for session_id, seqs, digest, joined in by_source:
+        ids = _ids(joined)
+        if suppressed:
+            ids = [i for i in ids if i not in suppressed]
+        if ids:
+            key = (str(session_id), tuple(schema.parse_seqs(seqs) or ()), str(digest))
+            sources.setdefault(key, []).extend(ids)
     return Census(
-        ids=tuple(ids),
-        sourced=tuple(sourced),
-        unverified=tuple(unverified),
+        count=count,
+        unverified=tuple(i for i in unsourced if i not in suppressed),
         hidden=tuple(hidden),
         retired=frozenset(retired),
-        never_used=tuple(never_used),
-        duplicates=tuple(tuple(sorted(int(i) for i in str(g).split(","))) for (g,) in groups),
+        never_used=(never_used, tuple(as_int(r[0]) for r in first_unused)),
+        duplicates=tuple(tuple(sorted(_ids(g))) for (g,) in groups),
         sources=sources,
     )

@@ -260,7 +260,9 @@ def _migration_6(conn: apsw.Connection) -> None:
 # restored or kept against a retirement proposal (the unused clock starts again there).
 # `drifted` holds, for a fact whose every code anchor was seen `changed` or `deleted`, the
 # revision seen so and since when (the first time: drift itself is computed, never stored); the
-# row goes when an anchor is seen in place again. The dedup key changes (NFKC, punctuation ignored): every stored key is recomputed.
+# row goes when an anchor is seen in place again. Source references are indexed by the whole
+# reference (it still serves lookups by session), so that the doctor groups the facts citing
+# each one from the index alone (retire.census). The dedup key changes (NFKC, punctuation ignored): every stored key is recomputed.
 _MIGRATION_7_SQL = """
 CREATE TABLE retired (
     fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
@@ -273,6 +275,8 @@ CREATE TABLE drifted (
     revision INTEGER NOT NULL,
     since TEXT NOT NULL
 );
+DROP INDEX source_refs_by_session;
+CREATE INDEX source_refs_by_source ON source_refs (session_id, seqs, digest);
 """
 
 
