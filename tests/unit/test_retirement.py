@@ -67,24 +67,27 @@ class TestProposals:
         b = remember(store, "y starts at two.", Ref("s1", (2,)))[0]
         store.ranking.record_use([a, b])  # used now: never proposed as unused within 100 days
         store.retirement.note_drift({a: (1, True), b: (1, False)})
-        store.retirement.note_drift({a: (1, True)})  # seen again: the first time is kept
-        [since] = store.retirement.drifted_since([a, b]).values()
 
-        def drifted(days_later: int) -> list[tuple[int, str]]:
+        def drifted(days_later: int) -> list[tuple[int, str, str]]:
             now = datetime.now(UTC) + timedelta(days=days_later)
-            return [(p.fact_id, p.why) for p in store.retirement.proposals(100, 7, now=now)]
+            found = store.retirement.proposals(100, 7, now=now)
+            return [(p.fact_id, p.why, p.since) for p in found]
 
         assert drifted(1) == []
-        assert drifted(8) == [(a, f"code anchors changed or deleted since {since[:10]}")]
+        [(fact_id, why, since)] = drifted(8)
+        assert fact_id == a and why == f"code anchors changed or deleted since {since[:10]}"
+        store.retirement.note_drift({a: (1, True)})  # seen again: the first time is kept
+        assert drifted(8) == [(a, why, since)]
         assert store.retirement.restore(a) is False  # kept: its drift clock starts again
         assert drifted(1) == [] and drifted(8) != []
         store.retirement.note_drift({a: (1, False)})  # in place again: no longer drifted
-        assert drifted(30) == [] and store.retirement.drifted_since([a]) == {}
+        assert drifted(30) == []
         store.retirement.note_drift({a: (2, True)})  # not the current revision: nothing noted
-        assert store.retirement.drifted_since([a]) == {}
+        assert drifted(30) == []
         store.retirement.note_drift({a: (1, True)})
+        assert [p[0] for p in drifted(30)] == [a]
         assert store.forget(a) is True
-        assert store.retirement.drifted_since([a]) == {} and store.verify() == []
+        assert drifted(30) == [] and store.verify() == []
 
     def test_forget_removes_the_retirement_and_unknown_facts_are_refused(
         self, store: FactStore

@@ -1,9 +1,8 @@
 """Retirement (issue 26): a fact the person retired is kept, listed, recallable and restorable,
 but not injected and not offered to learning as known. Never silent: the store only proposes a
-retirement (a fact unused for `[memory] retire_after_days`), and only the person retires.
-
-Two reasons propose a retirement: a fact unused for `[memory] retire_after_days`, and one whose
-code anchors have all been `changed` or `deleted` for `[memory] retire_drifted_after_days`.
+retirement, and only the person retires. Two reasons propose one: a fact unused for `[memory]
+retire_after_days`, and one whose code anchors have all been `changed` or `deleted` for
+`[memory] retire_drifted_after_days`.
 
 The `retired` table holds one row a fact: `retired` (since `at`, with the reason) or `kept` (the
 person restored it or kept it against a proposal at `at`: both clocks start there). The
@@ -137,21 +136,6 @@ class Retirement:
                     )
                 else:
                     conn.execute("DELETE FROM drifted WHERE fact_id = ?", (fact_id,))
-
-    def drifted_since(self, fact_ids: Iterable[int]) -> dict[int, str]:
-        """When each of these facts was first seen with every anchor drifted (those that are)."""
-        wanted = sorted(set(fact_ids))
-        found: list[tuple[object, ...]] = []
-        with self._db.read() as conn:
-            if conn is None:
-                return {}
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start : start + 500]
-                marks = ", ".join("?" * len(chunk))
-                found += schema.rows(
-                    conn, f"SELECT fact_id, since FROM drifted WHERE fact_id IN ({marks})", chunk
-                )
-        return {as_int(fact_id): str(since) for fact_id, since in found}
 
     def proposals(
         self,
