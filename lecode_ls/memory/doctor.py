@@ -1,9 +1,9 @@
 """The memory's health (issue 26): every number with the fact IDs behind it.
 
 `diagnose` reads the facts (statuses validated as listings validate them: each distinct source
-reference once, each session read once), their code anchors' drift, the retirement proposals, the latest learning's
-proposed corrections, and the share each Markdown file gets of the injected memory. Blocking:
-callers run it off the request thread. A damaged facts.sqlite3 raises StoreError.
+reference once, each session read once, one already known valid not again), their code anchors'
+drift, the retirement proposals, the latest learning's proposed corrections, and the share each
+Markdown file gets of the injected memory. Blocking: callers run it off the request thread. A damaged facts.sqlite3 raises StoreError.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from lecode_ls.errors import LecodeError
 from lecode_ls.memory.injection import ProjectMemory, build_memory_section
 from lecode_ls.memory.learning_status import latest_learning
 from lecode_ls.memory.recall import listed_status
-from lecode_ls.memory.sessions import SessionStore, SourceRef, validate_sources
+from lecode_ls.memory.sessions import SessionStore, SourceRef
 
 MAX_IDS = 50  # IDs listed for each number (the number itself counts them all)
 MAX_GROUP_IDS = 10  # IDs listed for each group of duplicates (the first, by ID)
@@ -44,16 +44,14 @@ def diagnose(memory: ProjectMemory, sessions: SessionStore) -> dict[str, Any]:
                 by_status[listed_status(fact, sessions, facts, None, 0)[0]].append(fact.id)
             continue
         cited.append(fact_ids)
-    # Each reference validated once, each session read once: the verdicts `validate_source`
-    # gives every fact citing it one by one (what lecode/facts/list shows).
-    for verdict, fact_ids in zip(
-        validate_sources(sessions, refs, purpose="durable", exclusions=facts), cited, strict=True
-    ):
+    # Each reference validated once, each session read once (and a reference already known valid
+    # not read again): the verdicts `validate_source` gives every fact citing it one by one
+    # (what lecode/facts/list shows).
+    statuses = memory.verdicts.statuses(refs, facts, facts.generation())
+    for status, fact_ids in zip(statuses, cited, strict=True):
         for fact_id in fact_ids:
-            status: str = verdict.status
-            if status == "valid" and fact_id in census.retired:
-                status = "retired"
-            by_status[status].append(fact_id)
+            shown = "retired" if status == "valid" and fact_id in census.retired else status
+            by_status[shown].append(fact_id)
     drifted: list[int] = []
     deleted: list[int] = []
     for fact_id, states in memory.drift.fact_states().items():
