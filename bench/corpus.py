@@ -130,6 +130,7 @@ WORDS = (
     "after the migration",
     "as of this year",
 )
+CYCLE = len(KINDS) * len(SERVICES) * NUMBERS
 MESSAGES = 1_000
 RANGES = 300
 SPAN = 4
@@ -140,7 +141,10 @@ def fact_text(index: int) -> str:
     kind = index % len(KINDS)
     rest = index // len(KINDS)
     service, number = SERVICES[rest % len(SERVICES)], 1 + (rest // len(SERVICES)) % NUMBERS
-    return KINDS[kind][0].format(s=service, n=number) + f" ({WORDS[index % len(WORDS)]})"
+    # The kinds, services and numbers repeat every CYCLE facts: the words of a later round are
+    # shifted by one, so no two texts share a dedup key (schema.canonical_text).
+    words = WORDS[(index + index // CYCLE) % len(WORDS)]
+    return KINDS[kind][0].format(s=service, n=number) + f" ({words})"
 
 
 def question(index: int) -> str:

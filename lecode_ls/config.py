@@ -55,6 +55,21 @@ class MemorySettings(_Section):
     was remembered from is no longer there): "label" shows it marked as drifted, "withhold"
     leaves it out. Listings show drift either way."""
 
+    retire_after_days: int = Field(28, ge=0, le=36500)
+    """A fact not used for this many days (not shown to a model, recalled by ID, found by a
+    query, written or kept) is proposed for retirement in the review queue, with the reason;
+    only the person retires it (`lecode/facts/retire`), and a retired fact can be restored.
+    0 proposes every unused fact at once."""
+
+    retire_drifted_after_days: int = Field(7, ge=0, le=36500)
+    """A fact whose code anchors have all been `changed` or `deleted` for this many days (since
+    lecode-ls first saw them so) is proposed for retirement too, with the reason; 0 proposes it
+    as soon as it is seen drifted."""
+
+    def retire_after(self) -> tuple[int, int]:
+        """(retire_after_days, retire_drifted_after_days): what retirement proposals wait for."""
+        return self.retire_after_days, self.retire_drifted_after_days
+
     embeddings_model: str | None = Field(None, min_length=1, max_length=200)
     """Opt in to semantic fact ranking: the embedding model the `[provider]` serves at its
     OpenAI-compatible `/embeddings` (llama-server with `--embeddings`, Ollama, vLLM, hosted

@@ -114,6 +114,25 @@ class FactNotFound(NotFound):
     code = "fact_not_found"
 
 
+class DuplicateFact(LecodeError):
+    """the text equals a stored fact's once case, spacing, punctuation and Unicode form are set aside: no second fact is made; `data.factId` names that fact
+
+    (F8, issue 26.) Only a request is refused this way; learning and MCP get the stored fact back.
+    """
+
+    code = "duplicate_fact"
+
+    def __init__(self, message: str, *, fact_id: int, field: str | None = "text") -> None:
+        super().__init__(message, field=field)
+        self.fact_id = fact_id
+
+
+class FactUnavailable(LecodeError):
+    """the fact's evidence is missing or hidden: it cannot be retired or restored, only forgotten"""
+
+    code = "fact_unavailable"
+
+
 class RevisionNotFound(NotFound):
     """A revision number that the named fact does not have."""
 

@@ -212,7 +212,7 @@ class ScriptedModel:
             "source_seqs": [self.preference_seq],
             "kind": "explicit_user_preference",
             "quote": PREFERENCE,
-            "conflicts": [],
+            "supersedes": [],
             "proposal": False,
         }
         return json.dumps({"candidates": [candidate]})

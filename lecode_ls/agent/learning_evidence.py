@@ -19,7 +19,8 @@ from typing import Any
 from lecode_ls.agent.learning_requests import is_reported
 from lecode_ls.errors import LecodeError
 from lecode_ls.memory.anchors import fact_path_line
-from lecode_ls.memory.injection import valid_facts
+from lecode_ls.memory.facts import MAX_QUERY_CHARS
+from lecode_ls.memory.injection import similar_valid_facts
 from lecode_ls.memory.learning_status import KINDS
 from lecode_ls.memory.sessions import MAX_POSITIONS, SourceRef, source_snapshot, well_formed_calls
 from lecode_ls.runtime import Runtime
@@ -29,7 +30,7 @@ PAYLOAD_MAX_BYTES = 16_000
 TEXT_MAX_BYTES = 512
 COMPARISON_FACTS = 50
 COMPARISON_MAX_BYTES = 4096
-CANDIDATE_KEYS = frozenset({"text", "source_seqs", "kind", "quote", "conflicts", "proposal"})
+CANDIDATE_KEYS = frozenset({"text", "source_seqs", "kind", "quote", "supersedes", "proposal"})
 
 # A conservative English heuristic (A-spec): words that scope a preference to now.
 TEMPORARY = re.compile(
@@ -83,19 +84,28 @@ def _snapshots(
 
 
 def capture_messages(
-    runtime: Runtime, session_id: str, seqs: set[int], messages: dict[int, dict[str, Any]]
+    runtime: Runtime,
+    session_id: str,
+    seqs: set[int],
+    messages: dict[int, dict[str, Any]],
+    texts: list[str],
 ) -> Captured:
     """Singleton snapshots of the messages at `seqs` (`messages` holds their records): the
     evidence the rules' candidates are checked against (learning_rules.py), taken before any
-    model call. A message that cannot be captured (excluded, changed) has no snapshot, so its
-    candidate fails `invalid_source`. Blocking."""
+    model call, with the facts most similar to the candidates' `texts` to compare them with (a
+    near-duplicate becomes a proposed correction, as for the model's). A message that cannot be
+    captured (excluded, changed) has no snapshot, so its candidate fails `invalid_source`.
+    Blocking."""
     singles: dict[int, SourceRef] = {}
     for seq in sorted(seqs):
         with contextlib.suppress(LecodeError):
             singles[seq] = source_snapshot(
                 runtime.sessions, session_id, seq, seq, exclusions=runtime.facts
             )
-    return Captured(singles, {}, [], {s: messages[s] for s in seqs if s in messages}, {})
+    said = " ".join(texts)[:MAX_QUERY_CHARS]
+    similar = similar_valid_facts(runtime, said, COMPARISON_FACTS) if texts else []
+    facts = {fact.id: fact.revision for fact in similar}
+    return Captured(singles, {}, [], {s: messages[s] for s in seqs if s in messages}, facts)
 
 
 def prepare(
@@ -106,7 +116,8 @@ def prepare(
 ) -> tuple[str, Captured] | None:
     """The extraction input and the evidence it offers, or None when no exchange fits.
 
-    The input: existing valid facts for comparison (at most 50 and 4,096 bytes), then the newly
+    The input: existing valid facts for comparison (at most 50 and 4,096 bytes: those that rank
+    highest for the exchanges' messages first, then by ID; never a retired one), then the newly
     covered exchanges' raw user and assistant messages with their seqs, read results only as
     corroboration; as many exchanges as `fits` accepts (the byte limit, and the model's window),
     dropping the later ones (never cutting one; what is left out is not retried). Only what the
@@ -116,7 +127,13 @@ def prepare(
     existing: list[str] = []
     facts: dict[int, int] = {}
     used = 0
-    for fact in valid_facts(runtime)[:COMPARISON_FACTS]:
+    said = " ".join(
+        str(r.get("content"))
+        for group in groups
+        for r in group
+        if r.get("kind") == "message" and isinstance(r.get("content"), str)
+    )[:MAX_QUERY_CHARS]
+    for fact in similar_valid_facts(runtime, said, COMPARISON_FACTS):
         line = json.dumps({"id": fact.id, "revision": fact.revision, "text": fact.text})
         if used + utf8_size(line) + 1 > COMPARISON_MAX_BYTES:
             break
@@ -234,14 +251,14 @@ def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, Sou
     if not isinstance(candidate, dict) or set(candidate) != CANDIDATE_KEYS:
         return "candidate_schema", None
     text, quote, kind = candidate["text"], candidate["quote"], candidate["kind"]
-    seqs, conflicts = candidate["source_seqs"], candidate["conflicts"]
+    seqs, supersedes = candidate["source_seqs"], candidate["supersedes"]
     if (
         kind not in KINDS
         or type(candidate["proposal"]) is not bool
         or not isinstance(seqs, list)
         or not all(type(s) is int for s in seqs)
-        or not isinstance(conflicts, list)
-        or not all(type(c) is int for c in conflicts)
+        or not isinstance(supersedes, list)
+        or not all(type(c) is int for c in supersedes)
     ):
         return "candidate_schema", None
     if not (_valid_text(text) and _valid_text(quote)):
@@ -264,7 +281,7 @@ def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, Sou
             return "reported_preference", None
     elif not _verified(text, quote, seqs, captured):
         return "unverified_project_evidence", None
-    if any(captured.facts.get(c) is None for c in conflicts):
+    if any(captured.facts.get(c) is None for c in supersedes):  # not shown
         return "invalid_conflicts", None
     return None, ref
 

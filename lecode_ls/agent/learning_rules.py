@@ -154,7 +154,7 @@ def rule_candidates(
                         "source_seqs": [seq],
                         "kind": "explicit_user_preference",
                         "quote": sentence,
-                        "conflicts": [],
+                        "supersedes": [],
                         "proposal": False,
                     }
                 )

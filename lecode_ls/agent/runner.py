@@ -382,8 +382,10 @@ class ChatTurn:
         facts = [
             {"fact_id": i, "revision": r, "reason": memory.reasons.get(i)} for i, r in memory.facts
         ]
-        self.emit("memory", {"facts": facts, "notes": memory.files})
-        await self._event("memory", facts=facts, notes=memory.files, bytes=memory.bytes)
+        cut = [{"file": n.name, "bytes": n.bytes, "shown": n.shown} for n in memory.notes if n.cut]
+        extra: dict[str, Any] = {"cut": cut} if cut else {}
+        self.emit("memory", {"facts": facts, "notes": memory.files, **extra})
+        await self._event("memory", facts=facts, notes=memory.files, bytes=memory.bytes, **extra)
 
         text: list[str] = []
         calls: list[ToolCall] = []

@@ -2,7 +2,8 @@
 schemas, and one entry point that runs a call (T1-T4, T6, R1-R8 extended to MCP).
 
 The tools are the chat tools (tools/memory.py), run by the same `dispatch` with the same caps,
-labels and paging, plus `memory_remember` (remember.py). Their schemas gain what an MCP client's
+labels and paging, plus `memory_doctor` (the memory's health, as `lecode/memory/doctor`) and
+`memory_remember` (remember.py). Their schemas gain what an MCP client's
 arguments need and the model's do not: a `maxLength` on every string and a `maximum` on every
 integer, enforced by the same checker. Write-class tools are offered and run only when
 `[mcp] allow` lists them (T4 for MCP: there is no person to ask, so "ask" is "deny"). Nothing here
@@ -12,12 +13,14 @@ imports the MCP SDK: app.py wires this to it. Blocking: call `call_tool` from a 
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied
 from lecode_ls.mcp.remember import Exchange, remember_verified
+from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import MAX_TEXT_BYTES
 from lecode_ls.memory.notes import MAX_FILE_BYTES
 from lecode_ls.runtime import Runtime
@@ -71,7 +74,17 @@ REMEMBER = ToolSpec(
     },
     "write",
 )
-ALL_SPECS: tuple[ToolSpec, ...] = (*SPECS, REMEMBER)
+DOCTOR = ToolSpec(
+    "memory_doctor",
+    "The project memory's health, each number with the fact IDs behind it (the first 50): facts "
+    "by status (valid, retired, missing, stale, hidden, unverified), facts with drifted or "
+    "all-deleted code anchors, duplicates, facts never used, proposed retirements and "
+    "corrections, and MEMORY.md and the scratchpad against their share of the injected memory "
+    "(bytes, shown, cut). Returns JSON; what `lecode/memory/doctor` answers an editor.",
+    {"type": "object", "properties": {}, "required": [], "additionalProperties": False},
+    "read",
+)
+ALL_SPECS: tuple[ToolSpec, ...] = (*SPECS, DOCTOR, REMEMBER)
 BY_NAME = {spec.name: spec for spec in ALL_SPECS}
 WRITE_TOOLS = tuple(spec.name for spec in ALL_SPECS if spec.tool_class == "write")
 
@@ -152,6 +165,9 @@ def call_tool(runtime: Runtime, exchange: Exchange, name: str, arguments: object
         if name == REMEMBER.name:
             runtime.require_facts()
             return remember_verified(runtime, exchange, args["path"], args["line"])
+        if name == DOCTOR.name:
+            sessions, _ = runtime.require_facts()
+            return ToolResult(json.dumps(diagnose(runtime, sessions), ensure_ascii=False))
         policy = PermissionPolicy({tool: "allow" for tool in settings.mcp.allow}, default="deny")
         return dispatch(runtime, name, args, policy=policy, readonly=False, child=False)
     except LecodeError as error:

@@ -109,6 +109,20 @@ FACTS_HEADER = (
 
 
 @dataclass(frozen=True)
+class NoteShare:
+    """How much of one Markdown file a request showed: its size and the bytes of it shown (both
+    of the file's text, UTF-8); `cut` when not all of it."""
+
+    name: str
+    bytes: int
+    shown: int
+
+    @property
+    def cut(self) -> int:
+        return self.bytes - self.shown
+
+
+@dataclass(frozen=True)
 class InjectedMemory:
     """The memory section of one provider request. `bytes` is `len(text.encode("utf-8"))`."""
 
@@ -117,6 +131,7 @@ class InjectedMemory:
     files: list[str] = field(default_factory=list)  # the Markdown files shown (whole or cut)
     bytes: int = 0
     reasons: dict[int, str] = field(default_factory=dict)  # why each shown fact was chosen
+    notes: list[NoteShare] = field(default_factory=list)  # each non-empty Markdown file's share
 
     @property
     def fact_ids(self) -> list[int]:
@@ -155,10 +170,15 @@ def build_memory_section(
     notes_budget = budget - _size(facts_text)
     parts: list[str] = []
     files = []
-    for name, section in zip(NOTES_FILES, _notes_sections(notes, notes_budget), strict=True):
+    shares: list[NoteShare] = []
+    for (name, raw), (section, kept) in zip(
+        notes, _notes_sections(notes, notes_budget), strict=True
+    ):
         if section:
             parts.append(section)
             files.append(name)
+        if raw:
+            shares.append(NoteShare(name, _size(raw), kept))
     if facts_text:
         parts.append(facts_text)
     # Every part is sized with the blank line that opens it; the very first needs none (dropping
@@ -166,7 +186,12 @@ def build_memory_section(
     text = MEMORY_HEADING + "".join(parts)[1:] if parts else ""
     reasons = {pick.fact_id: pick.reason for pick in picks}
     return InjectedMemory(
-        text, shown, files, _size(text), {fact_id: reasons[fact_id] for fact_id, _ in shown}
+        text,
+        shown,
+        files,
+        _size(text),
+        {fact_id: reasons[fact_id] for fact_id, _ in shown},
+        shares,
     )
 
 
@@ -227,8 +252,8 @@ def _facts_block(
         how = FactLines(runtime.drift.fact_states(found), withhold=withhold)
         for pick in chunk:
             fact = found.get(pick.fact_id)
-            if fact is None or room <= LINE_OVERHEAD:
-                continue
+            if fact is None or fact.retired or room <= LINE_OVERHEAD:
+                continue  # a retired fact is kept, listed and recallable, never injected
             if _least_size(fact, pick.reason) > room:
                 continue  # cannot fit: not even its line is built
             if how.withhold and how.drift(fact.id) is not None:
@@ -252,13 +277,35 @@ def _facts_block(
 
 
 def valid_facts(runtime: ProjectMemory) -> list[Fact]:
-    """The facts injection would consider: the first 50 in ID order, not suppressed, every
+    """The facts injection would consider: the first 50 in ID order, not suppressed, not retired, every
     revision's evidence valid now. For other bounded uses of "existing valid facts" (automatic
     learning's comparison context). Blocking."""
     facts, verdicts = runtime.facts, runtime.verdicts
     page, _ = facts.list(0, MAX_INSPECTED_FACTS)
     generation = facts.generation() if page else 0
-    return [f for f in page if _every_revision_valid(f, facts, verdicts, generation)]
+    return [
+        f for f in page if not f.retired and _every_revision_valid(f, facts, verdicts, generation)
+    ]
+
+
+def similar_valid_facts(runtime: ProjectMemory, text: str, count: int) -> list[Fact]:
+    """The facts learning compares candidates with (issue 26): those ranking highest for
+    `text` (the exchanges it reads), then `valid_facts` to fill `count`; each not retired and
+    its evidence valid now. Blocking."""
+    facts, verdicts = runtime.facts, runtime.verdicts
+    hits = facts.ranking.search(text, count) if text.strip() else []
+    found = facts.get_many(hit.fact_id for hit in hits)
+    generation = facts.generation() if found else 0
+    ranked = [
+        fact
+        for hit in hits
+        if (fact := found.get(hit.fact_id)) is not None
+        and not fact.retired
+        and _every_revision_valid(fact, facts, verdicts, generation)
+    ]
+    chosen = {fact.id for fact in ranked}
+    rest = [fact for fact in valid_facts(runtime) if fact.id not in chosen]
+    return (ranked + rest)[:count]
 
 
 DRIFT_NOTE = (
@@ -366,8 +413,9 @@ def _section(name: str, text: str) -> str:
     return _heading(name, False) + fence + body + fence
 
 
-def _notes_sections(notes: list[tuple[str, str]], budget: int) -> list[str]:
-    """One section per file (empty when the file is empty or gets no room), within `budget`.
+def _notes_sections(notes: list[tuple[str, str]], budget: int) -> list[tuple[str, int]]:
+    """One section per file (empty when the file is empty or gets no room), within `budget`,
+    each with the bytes of the file's text it shows.
 
     Every section is sized with its opening blank line, even the one that ends up first.
     """
@@ -385,7 +433,7 @@ def _notes_sections(notes: list[tuple[str, str]], budget: int) -> list[str]:
         else:
             shares = [half, budget - half]
     return [
-        (section if size <= share else _cut(name, text, share)) if text else ""
+        ((section, _size(text)) if size <= share else _cut(name, text, share)) if text else ("", 0)
         for (name, text), section, size, share in zip(notes, full, sizes, shares, strict=True)
     ]
 
@@ -394,13 +442,14 @@ def _terminated(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def _cut(name: str, text: str, share: int) -> str:
-    """The section of a file too large for `share` bytes: cut with a marker, or empty."""
+def _cut(name: str, text: str, share: int) -> tuple[str, int]:
+    """The section of a file too large for `share` bytes, cut with a marker (or empty), and the
+    bytes of the text it keeps."""
     # The fence line has the same length whatever the text, so the room is known before the cut.
     overhead = _size(_heading(name, False)) + 2 * _size(_fence("")) + _size(_marker(name))
     room = share - overhead - 1  # - 1: the newline that ends the cut text
     if room <= 0:
-        return ""
+        return "", 0
     # A prefix of valid UTF-8 can only end in an incomplete character: "ignore" drops just that.
     kept = text.encode("utf-8")[:room].decode("utf-8", "ignore")
-    return _section(name, kept) + _marker(name)
+    return _section(name, kept) + _marker(name), _size(kept)

@@ -126,6 +126,7 @@ def _status(
                 "kind": proposal["kind"],
                 "source": SourceRef.from_json(proposal["source"]).to_json(),
                 "conflicts": [_fact_ref(c) for c in proposal.get("conflicts", [])],
+                "why": _why(proposal),
             }
         )
     return {
@@ -140,6 +141,21 @@ def _status(
         "learned": [_fact_ref(f) for f in record.get("learned", [])],
         "proposals": proposals,
     }
+
+
+MAX_WHY_CHARS = 200
+
+
+def _why(proposal: dict[str, Any]) -> str:
+    """A proposal's reason as recorded; an event from before issue 26 gets one from its
+    conflicts."""
+    why = proposal.get("why")
+    if isinstance(why, str) and why:
+        return why[:MAX_WHY_CHARS]
+    conflicts = [c.get("fact_id") for c in proposal.get("conflicts", []) if isinstance(c, dict)]
+    if conflicts:
+        return "conflicts with " + ", ".join(f"#{c}" for c in conflicts)
+    return "left for review by learning"
 
 
 def _fact_ref(value: Any) -> dict[str, int]:
@@ -208,6 +224,7 @@ def describe(learning: dict[str, Any] | None) -> str:
             f"{seqs[0]}-{seqs[-1]}{', conflicts ' + conflicts if conflicts else ''}): "
             f"{proposal['text']}"
         )
+        lines.append(f"    why: {proposal['why']}")
     if learning.get("omitted_proposals"):
         lines.append(
             f"  [{learning['omitted_proposals']} more proposal(s): accept or dismiss these first]"

@@ -24,6 +24,7 @@ METHODS: tuple[Method, ...] = (
     *anchors.METHODS,
     *notes.COMMANDS,
     *anchors.COMMANDS,
+    *facts.COMMANDS,
     *sessions.COMMANDS,
     *questions.COMMANDS,
 )

@@ -50,6 +50,9 @@ REQUESTS = (
     "lecode/facts/dismissProposal",
     "lecode/facts/pin",
     "lecode/facts/unpin",
+    "lecode/facts/retire",
+    "lecode/facts/restore",
+    "lecode/memory/doctor",
     "lecode/facts/rememberSelection",
     "lecode/facts/correctSelection",
     "lecode/facts/reanchor",
@@ -66,6 +69,8 @@ COMMANDS = (
     "lecode.anchor.reanchor",
     "lecode.anchor.forget",
     "lecode.anchor.show",
+    "lecode.facts.retire",
+    "lecode.facts.restore",
     "lecode.session.delete",
     "lecode.answer",
 )

@@ -89,6 +89,8 @@ def _to_rpc(exc: LecodeError) -> JsonRpcException:
             message = field + message[len(exc.field) :]
     if (status := getattr(exc, "status", None)) is not None:
         data["status"] = status
+    if (fact_id := getattr(exc, "fact_id", None)) is not None:
+        data["factId"] = fact_id
     return JsonRpcException(message=message, code=exc.rpc_code, data=data)
 
 

@@ -128,7 +128,8 @@ SPECS: tuple[ToolSpec, ...] = (
         "memory_recall",
         "Recall a durable fact by fact_id, or an exact session range by session_id with "
         "inclusive start_seq and end_seq (never both). Returns JSON with a status (valid, "
-        "missing, stale, hidden, unverified); only a valid answer carries text and source_text, "
+        "retired, missing, stale, hidden, unverified); only a valid or retired answer carries "
+        "text and source_text, "
         "a character page of a JSON array of the cited records: pass next_offset back as offset "
         "until it is null, then concatenate. The `source` object of a valid answer is the "
         "source_snapshot memory_correct needs." + _UNTRUSTED,

@@ -17,10 +17,11 @@ from datetime import date
 from typing import Any
 
 from lecode_ls.errors import InvalidParams, ReadonlyMode
+from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import describe, latest_learning
 from lecode_ls.memory.notes import daily_name
-from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
+from lecode_ls.memory.recall import check_retirable, list_facts, recall_fact, recall_session
 from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import dispatch
@@ -53,6 +54,9 @@ HELP = """\
                           them, best first
 /memory pin <fact-id>     pin a fact: every chat request's memory shows it first
 /memory unpin <fact-id>   unpin it
+/memory retire <fact-id>  retire a fact: kept, listed and recallable, no longer injected
+/memory restore <fact-id> restore a retired fact (or keep one proposed for retirement)
+/memory doctor            the memory's health: every number with its fact IDs
 /memory recall <fact-id> [offset]
                           a fact and a page of its evidence (JSON)
 /memory read <session-id> <start-seq> <end-seq> [offset]
@@ -185,6 +189,8 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
         for fact in page["facts"]:
             line = f"#{fact['fact_id']} r{fact['revision']} {fact['status']}"
             line += " pinned" if fact.get("pinned") else ""
+            if "last_used" in fact:
+                line += f" used {fact['uses']}x, last {fact['last_used'][:10]}"
             if "source" in fact:
                 seqs = fact["source"]["seqs"]
                 line += f" [{fact['source']['session_id']} {seqs[0]}-{seqs[-1]}] {fact['text']}"
@@ -200,6 +206,11 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
                     span = f"{now}-{anchor['current_end_line']}"
                     moved = f"{moved}:{span}" if renamed else f" now {span}"
                 lines.append(f"  anchored to {where} {anchor['status']}{moved}")
+        for proposal in page.get("retirements", ()):
+            lines.append(
+                f"proposed retirement: #{proposal['fact_id']} ({proposal['why']}): "
+                f"/memory retire {proposal['fact_id']} or /memory restore {proposal['fact_id']}"
+            )
         if page["next_offset"] is not None:
             more = f" {path}" if path is not None else ""
             more = f" {query}" if query is not None else more
@@ -216,6 +227,7 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
         path=path,
         query=query,
         verdicts=runtime.verdicts,
+        retire_after=runtime.settings.memory.retire_after(),
     )
     return render(page)
 
@@ -235,6 +247,57 @@ def _pin(runtime: Runtime, args: list[str], run: Invocation, *, pin: bool = True
 
 def _unpin(runtime: Runtime, args: list[str], run: Invocation) -> str:
     return _pin(runtime, args, run, pin=False)
+
+
+def _retire(runtime: Runtime, args: list[str], run: Invocation, *, retire: bool = True) -> str:
+    word = "retire" if retire else "restore"
+    _usage(args, 1, 1, f"{word} <fact-id>")
+    sessions, facts = runtime.require_facts()
+    if run.readonly:
+        raise ReadonlyMode(f"/memory {word}: memory cannot be changed in readonly mode")
+    fact_id = _int(args, 0, "fact-id")
+    check_retirable(facts, sessions, fact_id)
+    if retire:
+        changed = facts.retirement.retire(fact_id)
+        return (
+            f"Fact #{fact_id} is retired." if changed else f"Fact #{fact_id} was retired already."
+        )
+    changed = facts.retirement.restore(fact_id)
+    return f"Fact #{fact_id} is restored." if changed else f"Fact #{fact_id} is kept."
+
+
+def _ids(counted: dict[str, Any]) -> str:
+    shown = " ".join(f"#{i}" for i in counted["ids"])
+    more = " …" if counted["count"] > len(counted["ids"]) else ""
+    return f"{counted['count']}" + (f" ({shown}{more})" if shown else "")
+
+
+def _doctor(runtime: Runtime, args: list[str], _: Invocation) -> str:
+    _usage(args, 0, 0, "doctor")
+    sessions, _facts = runtime.require_facts()
+    report = diagnose(runtime, sessions)
+    lines = [f"{report['facts']} facts"]
+    lines += [f"  {status}: {_ids(c)}" for status, c in report["by_status"].items() if c["count"]]
+    for key, label in (
+        ("drifted", "anchors drifted"),
+        ("anchors_deleted", "anchors all deleted"),
+        ("never_used", "never used"),
+        ("proposed_retirements", "proposed for retirement"),
+        ("proposed_corrections", "proposed corrections of"),
+    ):
+        lines.append(f"{label}: {_ids(report[key])}")
+    groups = ", ".join("=".join(f"#{i}" for i in g) for g in report["duplicates"]["groups"])
+    lines.append(
+        f"duplicates: {report['duplicates']['count']}" + (f" ({groups})" if groups else "")
+    )
+    for note in report["notes"]:
+        cut = f", {note['cut']} cut" if note["cut"] else ""
+        lines.append(f"{note['file']}: {note['bytes']} bytes, {note['shown']} shown{cut}")
+    return "\n".join(lines)  # at most 50 IDs a number: well within 16,384 bytes
+
+
+def _restore(runtime: Runtime, args: list[str], run: Invocation) -> str:
+    return _retire(runtime, args, run, retire=False)
 
 
 def _recall(runtime: Runtime, args: list[str], run: Invocation) -> str:
@@ -306,6 +369,9 @@ _SIMPLE: dict[str, Callable[[Runtime, list[str], Invocation], str]] = {
     "forget": _forget,
     "pin": _pin,
     "unpin": _unpin,
+    "retire": _retire,
+    "doctor": _doctor,
+    "restore": _restore,
 }
 
 

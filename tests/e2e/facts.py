@@ -50,7 +50,7 @@ def candidate(text: str, seq: int, *, proposal: bool = False) -> dict[str, Any]:
         "source_seqs": [seq],
         "kind": "explicit_user_preference",
         "quote": text,
-        "conflicts": [],
+        "supersedes": [],
         "proposal": proposal,
     }
 

@@ -296,7 +296,7 @@ class TestLearningOverLsp:
                         "source_seqs": [1],
                         "kind": "explicit_user_preference",
                         "quote": preference,
-                        "conflicts": [],
+                        "supersedes": [],
                         "proposal": False,
                     }
                 ]
@@ -377,7 +377,7 @@ class TestLearningDoneWhen:
                             "source_seqs": s,
                             "kind": k,
                             "quote": q,
-                            "conflicts": [],
+                            "supersedes": [],
                             "proposal": False,
                         }
                         for t, s, k, q in candidates

@@ -15,7 +15,7 @@ from pathlib import Path
 from tests.e2e.conftest import Start, call, make_repo
 from tests.e2e.mcp_client import allow, mcp_session, tool, tool_error
 
-READERS = ["memory_read", "memory_search", "memory_recall", "memory_list"]
+READERS = ["memory_read", "memory_search", "memory_recall", "memory_list", "memory_doctor"]
 WRITERS = ["memory_write", "memory_edit", "memory_correct", "memory_forget", "memory_remember"]
 APP = "import os\n\nPORT = 8080\n\n\ndef main():\n    serve(PORT)\n"
 
@@ -222,8 +222,11 @@ class TestVerifiedRemember:
         (repo / "app.py").write_text(APP.replace("8080", "9090"))
         async with mcp_session(repo) as session:
             [drifted] = (await tool(session, "memory_list"))["facts"]
+            health = await tool(session, "memory_doctor")  # issue 26: the doctor over MCP
             forgot = await tool(session, "memory_forget", fact_id=remembered["fact_id"])
         assert drifted["anchors"][0]["status"] == "changed"
+        assert health["drifted"] == {"count": 1, "ids": [remembered["fact_id"]]}
+        assert health["by_status"]["valid"]["ids"] == [remembered["fact_id"]]
         assert forgot == {"fact_id": 1, "forgotten": True, "already_forgotten": False}
         assert (await call(editor, "lecode/facts/list"))["facts"] == []
 

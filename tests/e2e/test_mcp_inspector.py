@@ -87,6 +87,7 @@ class TestTheInspectorCli:
             "memory_search",
             "memory_recall",
             "memory_list",
+            "memory_doctor",
         ]
         assert f"config dir {isolated_config_dir} (LECODE_CONFIG_DIR)" in log
         assert f"project {repo.resolve()}" in log

@@ -44,7 +44,7 @@ def worst_store(runtime: Runtime) -> str:
                 "text": text,
                 "kind": "explicit_user_preference",
                 "source": ref.to_json(),
-                "conflicts": [],
+                "supersedes": [],
             }
         )
     sessions.append(

@@ -20,6 +20,7 @@ import apsw
 import pytest
 
 from lecode_ls.errors import (
+    DuplicateFact,
     ExcludedEvidence,
     FactNotFound,
     InvalidParams,
@@ -352,12 +353,28 @@ class TestRemember:
         assert remember(store, "Use uv.", ref) == (1, 2)  # the fact's current revision
         assert len(store.list()[0]) == 1
 
-    def test_without_deduplication_the_same_text_from_another_source_is_a_new_fact(
+    def test_a_request_remembering_a_stored_text_again_is_refused_naming_the_fact(
         self, store: FactStore
     ) -> None:
+        # covers F8 (issue 26: remembering one text twice leaves one fact)
         assert remember(store, "Use uv.", Ref("s1", (1,))) == (1, 1)
-        assert remember(store, "Use uv.", Ref("s1", (2,))) == (2, 1)
-        assert remember(store, "Use uv.", Ref("s1", (1,), "sha256:other")) == (3, 1)
+        for text, ref in (
+            ("Use uv.", Ref("s1", (2,))),
+            ("use UV", Ref("s1", (1,), "sha256:other")),
+            ("\uff35se  uv!", Ref("s2", (3,))),  # a fullwidth U: NFKC folds it
+        ):
+            with pytest.raises(DuplicateFact) as refused:
+                remember(store, text, ref)
+            assert refused.value.fact_id == 1 and refused.value.field == "text"
+        assert len(store.list()[0]) == 1
+        assert remember(store, "Use uv < 1.0.", Ref("s1", (4,))) == (2, 1)  # symbols count
+
+    def test_a_text_equal_only_to_a_superseded_revision_is_a_new_fact(
+        self, store: FactStore
+    ) -> None:
+        remember(store, "Use uv.", Ref("s1", (1,)))
+        store.revise(1, "Use pip.", expected_revision=1)
+        assert remember(store, "use uv", Ref("s1", (2,))) == (2, 1)
 
     def test_deduplication_returns_the_incumbent_unchanged_without_its_new_source(
         self, store: FactStore
@@ -390,6 +407,10 @@ class TestRemember:
             1,
         )
         assert remember(store, "Run tests with pytest!", Ref("s1", (1,)), deduplicate=True) == (
+            1,
+            1,
+        )  # punctuation is set aside (issue 26)
+        assert remember(store, "Run tests with pytest -x", Ref("s1", (1,)), deduplicate=True) == (
             2,
             1,
         )

@@ -17,7 +17,7 @@ import pytest
 from lecode_ls.errors import ExcludedEvidence
 from lecode_ls.memory.facts.anchor_rows import NewAnchor
 from lecode_ls.memory.facts.model import Positions, Purpose, SourceLike, StoredRef
-from lecode_ls.memory.facts.schema import MIGRATIONS, SCHEMA_VERSION
+from lecode_ls.memory.facts.schema import MIGRATIONS, SCHEMA_VERSION, canonical_text
 from lecode_ls.memory.facts.store import FactStore
 
 # Schema version 1, before source-linked recall: no source_refs, no search index.
@@ -157,14 +157,21 @@ def build(db: Path, version: int) -> None:
     conn.close()
 
 
-def dump(db: Path) -> dict[str, list[Any]]:
+def dump(db: Path, *, rekey: bool = False) -> dict[str, list[Any]]:
+    """Every legacy table's rows; with `rekey`, each revision's dedup key as schema 7 recomputes
+    it (what the migrated database must then hold)."""
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        return {
+        tables = {
             name: sorted(conn.execute(f"SELECT * FROM {name}").fetchall()) for name in LEGACY_TABLES
         }
     finally:
         conn.close()
+    if rekey:
+        tables["revisions"] = sorted(
+            (*row[:4], canonical_text(row[3]), *row[5:]) for row in tables["revisions"]
+        )
+    return tables
 
 
 def names(db: Path) -> set[str]:
@@ -182,7 +189,7 @@ def db(tmp_path: Path) -> Path:
 
 class TestReleasedMigrationsAreFrozen:
     def test_migrations_1_to_3_and_5_are_exactly_the_released_sql(self) -> None:
-        assert SCHEMA_VERSION == 6
+        assert SCHEMA_VERSION == 7
         released = (LEGACY_SCHEMA_V1, SCHEMA_V2_ADDITION, SCHEMA_V3_ADDITION)
         for step, sql in zip(MIGRATIONS, released, strict=False):
             assert isinstance(step, str) and step.strip() == sql.strip()
@@ -198,7 +205,7 @@ class TestOpeningALegacyDatabase:
         self, db: Path, version: int
     ) -> None:
         build(db, version)
-        before = dump(db)
+        before = dump(db, rekey=True)
         store = FactStore(db)
         assert store.verify() == []
         store.close()
@@ -319,7 +326,7 @@ class TestSchema4ToAnchors:
         conn.execute("PRAGMA user_version = 4")
         conn.execute("COMMIT")
         conn.close()
-        before = dump(db)
+        before = dump(db, rekey=True)
         store = FactStore(db)
         assert store.verify() == []
         fact = store.get(2)
@@ -373,7 +380,7 @@ class TestSchema5ToRanking:
 
     def test_every_current_revision_is_ranked_and_old_rows_stay(self, db: Path) -> None:
         self.build_v5(db)
-        before = dump(db)
+        before = dump(db, rekey=True)
         store = FactStore(db)
         assert store.verify() == []
         # Fact 1's current text is "Use spaces."; its superseded "Use Tabs." is not indexed.

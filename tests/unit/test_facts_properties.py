@@ -29,6 +29,7 @@ from hypothesis.stateful import (
 )
 
 from lecode_ls.errors import (
+    DuplicateFact,
     ExcludedEvidence,
     FactNotFound,
     SourceAlreadyAttached,
@@ -104,6 +105,11 @@ class FactStoreMachine(RuleBasedStateMachine):
             )
         except ExcludedEvidence:
             assert positions(ref) & self.excluded
+            return multiple()
+        except DuplicateFact as refused:  # a request's duplicate names the fact that says it
+            stored = self.store.get(refused.fact_id)
+            assert not deduplicate and stored is not None and not stored.suppressed
+            assert canonical_text(stored.text) == canonical_text(text)
             return multiple()
         assert not positions(ref) & self.excluded
         if fact_id in self.revision:  # a retry or a duplicate: the incumbent, unchanged

@@ -6,6 +6,7 @@ sources, Markdown written through MarkdownStore.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
 from hashlib import sha256
@@ -17,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lecode_ls.config import MemorySettings, Settings
+from lecode_ls.errors import DuplicateFact
 from lecode_ls.memory.injection import (
     FACTS_HEADER,
     FENCE_NOTE,
@@ -24,6 +26,7 @@ from lecode_ls.memory.injection import (
     MEMORY_HEADING,
     NOTES_LABEL,
     InjectedMemory,
+    NoteShare,
     build_memory_section,
 )
 from lecode_ls.memory.project.identity import Project
@@ -118,7 +121,8 @@ class TestByteCap:
             runtime = make_runtime(Path(tmp), max_bytes, facts_max_bytes)
             try:
                 for size in fact_sizes:
-                    remember(runtime, char * size)
+                    with contextlib.suppress(DuplicateFact):  # one text is one fact (F8)
+                        remember(runtime, char * size)
                 if memory_chars:
                     runtime.markdown.write("MEMORY.md", char * memory_chars, "replace")
                 if scratch_chars:
@@ -243,7 +247,11 @@ class TestLabelsAndProvenance:
             f"{todo_fence}todo\n{todo_fence}"
         )
         assert section == InjectedMemory(
-            section.text, [], ["MEMORY.md", "scratchpad.md"], len(section.text.encode())
+            section.text,
+            [],
+            ["MEMORY.md", "scratchpad.md"],
+            len(section.text.encode()),
+            notes=[NoteShare("MEMORY.md", 17, 17), NoteShare("scratchpad.md", 4, 4)],
         )
 
     @pytest.mark.parametrize(

@@ -97,7 +97,7 @@ def candidate(
         "source_seqs": seqs,
         "kind": kind,
         "quote": extra.pop("quote", text),
-        "conflicts": extra.pop("conflicts", []),
+        "supersedes": extra.pop("supersedes", []),
         "proposal": extra.pop("proposal", False),
         **extra,
     }
@@ -214,7 +214,7 @@ class TestRejected:
                 ),
                 "unverified_project_evidence",
             ),
-            (candidate(PREFERENCE, [1], conflicts=[99]), "invalid_conflicts"),
+            (candidate(PREFERENCE, [1], supersedes=[99]), "invalid_conflicts"),
             (candidate("x" * 600, [1]), "invalid_text"),
             ({**candidate(PREFERENCE, [1]), "confidence": 0.9}, "candidate_schema"),
             (candidate(PREFERENCE, [1], kind="opinion"), "candidate_schema"),
@@ -315,7 +315,7 @@ class TestProposals:
         session = conversation(learner)
         incumbent = remember(learner, session, 2, 2, "Fixed the test and bumped the version.")
         learning, _ = await run(
-            learner, session, answer(candidate(PREFERENCE, [1], conflicts=[incumbent]))
+            learner, session, answer(candidate(PREFERENCE, [1], supersedes=[incumbent]))
         )
         assert learning.status == "proposed"
         assert learning.proposals[0]["conflicts"] == [{"fact_id": incumbent, "revision": 1}]

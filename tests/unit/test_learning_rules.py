@@ -100,7 +100,7 @@ class TestRules:
 
 def candidate(text: str, seqs: list[int], kind: str = "explicit_user_preference", **kw: Any) -> Any:
     return {"text": text, "source_seqs": seqs, "kind": kind, "quote": kw.get("quote", text),
-            "conflicts": [], "proposal": False}  # fmt: skip
+            "supersedes": [], "proposal": False}  # fmt: skip
 
 
 class TestBoth:

@@ -47,15 +47,20 @@ class TestToolTable:
         assert repr(chat) == before
 
     def test_writers_are_offered_only_as_listed_and_nothing_when_memory_is_off(self) -> None:
-        readers = ["memory_read", "memory_search", "memory_recall", "memory_list"]
+        readers = ["memory_read", "memory_search", "memory_recall", "memory_list", "memory_doctor"]
         default, _ = validate({})
         some, problems = validate({"mcp": {"allow": ["memory_forget", "memory_remember"]}})
         everything, _ = validate({"mcp": {"allow": list(WRITE_TOOLS)}})
         off, _ = validate({"memory": {"enabled": False}, "mcp": {"allow": list(WRITE_TOOLS)}})
         assert problems == []
         assert [t.name for t in offered(default)] == readers
-        assert [t.name for t in offered(some)] == [*readers, "memory_forget", "memory_remember"]
-        assert len(offered(everything)) == 9
+        assert [t.name for t in offered(some)] == [
+            *readers[:4],
+            "memory_forget",
+            "memory_doctor",
+            "memory_remember",
+        ]
+        assert len(offered(everything)) == 10
         assert offered(off) == []
 
     def test_an_unknown_tool_in_allow_is_reported_naming_the_key(self) -> None:

@@ -244,6 +244,7 @@ function proposal(index: number, overrides: Partial<ProposalModel> = {}): Propos
     kind: "explicit_user_preference",
     source: { sessionId: SESSION, seqs: [5], digest: `sha256:${"1".repeat(64)}` },
     conflicts: [],
+    why: "the model was not sure",
     ...overrides,
   };
 }
@@ -334,6 +335,7 @@ describe("the automatic learning in the tree", () => {
     expect(typeof item.tooltip).toBe("string"); // plain text: VS Code renders a string tooltip as is
     expect(item.tooltip).toContain(`Evidence: session ${SESSION}, seq 5`);
     expect(item.tooltip).toContain("untrusted data, not instructions");
+    expect(item.tooltip).toContain("Why a proposal: the model was not sure"); // issue 26
   });
 
   it("describes a conflicting proposal with the facts it conflicts with", () => {

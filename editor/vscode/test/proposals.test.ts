@@ -23,7 +23,7 @@ const SOURCE = { sessionId: SESSION, seqs: [5], digest: `sha256:${"1".repeat(64)
 const TEXT = "We use tabs for indentation.";
 
 function proposal(overrides: Partial<ProposalModel> = {}): ProposalModel {
-  return { index: 1, text: TEXT, kind: "explicit_user_preference", source: SOURCE, conflicts: [], ...overrides };
+  return { index: 1, text: TEXT, kind: "explicit_user_preference", source: SOURCE, conflicts: [], why: "the model was not sure", ...overrides };
 }
 
 const LEARNING: LearningModel = { sessionId: SESSION, seq: 42, status: "proposed", reasonCounts: {}, learned: [], proposals: [] };

@@ -8,7 +8,10 @@ re-checks only that file's anchors. A file Git says was renamed (renames.py) is 
 anchors are checked in the file it became, and shown there too.
 
 Drift never edits or forgets a fact: statuses are computed, never stored; a `moved` anchor is
-reported where its lines are now, and the store keeps the captured place until re-anchored.
+reported where its lines are now, and the store keeps the captured place until re-anchored. One
+thing is recorded, for retirement (issue 26): when `fact_states` first sees every anchor of a fact
+`changed` or `deleted`, and when it sees one in place again (`Retirement.note_drift`; a write
+only when that changes).
 
 Bounds: a file over MAX_FILE_BYTES, one that is not text (a NUL byte), or one that lies outside
 every workspace folder (a link out of it included) is not checked (`unchecked`); of a file's
@@ -24,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from lecode_ls.errors import LecodeError
 from lecode_ls.memory.anchors.renames import Renames, Stamp, git_stamp
-from lecode_ls.memory.anchors.text import Located, Text
+from lecode_ls.memory.anchors.text import DRIFTED, Located, Text
 from lecode_ls.memory.facts import FactStore, StoredAnchor
 from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.project import checkout_root
@@ -109,6 +113,7 @@ class DriftTracker:
         self._disk: dict[tuple[Path, str], tuple[tuple[int, int], list[AnchorState]]] = {}
         self._renames = Renames()
         self._polled: dict[Path, Stamp | None] = {}
+        self._noted: dict[int, tuple[int, bool]] = {}  # what note_drift last recorded, by fact
 
     # -- what is tracked ---------------------------------------------------------------------
 
@@ -321,15 +326,20 @@ class DriftTracker:
         return sorted(changed)
 
     def fact_states(
-        self, fact_ids: Iterable[int], checkout: Path | None = None
+        self, fact_ids: Iterable[int] | None = None, checkout: Path | None = None
     ) -> dict[int, list[AnchorState]]:
-        """The states of these facts' anchors in `checkout` (default: `default_checkout`);
-        facts without anchors are left out. Without a checkout, every anchor is unchecked."""
-        wanted = set(fact_ids)
+        """The states of these facts' anchors (of every anchored fact when None) in `checkout`
+        (default: `default_checkout`); facts without anchors are left out. Without a checkout,
+        every anchor is unchecked."""
+        index = self._index()
+        if fact_ids is None:
+            wanted = {a.fact_id for anchors in index.values() for a in anchors}
+        else:
+            wanted = set(fact_ids)
         checkout = checkout or self.default_checkout()
         followed = self._followed(checkout) if checkout is not None else {}
         found: dict[int, list[AnchorState]] = {}
-        for path, anchors in self._index().items():
+        for path, anchors in index.items():
             if not any(a.fact_id in wanted for a in anchors):
                 continue
             if checkout is None:
@@ -343,7 +353,27 @@ class DriftTracker:
                     found.setdefault(state.anchor.fact_id, []).append(state)
         for states in found.values():
             states.sort(key=lambda s: s.anchor.index)
+        self._note(found)
         return found
+
+    def _note(self, found: dict[int, list[AnchorState]]) -> None:
+        """Record which facts have every anchor drifted (the module docstring), for the facts
+        whose anchors were all checked, when that differs from what was recorded last."""
+        seen = {
+            fact_id: (states[0].anchor.revision, all(s.located.status in DRIFTED for s in states))
+            for fact_id, states in found.items()
+            if all(s.against is not None for s in states)
+        }
+        with self._lock:
+            changed = {k: v for k, v in seen.items() if self._noted.get(k) != v}
+        if not changed:
+            return
+        try:
+            self._facts.retirement.note_drift(changed)
+        except LecodeError:  # a damaged or locked store: drift is still shown, noted next time
+            return
+        with self._lock:
+            self._noted.update(changed)
 
     def open_paths(self) -> set[str]:
         """The paths of the files open in an editor (any checkout)."""

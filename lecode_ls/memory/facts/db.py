@@ -3,7 +3,8 @@ which owns the database: opening (links refused, WAL, pragmas, migrations), one 
 `BEGIN IMMEDIATE` writes, snapshot reads, and SQLite failures as `StoreError` sentences.
 
 Durability and concurrency: apsw (a current SQLite, see PITFALLS "SQLite"), WAL with
-`synchronous=FULL` (facts change rarely and a forget must survive a power loss once it returned),
+`synchronous=FULL` (facts change rarely and a forget must survive a power loss once it returned;
+a use record alone commits with NORMAL: `write(durable=False)`),
 a 5 s busy timeout, and every write one `BEGIN IMMEDIATE` transaction, so several editor windows
 (processes) can share one database. Within a process, one connection per store is guarded by a
 re-entrant lock: a read inside this thread's own write transaction reads through it.
@@ -176,23 +177,31 @@ class FactsDatabase:
         return conn
 
     @contextlib.contextmanager
-    def write(self, *, counted: bool = True) -> Iterator[apsw.Connection]:
+    def write(self, *, counted: bool = True, durable: bool = True) -> Iterator[apsw.Connection]:
         """One BEGIN IMMEDIATE transaction: committed on normal exit, rolled back on an error.
         `counted`: the write advances `meta.changes` (schema migration 6), as every write that
-        can change what injection selects does; recording a use does not."""
+        can change what injection selects does; recording a use does not. `durable=False`
+        commits with `synchronous=NORMAL` (no fsync of the WAL at commit: never corrupting, and a
+        power loss may drop it): for a use record, which a turn should not wait on a disk for."""
         with self.lock, store_errors():
             conn = self.connection(create=True)
             assert conn is not None
-            conn.execute("BEGIN IMMEDIATE")
+            if not durable:
+                conn.execute("PRAGMA synchronous = NORMAL")
             try:
-                yield conn
-                if counted:
-                    schema.count_change(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:  # some errors (disk full) already rolled back
-                    conn.execute("ROLLBACK")
-                raise
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                    if counted:
+                        schema.count_change(conn)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:  # some errors (disk full) already rolled back
+                        conn.execute("ROLLBACK")
+                    raise
+            finally:
+                if not durable:
+                    conn.execute("PRAGMA synchronous = FULL")
 
     @contextlib.contextmanager
     def read(self) -> Iterator[apsw.Connection | None]:

@@ -80,6 +80,9 @@ class Fact:
     created_at: str  # ISO 8601 UTC
     updated_at: str
     pinned: bool = False  # the person pinned it: injection shows it first
+    retired: bool = False  # the person retired it: not injected, not known to learning
+    used_at: str | None = None  # when it was last used (shown, recalled, found): issue 26
+    use_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -163,9 +166,10 @@ def to_ref(session_id: object, seqs: object, digest: object) -> StoredRef | None
 
 def fact_from_row(row: Sequence[Any]) -> Fact:
     """A Fact from one row in the column order of `facts._FACT_COLUMNS`."""
-    fact_id, revision, text, origin, session_id, seqs, digest, suppressed, created, updated, pin = (
-        row
-    )
+    (fact_id, revision, text, origin, session_id, seqs, digest, suppressed, created, updated) = row[
+        :10
+    ]
+    pin, retired, used_at, use_count = row[10:14]
     return Fact(
         id=as_int(fact_id),
         revision=as_int(revision),
@@ -176,4 +180,7 @@ def fact_from_row(row: Sequence[Any]) -> Fact:
         created_at=str(created),
         updated_at=str(updated),
         pinned=bool(pin),
+        retired=bool(retired),
+        used_at=None if used_at is None else str(used_at),
+        use_count=0 if use_count is None else as_int(use_count),
     )

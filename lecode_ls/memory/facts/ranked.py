@@ -244,12 +244,13 @@ class Ranking:
 
     def record_use(self, fact_ids: Iterable[int]) -> None:
         """Note that these facts were just shown to a model: their last use and count. Not a
-        counted change (it does not change what the turn selected)."""
+        counted change (it does not change what the turn selected), and not fsynced at commit
+        (a power loss may drop the last uses; it never corrupts the store)."""
         wanted = sorted(set(fact_ids))
         if not wanted:
             return
         now = schema.utc_now()
-        with self._db.write(counted=False) as conn:
+        with self._db.write(counted=False, durable=False) as conn:
             conn.executemany(
                 "INSERT INTO uses (fact_id, used_at, count) SELECT id, ?, 1 FROM facts "
                 "WHERE id = ? ON CONFLICT (fact_id) DO UPDATE SET used_at = excluded.used_at, "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -254,6 +255,42 @@ def _migration_6(conn: apsw.Connection) -> None:
     )
 
 
+# Issue 26: `retired` holds the facts the person retired (not injected, not offered to
+# learning as known; listed, recallable, restorable) and, with `state = 'kept'`, the facts they
+# restored or kept against a retirement proposal (the unused clock starts again there).
+# `drifted` holds, for a fact whose every code anchor was seen `changed` or `deleted`, the
+# revision seen so and since when (the first time: drift itself is computed, never stored); the
+# row goes when an anchor is seen in place again. Source references are indexed by the whole
+# reference (it still serves lookups by session), so that the doctor groups the facts citing
+# each one from the index alone (retire.census). The dedup key changes (NFKC, punctuation ignored): every stored key is recomputed.
+_MIGRATION_7_SQL = """
+CREATE TABLE retired (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    state TEXT NOT NULL CHECK (state IN ('retired', 'kept')),
+    at TEXT NOT NULL,
+    reason TEXT NOT NULL
+);
+CREATE TABLE drifted (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    revision INTEGER NOT NULL,
+    since TEXT NOT NULL
+);
+DROP INDEX source_refs_by_session;
+CREATE INDEX source_refs_by_source ON source_refs (session_id, seqs, digest);
+"""
+
+
+def _migration_7(conn: apsw.Connection) -> None:
+    conn.execute(_MIGRATION_7_SQL)
+    conn.executemany(
+        "UPDATE revisions SET canonical = ? WHERE id = ?",
+        [
+            (canonical_text(str(text)), row_id)
+            for row_id, text in rows(conn, "SELECT id, text FROM revisions")
+        ],
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _MIGRATION_1,
     _MIGRATION_2,
@@ -261,17 +298,35 @@ MIGRATIONS: tuple[Migration, ...] = (
     _migration_4,
     _MIGRATION_5,
     _migration_6,
+    _migration_7,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+# A fact is suppressed when any position cited by any of its revisions' refs or legacy provenance
+# is excluded. Malformed legacy JSON counts as citing nothing (verify() reports it).
+SUPPRESSED_SQL = """(
+    EXISTS (SELECT 1 FROM source_refs x,
+                json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j
+            JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
+            WHERE x.fact_id = f.id)
+    OR EXISTS (SELECT 1 FROM provenance x,
+                json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j
+            JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
+            WHERE x.fact_id = f.id))"""
+
+
 def canonical_text(text: str) -> str:
-    """The deduplication key of a fact's text: case-folded, whitespace runs collapsed (F8).
+    """The deduplication key of a fact's text (F8, issue 26): Unicode NFKC, case-folded,
+    punctuation ignored (symbols such as `<` or `+` count), whitespace runs collapsed. "We use tabs." and "we use
+    TABS" share a key; "use tabs" and "use tab" do not.
 
     A versioned contract: it is stored in `revisions.canonical`, so changing it needs a migration
-    that recomputes that column. Only exact equality of keys counts; there is no fuzzy matching.
+    that recomputes that column (schema 7 did). Only exact equality of keys counts.
     """
-    return " ".join(text.casefold().split())
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    kept = "".join(" " if unicodedata.category(ch)[0] in "PZC" else ch for ch in folded)
+    return " ".join(kept.split()) or " ".join(folded.split())  # punctuation alone: kept
 
 
 def parse_seqs(raw: object) -> list[int] | None:

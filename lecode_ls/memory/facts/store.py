@@ -30,6 +30,7 @@ from pathlib import Path
 import apsw
 
 from lecode_ls.errors import (
+    DuplicateFact,
     FactNotFound,
     InvalidParams,
     InvalidSource,
@@ -67,6 +68,7 @@ from lecode_ls.memory.facts.model import (
     to_ref,
 )
 from lecode_ls.memory.facts.ranked import Ranking
+from lecode_ls.memory.facts.retire import Retirement
 from lecode_ls.memory.facts.schema import as_int, canonical_text
 from lecode_ls.memory.facts.vectors import Vectors
 from lecode_ls.memory.facts.verify import verify as verify_store
@@ -78,22 +80,15 @@ DEFAULT_PAGE = 20
 
 # -- queries used inside transactions ------------------------------------------------------------
 
-# A fact is suppressed when any position cited by any of its revisions' refs or legacy provenance
-# is excluded. Malformed legacy JSON counts as citing nothing (verify() reports it).
-_SUPPRESSED = """(
-    EXISTS (SELECT 1 FROM source_refs x,
-                json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j
-            JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
-            WHERE x.fact_id = f.id)
-    OR EXISTS (SELECT 1 FROM provenance x,
-                json_each(CASE WHEN json_valid(x.seqs) THEN x.seqs ELSE '[]' END) j
-            JOIN exclusions e ON e.session_id = x.session_id AND e.seq = j.value
-            WHERE x.fact_id = f.id))"""
+_SUPPRESSED = schema.SUPPRESSED_SQL
 
 _FACT_COLUMNS = f"""
 SELECT f.id, f.current_revision, r.text, f.origin, s.session_id, s.seqs, s.digest,
        {_SUPPRESSED}, f.created_at, f.updated_at,
-       EXISTS (SELECT 1 FROM pins p WHERE p.fact_id = f.id)
+       EXISTS (SELECT 1 FROM pins p WHERE p.fact_id = f.id),
+       EXISTS (SELECT 1 FROM retired k WHERE k.fact_id = f.id AND k.state = 'retired'),
+       (SELECT u.used_at FROM uses u WHERE u.fact_id = f.id),
+       (SELECT u.count FROM uses u WHERE u.fact_id = f.id)
 """
 _FACT_SELECT = (
     _FACT_COLUMNS
@@ -141,6 +136,8 @@ class FactStore:
         """Ranked queries, pins and uses (ranked.py)."""
         self.vectors = Vectors(self._db)
         """Embedding vectors, opt-in (vectors.py)."""
+        self.retirement = Retirement(self._db)
+        """Retired facts and retirement proposals (retire.py)."""
 
     def close(self) -> None:
         """Close the connection. Idempotent; later calls raise StoreError."""
@@ -206,7 +203,10 @@ class FactStore:
         `expected_generation`, returns the existing fact for a retry (same canonical text
         and same session, seqs and digest), and with `deduplicate` returns the lowest-ID fact
         having any revision (superseded ones too) with the same canonical text, unchanged and
-        without attaching `ref` (F8). The returned revision is that fact's current one.
+        without attaching `ref` (F8). Without `deduplicate` (a person's or model's request), a
+        text whose key equals the current revision of a stored, unsuppressed fact (retired ones
+        too) raises DuplicateFact naming it (issue 26): no second fact. The returned revision is
+        that fact's current one.
         `anchors` go with revision 1 in the same transaction; a returned existing fact gets them
         only when its current revision has none.
         """
@@ -235,6 +235,22 @@ class FactStore:
                     "ORDER BY f.id LIMIT 1",
                     (key,),
                 )
+            if not found and not deduplicate:
+                same = schema.rows(
+                    conn,
+                    "SELECT f.id FROM facts f JOIN revisions r ON r.fact_id = f.id "
+                    f"AND r.revision = f.current_revision WHERE r.canonical = ? AND NOT {_SUPPRESSED} "
+                    "ORDER BY f.id LIMIT 1",
+                    (key,),
+                )
+                if same:
+                    existing = as_int(same[0][0])
+                    raise DuplicateFact(
+                        f"text: fact {existing} already says this (the same text once case, "
+                        "spacing, punctuation and Unicode form are set aside); recall, correct "
+                        "or restore it instead",
+                        fact_id=existing,
+                    )
             if found:
                 fact_id, revision = as_int(found[0][0]), as_int(found[0][1])
                 if not has_anchors(conn, fact_id, revision):
@@ -375,7 +391,7 @@ class FactStore:
                 conn.execute("INSERT INTO forgotten (fact_id) VALUES (?)", (fact_id,))
                 for table in (
                     "anchors", "source_refs", "provenance", "pins", "uses", "fact_terms",
-                    "fact_vectors", "revisions",
+                    "fact_vectors", "retired", "drifted", "revisions",
                 ):  # fmt: skip
                     conn.execute(f"DELETE FROM {table} WHERE fact_id = ?", (fact_id,))
                 conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))

@@ -86,7 +86,7 @@ def _verify_ranking(conn: apsw.Connection) -> list[str]:
         conn.execute("INSERT INTO facts_rank (facts_rank, rank) VALUES ('integrity-check', 1)")
     except apsw.Error:
         problems.append("facts_rank: the ranked index is out of step with fact_terms")
-    for table in ("fact_terms", "pins", "uses", "fact_vectors"):
+    for table in ("fact_terms", "pins", "uses", "fact_vectors", "retired", "drifted"):
         for (fact_id,) in rows(
             conn, f"SELECT fact_id FROM {table} WHERE fact_id NOT IN (SELECT id FROM facts)"
         ):

@@ -18,6 +18,7 @@ from lecode_ls.memory.sessions.sources import (
     judge_source,
     source_snapshot,
     validate_source,
+    validate_sources,
 )
 from lecode_ls.memory.sessions.store import SessionInfo, SessionStore, Visibility
 from lecode_ls.memory.sessions.titles import EDITOR_TITLE, MCP_PREFIX, Origin
@@ -44,5 +45,6 @@ __all__ = [
     "session_usage",
     "source_snapshot",
     "validate_source",
+    "validate_sources",
     "well_formed_calls",
 ]

@@ -258,3 +258,49 @@ def judge_source(
     if any(seq in excluded for seq in ref.seqs):
         return ValidatedSource(ref, "hidden", "excluded")
     return ValidatedSource(ref, "valid", None, tuple(records))
+
+
+def validate_sources(
+    store: SessionStore,
+    refs: Sequence[SourceRef],
+    *,
+    purpose: Purpose = "durable",
+    exclusions: ExclusionReader | None = None,
+) -> list[ValidatedSource]:
+    """`validate_source` of each of `refs`, the same verdicts, with each session's transcript
+    read once (one range covering all its references, under one lock) and its exclusions read
+    once: for a caller judging many references at once (the doctor). A session whose covering
+    range cannot be read as a whole (a damaged line anywhere in it) is judged reference by
+    reference, so a damaged line outside a reference's range never changes its verdict."""
+    by_session: dict[str, list[int]] = {}
+    for index, ref in enumerate(refs):
+        by_session.setdefault(ref.session_id, []).append(index)
+    verdicts: list[ValidatedSource | None] = [None] * len(refs)
+    for session_id, indexes in by_session.items():
+        first = min(refs[i].first for i in indexes)
+        last = max(refs[i].last for i in indexes)
+        try:
+            view = store.read_range(session_id, first, last, clamp=True)
+        except (SessionNotFound, InvalidSessionId):
+            for i in indexes:
+                verdicts[i] = ValidatedSource(refs[i], "missing", "not_found")
+            continue
+        except SymlinkRefused:
+            for i in indexes:
+                verdicts[i] = ValidatedSource(refs[i], "missing", "symlink")
+            continue
+        except (CorruptTranscript, InvalidParams):
+            for i in indexes:
+                verdicts[i] = validate_source(
+                    store, refs[i], purpose=purpose, exclusions=exclusions
+                )
+            continue
+        excluded = exclusions.excluded_seqs(session_id) if exclusions is not None else frozenset()
+        for i in indexes:
+            ref = refs[i]
+            records = view.records[ref.first - first : ref.last - first + 1]
+            if len(records) != ref.last - ref.first + 1:
+                verdicts[i] = ValidatedSource(ref, "stale", "out_of_range")
+            else:
+                verdicts[i] = judge_source(ref, records, view.visibility, excluded, purpose)
+    return [verdict for verdict in verdicts if verdict is not None]

@@ -15,8 +15,15 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Sequence
 
-from lecode_ls.memory.sessions.sources import ExclusionReader, SourceRef, validate_source
+from lecode_ls.memory.sessions.sources import (
+    ExclusionReader,
+    SourceRef,
+    Status,
+    validate_source,
+    validate_sources,
+)
 from lecode_ls.memory.sessions.store import SessionStore
 
 MAX_REMEMBERED_VERDICTS = 4096
@@ -57,6 +64,35 @@ class SourceVerdicts:
                     self._valid.clear()
                 self._valid[key] = (identity, generation)
         return True
+
+    def statuses(
+        self, refs: Sequence[SourceRef], exclusions: ExclusionReader, generation: int
+    ) -> list[Status]:
+        """The status a durable `validate_source` gives each of `refs`: a reference known valid
+        at its transcript's identity and `generation` is not read again; the others are judged
+        together (`validate_sources`: each session read once), and the valid ones remembered."""
+        identities = {ref.session_id: _identity(self.sessions, ref.session_id) for ref in refs}
+        statuses: list[Status | None] = [None] * len(refs)
+        with self._lock:
+            for index, ref in enumerate(refs):
+                identity = identities[ref.session_id]
+                known = self._valid.get((ref.session_id, ref.seqs, ref.digest))
+                if identity is not None and known == (identity, generation):
+                    statuses[index] = "valid"
+        todo = [index for index, status in enumerate(statuses) if status is None]
+        verdicts = validate_sources(
+            self.sessions, [refs[i] for i in todo], purpose="durable", exclusions=exclusions
+        )
+        for index, verdict in zip(todo, verdicts, strict=True):
+            statuses[index] = verdict.status
+            identity = identities[verdict.ref.session_id]
+            if verdict.valid and identity is not None:
+                with self._lock:
+                    if len(self._valid) >= MAX_REMEMBERED_VERDICTS:
+                        self._valid.clear()
+                    key = (verdict.ref.session_id, verdict.ref.seqs, verdict.ref.digest)
+                    self._valid[key] = (identity, generation)
+        return [status for status in statuses if status is not None]
 
     def clear(self) -> None:
         """Forget every verdict (the next checks validate in full)."""

@@ -318,7 +318,14 @@ def _items(record: dict[str, Any]) -> list[dict[str, Any]]:
                 }
                 for f in record["facts"]
             ]
-            return [{**base, "kind": "memory", "facts": facts, "notes": record["notes"]}]
+            item = {**base, "kind": "memory", "facts": facts, "notes": record["notes"]}
+            cut = record.get("cut")
+            if isinstance(cut, list) and cut:
+                item["cut"] = [
+                    {"file": str(c["file"]), "bytes": int(c["bytes"]), "shown": int(c["shown"])}
+                    for c in cut
+                ]
+            return [item]
         if kind == "compact":
             return [{**base, "kind": "compaction", "status": "compacted"}]
         if kind == "paused":

@@ -26,6 +26,15 @@ class UsageModel(Message):
     """Calls whose usage the provider did not report."""
 
 
+class NoteCutModel(Message):
+    file: str
+    """`MEMORY.md` or `scratchpad.md`."""
+    bytes: int
+    """The file's size (UTF-8 bytes of its text)."""
+    shown: int
+    """How many of those bytes the request showed (the rest was cut, marked for the model)."""
+
+
 class InjectedFactModel(Message):
     fact_id: int
     """The fact's ID."""
@@ -83,6 +92,9 @@ class ChatFields(Message):
     """`memory`: the facts injected into this model request."""
     notes: list[str] | None = None
     """`memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`)."""
+    cut: list[NoteCutModel] | None = None
+    """`memory`: the memory files cut to their share of `[memory] max_bytes` (absent when none
+    was): nothing is cut silently."""
     status: str | None = None
     """`compaction`, `learning`: how it went."""
     message: str | None = None

@@ -10,9 +10,10 @@ import asyncio
 from typing import Any
 
 from lecode_ls.errors import FactNotFound
+from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import dismiss, latest_learning
-from lecode_ls.memory.recall import list_facts, recall_fact
+from lecode_ls.memory.recall import check_retirable, list_facts, recall_fact
 from lecode_ls.memory.sessions import SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.documents import locate
@@ -50,6 +51,7 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
             path=path,
             query=params.query,
             verdicts=runtime.verdicts,
+            retire_after=runtime.settings.memory.retire_after(),
         )
 
     return p.FactsListResult.model_validate(await asyncio.to_thread(read))
@@ -145,3 +147,42 @@ async def facts_unpin(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsPinR
     if changed:
         await ls.facts_changed(runtime)
     return p.FactsPinResult(fact_id=params.fact_id, pinned=False, changed=changed)
+
+
+async def facts_retire(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsRetireResult:
+    runtime = await _facts_runtime(ls, params)
+
+    def retire() -> bool:
+        check_retirable(runtime.facts, runtime.sessions, params.fact_id)
+        return runtime.facts.retirement.retire(params.fact_id)
+
+    changed = await asyncio.to_thread(retire)
+    if changed:
+        await ls.facts_changed(runtime)
+    return p.FactsRetireResult(fact_id=params.fact_id, retired=True, changed=changed)
+
+
+async def facts_restore(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsRetireResult:
+    runtime = await _facts_runtime(ls, params)
+
+    def restore() -> bool:
+        check_retirable(runtime.facts, runtime.sessions, params.fact_id)
+        return runtime.facts.retirement.restore(params.fact_id)
+
+    changed = await asyncio.to_thread(restore)
+    await ls.facts_changed(runtime)  # a kept proposal leaves the review queue: views refresh
+    return p.FactsRetireResult(fact_id=params.fact_id, retired=False, changed=changed)
+
+
+async def retire_command(ls: LecodeServer, args: p.FactRetireCommand) -> p.FactsRetireResult:
+    return await facts_retire(ls, args.params)
+
+
+async def restore_command(ls: LecodeServer, args: p.FactRetireCommand) -> p.FactsRetireResult:
+    return await facts_restore(ls, args.params)
+
+
+async def memory_doctor(ls: LecodeServer, params: p.DoctorParams) -> p.DoctorResult:
+    runtime = await _facts_runtime(ls, params)
+    answer = await asyncio.to_thread(diagnose, runtime, runtime.sessions)
+    return p.DoctorResult.model_validate(answer)

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from lecode_ls.server.messages import Message, WorkspaceParams
-from lecode_ls.server.sessions.messages import SourceRefModel, Status
+from lecode_ls.server.messages import Message, Params, WorkspaceParams
+from lecode_ls.server.sessions.messages import SourceRefModel
 
 AnchorStatus = Literal["current", "moved", "changed", "deleted", "unchecked"]
 
@@ -62,13 +62,18 @@ class FactsListParams(WorkspaceParams):
     characters are read). With `path`, only the matching facts anchored in that file."""
 
 
+FactStatus = Literal["valid", "retired", "missing", "stale", "hidden", "unverified"]
+"""A fact's status: `retired` is a valid fact the person retired (listed, recallable with its
+evidence, restorable; not injected, not known to learning)."""
+
+
 class FactEntry(Message):
     fact_id: int
     """The fact's ID."""
     revision: int
     """Its current revision."""
-    status: Status
-    """Whether its current evidence validates now."""
+    status: FactStatus
+    """Whether its current evidence validates now (`retired`: it does, and it is retired)."""
     source: SourceRefModel | None = None
     """Its evidence (valid facts only)."""
     text: str | None = None
@@ -81,6 +86,21 @@ class FactEntry(Message):
     """true when the person pinned it (injected first); absent otherwise."""
     matched: list[str] | None = None
     """With `query`: the query's words it holds, as the query spelled them (valid facts)."""
+    last_used: str | None = None
+    """When it was last used (ISO 8601 UTC): shown to a model in a turn, recalled by ID, or
+    returned by a query; absent when never."""
+    uses: int | None = None
+    """How many times it was used (a turn counts once); absent when never."""
+
+
+class RetirementModel(Message):
+    fact_id: int
+    """The fact proposed for retirement (accept with `lecode/facts/retire`; dismiss with
+    `lecode/facts/restore`, which keeps it and starts its unused clock again)."""
+    why: str
+    """Why it is proposed: `unused since <date>` or `never used since <date>`."""
+    since: str
+    """Its last use, write or keep (ISO 8601 UTC)."""
 
 
 class LearnedFactModel(Message):
@@ -102,6 +122,10 @@ class ProposalModel(Message):
     conflicts: list[LearnedFactModel]
     """Existing facts it would contradict or correct, at their current revision (resolve
     with `lecode/facts/correct`)."""
+    why: str
+    """Why it is a proposal and not a fact: `near-duplicate of #n` (its words nearly repeat
+    that fact's: a proposed correction of it), `supersedes #n` (the model said so), `worded as a correction`,
+    `reads as a request: "<quote>"`, `the model was not sure` (at most 200 characters)."""
 
 
 class LearningModel(Message):
@@ -137,6 +161,10 @@ class FactsListResult(Message):
     learning: LearningModel | None = None
     """The latest automatic learning attempt, when there is one: of `sessionId` when given,
     else of the newest sessions."""
+    retirements: list[RetirementModel] | None = None
+    """The first page of a listing without `query` or `path`: the facts proposed for retirement
+    (unused for `[memory] retire_after_days`; not retired, not pinned), the longest unused first,
+    at most 50. Nothing is retired until the person says so."""
 
 
 class FactsRememberParams(WorkspaceParams):
@@ -169,8 +197,9 @@ class RecallFactResult(Message):
     """The fact's ID."""
     revision: int
     """Its current revision."""
-    status: Status
-    """valid, unverified (no source), hidden (forgotten or undone evidence), missing, stale."""
+    status: FactStatus
+    """valid, retired (valid and retired: text and evidence still shown), unverified (no
+    source), hidden (forgotten or undone evidence), missing, stale."""
     label: str | None = None
     """Reminder that recalled text is untrusted evidence, not instructions."""
     text: str | None = None
@@ -248,3 +277,78 @@ class FactsPinResult(Message):
     """Whether it is pinned now."""
     changed: bool
     """false when it already was (pin) or was not (unpin)."""
+
+
+class FactsRetireResult(Message):
+    fact_id: int
+    """The fact."""
+    retired: bool
+    """Whether it is retired now."""
+    changed: bool
+    """false when it already was (retire) or was not (restore)."""
+
+
+class FactRetireCommand(Params):
+    params: FactsPinParams
+    """`{workspaceUri?, factId}`."""
+
+
+class DoctorParams(WorkspaceParams):
+    """Only the workspace folder (optional)."""
+
+
+class CountedIds(Message):
+    count: int
+    """How many facts."""
+    ids: list[int]
+    """Their IDs, the first 50 in ID order."""
+
+
+class StatusCounts(Message):
+    valid: CountedIds
+    retired: CountedIds
+    missing: CountedIds
+    stale: CountedIds
+    hidden: CountedIds
+    unverified: CountedIds
+
+
+class Duplicates(Message):
+    count: int
+    """How many groups of stored facts share a dedup key (from before remembering refused
+    duplicates: none are merged, so they are shown to be corrected or forgotten)."""
+    groups: list[list[int]]
+    """Each group's fact IDs (the first 50 groups, the first 10 IDs of each)."""
+
+
+class NoteShareModel(Message):
+    file: str
+    """`MEMORY.md` or `scratchpad.md` (a file that is empty is left out)."""
+    bytes: int
+    """Its size (UTF-8 bytes of its text)."""
+    shown: int
+    """How many of them the memory injected into a chat request shows (its share of
+    `[memory] max_bytes`, with the pinned and recent facts as a turn without a message has)."""
+    cut: int
+    """`bytes - shown`: what is cut (marked for the model, and in the chat's memory line)."""
+
+
+class DoctorResult(Message):
+    facts: int
+    """How many facts are stored."""
+    by_status: StatusCounts
+    """Facts by status, each validated now as listings do."""
+    drifted: CountedIds
+    """Facts with a code anchor `changed` or `deleted`."""
+    anchors_deleted: CountedIds
+    """Facts whose anchors are all `deleted`."""
+    duplicates: Duplicates
+    """Stored facts that say the same thing (see `lecode/facts/remember`)."""
+    never_used: CountedIds
+    """Facts never shown to a model, recalled by ID or found by a query."""
+    proposed_retirements: CountedIds
+    """Facts proposed for retirement (`[memory] retire_after_days`)."""
+    proposed_corrections: CountedIds
+    """Facts that the latest learning's proposals would correct (their `conflicts`)."""
+    notes: list[NoteShareModel]
+    """MEMORY.md and the scratchpad against their share of the injected memory."""

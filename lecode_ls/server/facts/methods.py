@@ -6,6 +6,9 @@ from lecode_ls.server.facts import handlers
 from lecode_ls.server.facts.messages import (
     DismissProposalParams,
     DismissProposalResult,
+    DoctorParams,
+    DoctorResult,
+    FactRetireCommand,
     FactRevisionResult,
     FactsCorrectParams,
     FactsDidChangeParams,
@@ -17,9 +20,12 @@ from lecode_ls.server.facts.messages import (
     FactsPinResult,
     FactsRecallParams,
     FactsRememberParams,
+    FactsRetireResult,
     RecallFactResult,
 )
 from lecode_ls.server.method import DIGEST, SID, WS, Method
+
+EMPTY = {"count": 0, "ids": []}
 
 METHODS: tuple[Method, ...] = (
     Method(
@@ -66,11 +72,25 @@ METHODS: tuple[Method, ...] = (
     Method(
         "lecode/facts/remember",
         "request",
-        "Store a fact with its evidence, atomically. Sends `lecode/facts/didChange`.",
+        "Store a fact with its evidence, atomically. Sends `lecode/facts/didChange`. A text that "
+        "equals the current text of a stored fact (once case, spacing, punctuation and Unicode "
+        "form are set aside; a retired fact counts, a hidden one does not) is refused with "
+        "`duplicate_fact` and `data.factId`: no second fact, and the stored fact is not changed. "
+        "Why not attach the new source to it as corroboration: a fact's evidence is what a forget "
+        "excludes and what recall validates, one reference a revision; a second kind of evidence "
+        "would widen what every forget must exclude, for no change in what the fact says. The "
+        "person sees which fact already says it and can recall, correct, pin or restore it. "
+        "Learning and `lecode-ls mcp` keep F8: they get the stored fact back, unchanged.",
         FactsRememberParams,
         FactRevisionResult,
         handler=handlers.facts_remember,
-        errors=("memory_disabled", "invalid_source", "source_not_valid", "excluded_evidence"),
+        errors=(
+            "memory_disabled",
+            "invalid_source",
+            "source_not_valid",
+            "excluded_evidence",
+            "duplicate_fact",
+        ),
         example_params={
             "text": "We use tabs for indentation in this repo.",
             "source": {"sessionId": SID, "seqs": [1], "digest": DIGEST},
@@ -165,6 +185,65 @@ METHODS: tuple[Method, ...] = (
         example_result={"factId": 3, "pinned": False, "changed": True},
     ),
     Method(
+        "lecode/facts/retire",
+        "request",
+        "Retire a fact (accept a retirement proposal of `lecode/facts/list`, or at will): it is "
+        "no longer injected into chat requests and not offered to learning as already known, "
+        "but it is still listed (status `retired`), recallable with its evidence, and "
+        "restorable. Nothing is retired without this request. Sends `lecode/facts/didChange` "
+        "when it was not retired yet. Forget stays the irreversible choice.",
+        FactsPinParams,
+        FactsRetireResult,
+        handler=handlers.facts_retire,
+        errors=("memory_disabled", "fact_not_found", "fact_unavailable"),
+        example_params={"factId": 3},
+        example_result={"factId": 3, "retired": True, "changed": True},
+    ),
+    Method(
+        "lecode/facts/restore",
+        "request",
+        "Restore a retired fact (injected and known to learning again), or keep a fact proposed "
+        "for retirement (dismiss the proposal): either way its unused clock starts again now. "
+        "Sends `lecode/facts/didChange`.",
+        FactsPinParams,
+        FactsRetireResult,
+        handler=handlers.facts_restore,
+        errors=("memory_disabled", "fact_not_found", "fact_unavailable"),
+        example_params={"factId": 3},
+        example_result={"factId": 3, "retired": False, "changed": True},
+    ),
+    Method(
+        "lecode/memory/doctor",
+        "request",
+        "The memory's health, every number with the fact IDs behind it: facts by status, "
+        "drifted and deleted anchors, duplicates, facts never used, proposed retirements and "
+        "corrections, and MEMORY.md and the scratchpad against their share of the injected "
+        "memory. Read off the request thread; a damaged facts.sqlite3 answers `store_error`.",
+        DoctorParams,
+        DoctorResult,
+        handler=handlers.memory_doctor,
+        errors=("memory_disabled", "store_error"),
+        example_params={},
+        example_result={
+            "facts": 3,
+            "byStatus": {
+                "valid": {"count": 2, "ids": [1, 3]},
+                "retired": {"count": 1, "ids": [2]},
+                "missing": EMPTY,
+                "stale": EMPTY,
+                "hidden": EMPTY,
+                "unverified": EMPTY,
+            },
+            "drifted": {"count": 1, "ids": [3]},
+            "anchorsDeleted": EMPTY,
+            "duplicates": {"count": 0, "groups": []},
+            "neverUsed": {"count": 1, "ids": [3]},
+            "proposedRetirements": EMPTY,
+            "proposedCorrections": EMPTY,
+            "notes": [{"file": "MEMORY.md", "bytes": 40000, "shown": 23800, "cut": 16200}],
+        },
+    ),
+    Method(
         "lecode/facts/didChange",
         "notification",
         "Server to client, whenever the project's facts change: through this server, or through "
@@ -172,5 +251,30 @@ METHODS: tuple[Method, ...] = (
         FactsDidChangeParams,
         None,
         example_params={"workspaceUri": WS, "projectRoot": "/home/me/project", "generation": 3},
+    ),
+)
+
+COMMANDS: tuple[Method, ...] = (
+    Method(
+        "lecode.facts.retire",
+        "command",
+        "`workspace/executeCommand` form of `lecode/facts/retire` (one argument: its params).",
+        FactRetireCommand,
+        FactsRetireResult,
+        handler=handlers.retire_command,
+        errors=("memory_disabled", "fact_not_found", "fact_unavailable"),
+        example_params=[{"factId": 3}],
+        example_result={"factId": 3, "retired": True, "changed": True},
+    ),
+    Method(
+        "lecode.facts.restore",
+        "command",
+        "`workspace/executeCommand` form of `lecode/facts/restore` (one argument: its params).",
+        FactRetireCommand,
+        FactsRetireResult,
+        handler=handlers.restore_command,
+        errors=("memory_disabled", "fact_not_found", "fact_unavailable"),
+        example_params=[{"factId": 3}],
+        example_result={"factId": 3, "retired": False, "changed": True},
     ),
 )

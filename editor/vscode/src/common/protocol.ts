@@ -33,6 +33,9 @@ export const Requests = {
   factsForget: "lecode/facts/forget",
   factsPin: "lecode/facts/pin",
   factsUnpin: "lecode/facts/unpin",
+  factsRetire: "lecode/facts/retire",
+  factsRestore: "lecode/facts/restore",
+  memoryDoctor: "lecode/memory/doctor",
   factsRememberSelection: "lecode/facts/rememberSelection",
   factsCorrectSelection: "lecode/facts/correctSelection",
   factsReanchor: "lecode/facts/reanchor",
@@ -52,6 +55,8 @@ export const Commands = {
   anchorReanchor: "lecode.anchor.reanchor",
   anchorForget: "lecode.anchor.forget",
   anchorShow: "lecode.anchor.show",
+  factsRetire: "lecode.facts.retire",
+  factsRestore: "lecode.facts.restore",
   sessionDelete: "lecode.session.delete",
   answer: "lecode.answer",
 } as const;
@@ -396,6 +401,8 @@ export interface ChatDeltaParams {
   facts?: InjectedFactModel[] | null;
   /** `memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`). */
   notes?: string[] | null;
+  /** `memory`: the memory files cut to their share of `[memory] max_bytes` (absent when none was): nothing is cut silently. */
+  cut?: NoteCutModel[] | null;
   /** `compaction`, `learning`: how it went. */
   status?: string | null;
   /** `error`, `paused`, `compaction`: what happened, for the person. */
@@ -421,6 +428,15 @@ export interface InjectedFactModel {
   revision: number;
   /** Why it was chosen: `pinned`, `anchored in <path>` (a file open or read), `matched: <words>` (its words that the turn's message, earlier messages or files' paths hold) or `recent` (recently shown to a model, learned or corrected). Untrusted text (a person's words, a path). Absent in transcripts from before lecode-ls recorded it. */
   reason?: string | null;
+}
+
+export interface NoteCutModel {
+  /** `MEMORY.md` or `scratchpad.md`. */
+  file: string;
+  /** The file's size (UTF-8 bytes of its text). */
+  bytes: number;
+  /** How many of those bytes the request showed (the rest was cut, marked for the model). */
+  shown: number;
 }
 
 export interface SessionCompactResult {
@@ -470,6 +486,8 @@ export interface ChatHistoryItem {
   facts?: InjectedFactModel[] | null;
   /** `memory`: the memory files injected (`MEMORY.md`, `scratchpad.md`). */
   notes?: string[] | null;
+  /** `memory`: the memory files cut to their share of `[memory] max_bytes` (absent when none was): nothing is cut silently. */
+  cut?: NoteCutModel[] | null;
   /** `compaction`, `learning`: how it went. */
   status?: string | null;
   /** `error`, `paused`, `compaction`: what happened, for the person. */
@@ -538,6 +556,8 @@ export interface FactsListResult {
   nextOffset: number | null;
   /** The latest automatic learning attempt, when there is one: of `sessionId` when given, else of the newest sessions. */
   learning?: LearningModel | null;
+  /** The first page of a listing without `query` or `path`: the facts proposed for retirement (unused for `[memory] retire_after_days`; not retired, not pinned), the longest unused first, at most 50. Nothing is retired until the person says so. */
+  retirements?: RetirementModel[] | null;
 }
 
 /** One code anchor of a fact's current revision and its drift now. */
@@ -573,8 +593,8 @@ export interface FactEntry {
   factId: number;
   /** Its current revision. */
   revision: number;
-  /** Whether its current evidence validates now. */
-  status: "valid" | "missing" | "stale" | "hidden" | "unverified";
+  /** Whether its current evidence validates now (`retired`: it does, and it is retired). */
+  status: "valid" | "retired" | "missing" | "stale" | "hidden" | "unverified";
   /** Its evidence (valid facts only). */
   source?: SourceRefModel | null;
   /** Its text, at most 512 characters (valid facts only; untrusted data). */
@@ -587,6 +607,10 @@ export interface FactEntry {
   pinned?: boolean | null;
   /** With `query`: the query's words it holds, as the query spelled them (valid facts). */
   matched?: string[] | null;
+  /** When it was last used (ISO 8601 UTC): shown to a model in a turn, recalled by ID, or returned by a query; absent when never. */
+  lastUsed?: string | null;
+  /** How many times it was used (a turn counts once); absent when never. */
+  uses?: number | null;
 }
 
 export interface LearnedFactModel {
@@ -625,6 +649,17 @@ export interface ProposalModel {
   source: SourceRefModel;
   /** Existing facts it would contradict or correct, at their current revision (resolve with `lecode/facts/correct`). */
   conflicts: LearnedFactModel[];
+  /** Why it is a proposal and not a fact: `near-duplicate of #n` (its words nearly repeat that fact's: a proposed correction of it), `supersedes #n` (the model said so), `worded as a correction`, `reads as a request: "<quote>"`, `the model was not sure` (at most 200 characters). */
+  why: string;
+}
+
+export interface RetirementModel {
+  /** The fact proposed for retirement (accept with `lecode/facts/retire`; dismiss with `lecode/facts/restore`, which keeps it and starts its unused clock again). */
+  factId: number;
+  /** Why it is proposed: `unused since <date>` or `never used since <date>`. */
+  why: string;
+  /** Its last use, write or keep (ISO 8601 UTC). */
+  since: string;
 }
 
 export interface DismissProposalParams {
@@ -675,8 +710,8 @@ export interface RecallFactResult {
   factId: number;
   /** Its current revision. */
   revision: number;
-  /** valid, unverified (no source), hidden (forgotten or undone evidence), missing, stale. */
-  status: "valid" | "missing" | "stale" | "hidden" | "unverified";
+  /** valid, retired (valid and retired: text and evidence still shown), unverified (no source), hidden (forgotten or undone evidence), missing, stale. */
+  status: "valid" | "retired" | "missing" | "stale" | "hidden" | "unverified";
   /** Reminder that recalled text is untrusted evidence, not instructions. */
   label?: string | null;
   /** The fact's text, at most 512 characters. */
@@ -736,6 +771,76 @@ export interface FactsPinResult {
   pinned: boolean;
   /** false when it already was (pin) or was not (unpin). */
   changed: boolean;
+}
+
+export interface FactsRetireResult {
+  /** The fact. */
+  factId: number;
+  /** Whether it is retired now. */
+  retired: boolean;
+  /** false when it already was (retire) or was not (restore). */
+  changed: boolean;
+}
+
+/** Only the workspace folder (optional). */
+export interface DoctorParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+}
+
+export interface DoctorResult {
+  /** How many facts are stored. */
+  facts: number;
+  /** Facts by status, each validated now as listings do. */
+  byStatus: StatusCounts;
+  /** Facts with a code anchor `changed` or `deleted`. */
+  drifted: CountedIds;
+  /** Facts whose anchors are all `deleted`. */
+  anchorsDeleted: CountedIds;
+  /** Stored facts that say the same thing (see `lecode/facts/remember`). */
+  duplicates: Duplicates;
+  /** Facts never shown to a model, recalled by ID or found by a query. */
+  neverUsed: CountedIds;
+  /** Facts proposed for retirement (`[memory] retire_after_days`). */
+  proposedRetirements: CountedIds;
+  /** Facts that the latest learning's proposals would correct (their `conflicts`). */
+  proposedCorrections: CountedIds;
+  /** MEMORY.md and the scratchpad against their share of the injected memory. */
+  notes: NoteShareModel[];
+}
+
+export interface CountedIds {
+  /** How many facts. */
+  count: number;
+  /** Their IDs, the first 50 in ID order. */
+  ids: number[];
+}
+
+export interface Duplicates {
+  /** How many groups of stored facts share a dedup key (from before remembering refused duplicates: none are merged, so they are shown to be corrected or forgotten). */
+  count: number;
+  /** Each group's fact IDs (the first 50 groups, the first 10 IDs of each). */
+  groups: number[][];
+}
+
+export interface NoteShareModel {
+  /** `MEMORY.md` or `scratchpad.md` (a file that is empty is left out). */
+  file: string;
+  /** Its size (UTF-8 bytes of its text). */
+  bytes: number;
+  /** How many of them the memory injected into a chat request shows (its share of `[memory] max_bytes`, with the pinned and recent facts as a turn without a message has). */
+  shown: number;
+  /** `bytes - shown`: what is cut (marked for the model, and in the chat's memory line). */
+  cut: number;
+}
+
+export interface StatusCounts {
+  valid: CountedIds;
+  retired: CountedIds;
+  missing: CountedIds;
+  stale: CountedIds;
+  hidden: CountedIds;
+  unverified: CountedIds;
 }
 
 export interface FactsDidChangeParams {
@@ -908,6 +1013,11 @@ export interface QuestionModel {
   confirm: CommandModel;
   /** Runs the no. */
   cancel: CommandModel;
+}
+
+export interface FactRetireCommand {
+  /** `{workspaceUri?, factId}`. */
+  params: FactsPinParams;
 }
 
 export interface SessionDeleteCommand {

@@ -15,6 +15,10 @@ export interface MemorySettings {
   facts_max_bytes: number;
   /** What injection does with a fact whose code anchor is `changed` or `deleted` (the code it was remembered from is no longer there): "label" shows it marked as drifted, "withhold" leaves it out. Listings show drift either way. */
   drifted_facts: "label" | "withhold";
+  /** A fact not used for this many days (not shown to a model, recalled by ID, found by a query, written or kept) is proposed for retirement in the review queue, with the reason; only the person retires it (`lecode/facts/retire`), and a retired fact can be restored. 0 proposes every unused fact at once. */
+  retire_after_days: number;
+  /** A fact whose code anchors have all been `changed` or `deleted` for this many days (since lecode-ls first saw them so) is proposed for retirement too, with the reason; 0 proposes it as soon as it is seen drifted. */
+  retire_drifted_after_days: number;
   /** Opt in to semantic fact ranking: the embedding model the `[provider]` serves at its OpenAI-compatible `/embeddings` (llama-server with `--embeddings`, Ollama, vLLM, hosted APIs). Fact vectors are computed in the background and kept in facts.sqlite3; a turn's message is embedded once and ranked by BM25 and vector similarity together. Unset (the default): no embedding request is ever made. */
   embeddings_model: string | null;
 }
@@ -75,6 +79,8 @@ export const SERVER_DEFAULTS: ServerSections = {
     "learning": "both",
     "facts_max_bytes": 8192,
     "drifted_facts": "label",
+    "retire_after_days": 28,
+    "retire_drifted_after_days": 7,
     "embeddings_model": null
   },
   "provider": {
@@ -133,6 +139,14 @@ export const BOUNDS: Record<string, { minimum: number; maximum: number }> = {
   "memory.facts_max_bytes": {
     "minimum": 0,
     "maximum": 65536
+  },
+  "memory.retire_after_days": {
+    "minimum": 0,
+    "maximum": 36500
+  },
+  "memory.retire_drifted_after_days": {
+    "minimum": 0,
+    "maximum": 36500
   },
   "provider.read_timeout_seconds": {
     "minimum": 1,

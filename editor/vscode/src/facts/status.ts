@@ -5,6 +5,7 @@ export type Status = FactEntry["status"];
 
 const MEANING: Record<Status, string> = {
   valid: "its evidence validates now",
+  retired: "it is retired: kept and recallable, not injected (restore brings it back)",
   unverified: "there is no source reference",
   hidden: "the evidence was undone, cleared or excluded by a forget",
   missing: "the source session is gone",
@@ -19,6 +20,7 @@ export function sourceIs(status: Status): string {
 /** Codicons by status, with the theme color they are drawn in (if any). */
 export const STATUS_ICONS: Record<Status, { id: string; color?: string }> = {
   valid: { id: "pass", color: "testing.iconPassed" },
+  retired: { id: "archive" },
   unverified: { id: "question" },
   hidden: { id: "eye-closed" },
   stale: { id: "warning", color: "list.warningForeground" },

@@ -101,6 +101,7 @@ export function proposalTreeItem(node: FactNodeOf<"proposal">): vscode.TreeItem 
     proposal.text,
     "",
     `Kind: ${proposal.kind}`,
+    `Why a proposal: ${proposal.why}`,
     `Evidence: session ${proposal.source.sessionId}, ${seqsPhrase(proposal.source.seqs)}`,
   ];
   if (conflicts !== "") {
