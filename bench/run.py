@@ -16,6 +16,7 @@ from bench import (
     anchors,
     chat,
     compaction,
+    context,
     durability,
     facts,
     injection,
@@ -34,6 +35,7 @@ from bench.compare import harness as compare
 
 BENCHES = (
     startup,
+    context,
     roundtrip,
     notes_search,
     memory_rss,

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
+from lecode_ls.agents.transcripts import Agent, convert, detect
 from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace, SessionNotFound
 from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.recall import recall_session
@@ -21,6 +23,8 @@ from lecode_ls.server.asking import Ask, ask_later
 from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import messages as p
+
+log = logging.getLogger(__name__)
 
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 
@@ -64,8 +68,9 @@ async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.Sessi
     )
 
 
-def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
-    """The records of a JSONL file inside a workspace folder: one JSON object a line."""
+def _read_jsonl(name: str, folders: list[Path]) -> tuple[list[dict[str, Any]], str | None]:
+    """The records of a JSONL file inside a workspace folder: one JSON object a line, or a
+    Claude Code session or Codex rollout converted (agents/transcripts.py); and a title for it."""
     if "\x00" in name:  # no file has one; os.path.realpath raises on it
         raise InvalidParams("path: a path cannot hold a NUL character", field="path")
     path = canonical(name)  # a link is followed, and must then still land inside
@@ -82,6 +87,10 @@ def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
         raise NotFound("path: no such file", field="path")
     if len(data) > MAX_IMPORT_BYTES:
         raise InvalidParams("path: the file is larger than 64 MiB", field="path")
+    lines = data.split(b"\n")
+    agent = detect(lines[:200])
+    if agent is not None:
+        return _converted(path, lines, agent, folders)
     records: list[dict[str, Any]] = []
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
@@ -93,20 +102,40 @@ def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
         if not isinstance(record, dict):
             raise InvalidParams(f"path: line {number} is not a JSON object", field="path")
         records.append(record)
-    return records
+    return records, None
+
+
+def _converted(
+    path: Path, lines: list[bytes], agent: Agent, folders: list[Path]
+) -> tuple[list[dict[str, Any]], str]:
+    """Another agent's transcript as records: records whose folder is outside every workspace
+    folder are left out (a record claiming another project), as are the rest
+    `transcripts.convert` skips; the reasons are logged."""
+
+    def within(cwd: str) -> bool:
+        return "\x00" not in cwd and any(is_within(canonical(cwd), f) for f in folders)
+
+    converted = convert(enumerate(lines, start=1), agent, path.name, within=within)
+    if converted.skipped:
+        log.info("import of %s: skipped %s", path.name, dict(converted.skipped))
+    if not converted.records:
+        raise InvalidParams(
+            f"path: no message of this project in the {agent} transcript", field="path"
+        )
+    name = "Claude Code" if agent == "claude-code" else "Codex"
+    return converted.records, f"{name} session {converted.session or path.stem}"
 
 
 async def session_import(ls: LecodeServer, params: p.SessionImportParams) -> p.SessionImportResult:
     runtime = await _session_runtime(ls, params)
     if (params.records is None) == (params.path is None):
         raise InvalidParams("records: give exactly one of records and path", field="records")
-    records = params.records
+    records, title = params.records, params.title
     if params.path is not None:
-        records = await asyncio.to_thread(_read_jsonl, params.path, ls.workspace_folders())
+        records, named = await asyncio.to_thread(_read_jsonl, params.path, ls.workspace_folders())
+        title = title if title is not None else named
     assert records is not None
-    session_id, renamed = await asyncio.to_thread(
-        runtime.sessions.import_records, records, params.title
-    )
+    session_id, renamed = await asyncio.to_thread(runtime.sessions.import_records, records, title)
     return p.SessionImportResult(session_id=session_id, renamed_from=renamed)
 
 

@@ -1,0 +1,130 @@
+"""Other agents' conversations as sessions (issue 28, item 2), black-box over LSP: a Claude
+Code session and a Codex rollout import with every message and tool call verbatim and its
+origin; a fact remembered from one validates; hostile files are bounded or skipped.
+
+# covers S1 (transcripts), S2/S3 (a fact's evidence is the other agent's own record), A1-A8
+# (the evidence contract holds for imported records), R1-R8 (imported text is untrusted and
+# bounded)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.conftest import Start, call
+from tests.e2e.facts import error_of
+from tests.fakes.agent_transcripts import claude_records, codex_records, write_jsonl
+
+
+def stored(config: Path, session: str) -> list[dict[str, Any]]:
+    (path,) = config.glob(f"memory/*/sessions/{session}.jsonl")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+async def remember_seq(client: Any, session: str, seq: int, text: str) -> dict[str, Any]:
+    source = await call(
+        client, "lecode/session/snapshot", {"sessionId": session, "startSeq": seq, "endSeq": seq}
+    )
+    result: dict[str, Any] = await call(
+        client, "lecode/facts/remember", {"text": text, "source": source}
+    )
+    return result
+
+
+class TestClaudeCode:
+    async def test_every_message_and_tool_call_verbatim_with_its_origin(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        path = write_jsonl(repo / "claude.jsonl", claude_records(repo))
+        client = await start(repo)
+        result = await call(client, "lecode/session/import", {"path": str(path)})
+        records = stored(isolated_config_dir, result["sessionId"])
+        header, body = records[0], records[1:]
+        assert header["origin"] == "import"
+        assert header["title"] == "Claude Code session 5f0c6a1e-9d2b-4c57-8f1e-2b7d3c9a4e10"
+        assert [(r["role"], r["meta"]["origin"]["id"], r["meta"]["origin"]["line"]) for r in body] == [
+            ("user", "u-1", 2), ("assistant", "u-2", 3), ("tool", "u-3", 4), ("user", "u-4", 5)
+        ]  # fmt: skip
+        assert body[0]["content"] == "We always use tabs in the Makefile, never spaces."
+        assert body[1]["content"] == [{"type": "text", "text": "Understood: tabs in the Makefile."}]
+        (tool_call,) = body[1]["tool_calls"]
+        assert (tool_call["id"], tool_call["function"]["name"]) == ("toolu_1", "Read")
+        assert json.loads(tool_call["function"]["arguments"]) == {
+            "file_path": str(repo / "Makefile")
+        }
+        assert (body[2]["tool_call_id"], body[2]["content"]) == (
+            "toolu_1",
+            "all:\n\tcc -o app main.c\n",
+        )
+        assert body[3]["content"] == [{"type": "text", "text": "Release builds go out on Fridays."}]
+        assert all(r["meta"]["origin"]["file"] == "claude.jsonl" for r in body)
+
+        fact = await remember_seq(client, result["sessionId"], 1, "Makefiles use tabs.")
+        recalled = await call(client, "lecode/facts/recall", {"factId": fact["factId"]})
+        assert recalled["status"] == "valid"
+
+
+class TestCodex:
+    async def test_a_rollout_imports_its_messages_and_calls_and_a_fact_validates(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        path = write_jsonl(repo / "rollout-2026-12-01T10-00-00-x.jsonl", codex_records(repo))
+        client = await start(repo)
+        result = await call(client, "lecode/session/import", {"path": str(path)})
+        body = stored(isolated_config_dir, result["sessionId"])[1:]
+        assert [(r["role"], r["meta"]["origin"]["line"]) for r in body] == [
+            ("user", 3),
+            ("assistant", 6),
+            ("tool", 7),
+            ("assistant", 8),
+        ]  # event_msg repeats the user message, reasoning is no message: both left out
+        assert body[0]["content"] == [{"type": "text", "text": "Our CI runs on Python 3.12 only."}]
+        assert body[1]["tool_calls"][0]["function"] == {
+            "name": "shell", "arguments": "{\"command\":[\"cat\",\"ci.yml\"]}"
+        }  # fmt: skip
+        assert body[2]["tool_call_id"] == "call_1"
+        fact = await remember_seq(client, result["sessionId"], 1, "CI runs on Python 3.12.")
+        assert (await call(client, "lecode/facts/recall", {"factId": fact["factId"]}))[
+            "status"
+        ] == "valid"
+
+
+class TestHostileTranscripts:
+    async def test_bad_lines_duplicates_and_other_projects_are_skipped(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        records = claude_records(repo)
+        other = {**records[1], "uuid": "u-9", "cwd": str(tmp_path / "elsewhere")}
+        side = {**records[1], "uuid": "u-8", "isSidechain": True}
+        path = write_jsonl(repo / "claude.jsonl", [*records, records[1], other, side])
+        with path.open("ab") as f:
+            f.write(b"{not json\n" + b"[1,2]\n" + b'{"type": "user", "message": 5}\n')
+            f.write(b'{"type":"user","uuid":"u-big","message":{"role":"user","content":"')
+            f.write(b"x" * (9 * 1024 * 1024) + b'"}}\n')
+        client = await start(repo)
+        result = await call(client, "lecode/session/import", {"path": str(path)})
+        body = stored(isolated_config_dir, result["sessionId"])[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-3", "u-4"]
+
+    async def test_a_file_of_another_project_only_imports_nothing(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        path = write_jsonl(repo / "rollout-x.jsonl", codex_records(tmp_path / "elsewhere"))
+        client = await start(repo)
+        exc = await error_of(call(client, "lecode/session/import", {"path": str(path)}))
+        assert exc.data["field"] == "path" and "no message of this project" in str(exc)
+        assert list(isolated_config_dir.glob("memory/*/sessions/*.jsonl")) == []
+
+    async def test_a_fifo_and_a_huge_file_are_refused(self, start: Start, repo: Path) -> None:
+        fifo = repo / "claude.fifo"
+        os.mkfifo(fifo)
+        huge = repo / "huge.jsonl"
+        with huge.open("wb") as f:
+            f.truncate(1024 * 1024 * 1024)  # 1 GiB, sparse
+        client = await start(repo)
+        for path, why in ((fifo, "not a regular file"), (huge, "larger than 64 MiB")):
+            exc = await error_of(call(client, "lecode/session/import", {"path": str(path)}))
+            assert exc.data["field"] == "path" and why in str(exc)
