@@ -179,6 +179,17 @@ class McpSettings(_Section):
     tools only; a tool not listed is neither offered nor run."""
 
 
+class AgentsSettings(_Section):
+    """`[agents]`: other agents whose conversations of this project lecode follows."""
+
+    follow: list[Literal["claude-code", "codex"]] = Field(default_factory=list, max_length=2)
+    """The agents whose transcripts of the project the language server follows, appending what
+    they add to a session of its own (verbatim, each record's origin kept), so learning and
+    memory_remember_quote can use what the person told them: "claude-code" (its sessions under
+    $CLAUDE_CONFIG_DIR or ~/.claude/projects/), "codex" (its rollouts under $CODEX_HOME or
+    ~/.codex/sessions/). Empty (the default): nothing is read."""
+
+
 class Settings(_Section):
     """Every setting of lecode-ls. Each section is a table of config.toml."""
 
@@ -187,6 +198,7 @@ class Settings(_Section):
     agent: AgentSettings = AgentSettings()
     compaction: CompactionSettings = CompactionSettings()
     mcp: McpSettings = McpSettings()
+    agents: AgentsSettings = AgentsSettings()
 
 
 def _drop(tree: dict[str, Any], loc: tuple[str | int, ...]) -> bool:

@@ -3,8 +3,8 @@
 Every user and assistant message and every tool call and result is kept verbatim, as an
 OpenAI-style message (what `SessionStore.import_records` and `append` take: the one way text
 enters a transcript, where redaction applies), with where it came from in `meta.origin`:
-`{"agent", "file", "line", "id"}` (`id`: Claude Code's record `uuid`; Codex records have none,
-so the line number is the record's identity).
+`{"agent", "file", "line", "id"}` (`id`: Claude Code's record `uuid`; a Codex line has none, and
+carries `digest`, the SHA-256 of its bytes, instead).
 
 Formats, as their public schemas and parsers describe them (README, "Other agents'
 transcripts"):
@@ -106,12 +106,11 @@ def convert(
         if key is not None and key in seen:
             out.skipped["duplicate"] += 1
             continue
-        origin = {
-            "agent": agent,
-            "file": file,
-            "line": number,
-            "id": key if agent == "claude-code" else None,
-        }
+        origin: dict[str, Any] = {"agent": agent, "file": file, "line": number}
+        if agent == "claude-code":
+            origin["id"] = key
+        else:
+            origin["digest"] = key  # a Codex line has no ID of its own
         made = (_claude if agent == "claude-code" else _codex)(record, origin, out, within)
         if made is None:
             continue
@@ -129,7 +128,7 @@ def _decode(line: bytes) -> object:
 
 
 def _message(role: str, origin: dict[str, Any], **fields: Any) -> dict[str, Any]:
-    return {"role": role, **fields, "meta": {"origin": origin}}
+    return {"kind": "message", "role": role, **fields, "meta": {"origin": origin}}
 
 
 def _text_parts(blocks: list[Any], kinds: tuple[str, ...]) -> list[dict[str, str]]:

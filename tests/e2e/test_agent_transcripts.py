@@ -9,8 +9,10 @@ origin; a fact remembered from one validates; hostile files are bounded or skipp
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +130,122 @@ class TestHostileTranscripts:
         for path, why in ((fifo, "not a regular file"), (huge, "larger than 64 MiB")):
             exc = await error_of(call(client, "lecode/session/import", {"path": str(path)}))
             assert exc.data["field"] == "path" and why in str(exc)
+
+
+async def settled(client: Any, config: Path, want: int, title: str) -> list[dict[str, Any]]:
+    """The followed session titled `title` once it holds `want` records (the server polls every
+    2 s); a hang guard, not a timing: it fails only if the records never come."""
+    for _ in range(300):
+        sessions = (await call(client, "lecode/session/list"))["sessions"]
+        found = [s for s in sessions if s["title"].startswith(title)]
+        if found and found[0]["records"] >= want:
+            return stored(config, found[0]["sessionId"])
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"no followed session {title!r} with {want} records")
+
+
+def agent_homes(tmp_path: Path) -> dict[str, str]:
+    return {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "CODEX_HOME": str(tmp_path / "codex")}
+
+
+FOLLOW = {"agents": {"follow": ["claude-code", "codex"]}}
+
+
+class TestFollowing:
+    async def test_following_picks_up_an_appended_record_once(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        env = agent_homes(tmp_path)
+        project = repo.resolve()
+        claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        records = claude_records(project)
+        transcript = write_jsonl(claude_dir / "5f0c6a1e.jsonl", records[:3])
+        rollout = write_jsonl(
+            tmp_path
+            / "codex"
+            / "sessions"
+            / "2026"
+            / "12"
+            / "01"
+            / "rollout-2026-12-01T10-00-00-a.jsonl",
+            codex_records(project),
+        )
+        elsewhere = write_jsonl(
+            tmp_path
+            / "codex"
+            / "sessions"
+            / "2026"
+            / "12"
+            / "01"
+            / "rollout-2026-12-01T11-00-00-b.jsonl",
+            codex_records(tmp_path / "other-project"),
+        )
+        client = await start(repo, options=FOLLOW, env=env)
+        body = (await settled(client, isolated_config_dir, 3, "Claude Code 5f0c6a1e"))[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2"]
+        codex = (await settled(client, isolated_config_dir, 5, "Codex rollout-2026-12-01T10"))[1:]
+        assert [r["role"] for r in codex] == ["user", "assistant", "tool", "assistant"]
+
+        with transcript.open("a") as f:  # Claude Code appends; half a line first
+            line = json.dumps(records[3])
+            f.write(line[:20])
+            f.flush()
+            await asyncio.sleep(2.5)
+            f.write(
+                line[20:] + "\n" + json.dumps(records[4]) + "\n" + json.dumps(records[1]) + "\n"
+            )
+        body = (await settled(client, isolated_config_dir, 5, "Claude Code 5f0c6a1e"))[1:]
+        await asyncio.sleep(2.5)  # another poll: nothing more comes
+        body = (await settled(client, isolated_config_dir, 5, "Claude Code 5f0c6a1e"))[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-3", "u-4"]
+        titles = [s["title"] for s in (await call(client, "lecode/session/list"))["sessions"]]
+        assert not any(elsewhere.stem in t for t in titles)
+        del rollout
+
+    async def test_a_crash_before_the_cursor_is_saved_appends_nothing_twice(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        env = agent_homes(tmp_path)
+        project = repo.resolve()
+        claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        records = claude_records(project)
+        transcript = write_jsonl(claude_dir / "abc.jsonl", records[:3])
+        client = await start(repo, options=FOLLOW, env=env)
+        await settled(client, isolated_config_dir, 3, "Claude Code abc")
+        (state,) = isolated_config_dir.glob("memory/*/agents/follow.json")
+        before = state.read_bytes()
+        with transcript.open("a") as f:
+            f.write(json.dumps(records[4]) + "\n")
+        await settled(client, isolated_config_dir, 4, "Claude Code abc")
+        await client.shutdown_session()
+        state.write_bytes(before)  # as if killed between the append and the cursor's save
+        client = await start(repo, options=FOLLOW, env=env)
+        with transcript.open("a") as f:
+            f.write(
+                json.dumps(
+                    {**records[1], "uuid": "u-5", "message": {"role": "user", "content": "Later."}}
+                )
+                + "\n"
+            )
+        body = (await settled(client, isolated_config_dir, 5, "Claude Code abc"))[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-4", "u-5"]
+
+    async def test_links_fifos_and_off_by_default(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        env = agent_homes(tmp_path)
+        project = repo.resolve()
+        claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        real = write_jsonl(tmp_path / "secret.jsonl", claude_records(project))
+        claude_dir.mkdir(parents=True)
+        (claude_dir / "linked.jsonl").symlink_to(real)
+        os.mkfifo(claude_dir / "pipe.jsonl")
+        write_jsonl(claude_dir / "plain.jsonl", claude_records(project)[:2])
+        client = await start(repo, env=env)  # not following: nothing is read
+        await asyncio.sleep(2.5)
+        assert (await call(client, "lecode/session/list"))["sessions"] == []
+        await client.shutdown_session()
+        client = await start(repo, options=FOLLOW, env=env)
+        await settled(client, isolated_config_dir, 2, "Claude Code plain")
+        titles = [s["title"] for s in (await call(client, "lecode/session/list"))["sessions"]]
+        assert titles == ["Claude Code plain"]
