@@ -164,7 +164,12 @@ class CompactionSettings(_Section):
 
 
 McpWriteTool = Literal[
-    "memory_write", "memory_edit", "memory_correct", "memory_forget", "memory_remember"
+    "memory_write",
+    "memory_edit",
+    "memory_correct",
+    "memory_forget",
+    "memory_remember",
+    "memory_remember_quote",
 ]
 
 
@@ -172,10 +177,12 @@ class McpSettings(_Section):
     """`[mcp]`: the memory served to other agents by `lecode-ls mcp` (Claude Code, Codex CLI,
     Cursor, VS Code's agent mode)."""
 
-    allow: list[McpWriteTool] = Field(default_factory=list, max_length=5)
+    allow: list[McpWriteTool] = Field(default_factory=list, max_length=6)
     """The write-class tools an MCP client may call: memory_write, memory_edit,
-    memory_correct, memory_forget, and memory_remember (a `path contains "line"` fact the
-    server verifies in the workspace file itself). Empty (the default) offers the read-class
+    memory_correct, memory_forget, memory_remember (a `path contains "line"` fact the
+    server verifies in the workspace file itself), and memory_remember_quote (a fact from the
+    person's exact words in a followed transcript; offered only while [agents] follow names an
+    agent). Empty (the default) offers the read-class
     tools only; a tool not listed is neither offered nor run."""
 
 

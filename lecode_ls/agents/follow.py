@@ -37,7 +37,7 @@ from typing import Any
 from lecode_ls import platform
 from lecode_ls.agents.transcripts import MAX_LINE_BYTES, Agent, convert, detect
 from lecode_ls.errors import InvalidParams, LecodeError
-from lecode_ls.memory.files import atomic_write
+from lecode_ls.memory.files import FileLock, atomic_write, make_dirs
 from lecode_ls.memory.sessions import SessionStore
 from lecode_ls.platform.paths import canonical, is_within
 
@@ -89,7 +89,8 @@ class Follower:
         self.agents = agents
         self.environ = environ
         self._cursors: dict[str, Cursor] | None = None
-        self._seen: dict[str, set[str]] = {}  # session -> the uuids / line digests it holds
+        # session -> (its length then, the uuids / line digests it holds)
+        self._seen: dict[str, tuple[int, set[str]]] = {}
 
     # -- finding ----------------------------------------------------------------------------
 
@@ -147,8 +148,20 @@ class Follower:
 
     # -- polling ----------------------------------------------------------------------------
 
+    def followed_sessions(self) -> list[str]:
+        """The sessions of the files followed so far (the cursors' sessions)."""
+        return [cursor.session for cursor in self.cursors().values()]
+
     def poll(self) -> int:
-        """Append what is new in every followed file; the number of records appended."""
+        """Append what is new in every followed file; the number of records appended. One
+        poller at a time across processes (the language server, `lecode-ls mcp`): the cursors
+        are read again under the lock, so two never take the same line."""
+        make_dirs(self.state_path.parent)
+        with FileLock(self.state_path.with_name("follow.lock")):
+            self._cursors = None
+            return self._poll()
+
+    def _poll(self) -> int:
         budget = MAX_POLL_RECORDS
         for agent, path in self.files():
             if budget <= 0:
@@ -227,6 +240,9 @@ class Follower:
                     log.info("following %s: line %d refused (%s)", path.name, number, error)
                     continue
                 appended += 1
+                known = self._seen.get(cursor.session)
+                if known is not None:
+                    self._seen[cursor.session] = (known[0] + 1, known[1])
             upto = index + 1
         if upto:
             cursor.offset = offsets[upto - 1]
@@ -238,8 +254,9 @@ class Follower:
     def _seen_in(self, session: str) -> set[str]:
         """The record identities `session` holds (read once), so a duplicated record is never
         appended, however far apart the copies are."""
-        if session not in self._seen:
-            length = self.sessions.length(session)
+        length = self.sessions.length(session)
+        known = self._seen.get(session)
+        if known is None or known[0] != length:  # new, or another process appended
             records = self.sessions.read(session, 1, length - 1) if length > 1 else []
             keys = set()
             for record in records:
@@ -247,8 +264,9 @@ class Follower:
                 key = origin.get("id") or origin.get("digest")
                 if isinstance(key, str):
                     keys.add(key)
-            self._seen[session] = keys
-        return self._seen[session]
+            known = (length, keys)
+            self._seen[session] = known
+        return known[1]
 
     def _last_taken(self, session: str) -> int:
         """The file line the session's last record came from (0: none)."""
