@@ -69,3 +69,41 @@ def main(argv: list[str]) -> int:
     text = section.text if section is not None else ""
     sys.stdout.write(render(text, args.form, hook.event))
     return 0
+
+
+def import_main(argv: list[str]) -> int:
+    """`lecode-ls import FILE`: a transcript into the project's sessions, as
+    `lecode/session/import` with a `path` takes it (Claude Code, Codex, lecode's own export)."""
+    parser = _Parser(
+        prog="lecode-ls import",
+        description="Import a transcript file as a new session of the project: a Claude Code "
+        "session JSONL, a Codex CLI rollout JSONL, or a lecode-ls export. Records of another "
+        "project's folder are left out.",
+    )
+    parser.add_argument("file", help="the JSONL file")
+    parser.add_argument("--cwd", help="a folder of the project (default: .)")
+    parser.add_argument("--title", help="the new session's title")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level="INFO", stream=sys.stderr, format="lecode-ls import: %(message)s")
+    from lecode_ls.agents.importing import read_import_file
+    from lecode_ls.config import Settings
+    from lecode_ls.errors import LecodeError
+    from lecode_ls.memory.project import config_dir
+    from lecode_ls.platform.paths import canonical
+    from lecode_ls.runtime import Runtimes
+
+    folder = canonical(Path(args.cwd or Path.cwd()))
+    runtimes = Runtimes(config_dir(os.environ), Settings())
+    try:
+        runtime = runtimes.for_folder(folder)
+        records, title = read_import_file(canonical(Path(args.file)), [runtime.project.root])
+        session, renamed = runtime.sessions.import_records(records, args.title or title)
+    except LecodeError as error:
+        print(f"lecode-ls import: {error}", file=sys.stderr)
+        return 1
+    finally:
+        runtimes.close_all()
+    print(session)
+    if renamed:
+        print(f"lecode-ls import: the session's own ID {renamed} was taken", file=sys.stderr)
+    return 0

@@ -13,6 +13,8 @@ import asyncio
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +251,24 @@ class TestFollowing:
         await settled(client, isolated_config_dir, 2, "Claude Code plain")
         titles = [s["title"] for s in (await call(client, "lecode/session/list"))["sessions"]]
         assert titles == ["Claude Code plain"]
+
+
+class TestImportCommand:
+    def test_lecode_ls_import_takes_a_claude_code_session(
+        self, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        path = write_jsonl(tmp_path / "claude.jsonl", claude_records(repo.resolve()))
+        env = {**os.environ, "LECODE_CONFIG_DIR": str(isolated_config_dir)}
+        done = subprocess.run(
+            [sys.executable, "-m", "lecode_ls", "import", str(path), "--cwd", str(repo)],
+            capture_output=True, text=True, env=env, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        body = stored(isolated_config_dir, done.stdout.strip())[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-3", "u-4"]
+        other = write_jsonl(tmp_path / "o.jsonl", claude_records(tmp_path / "elsewhere"))
+        done = subprocess.run(
+            [sys.executable, "-m", "lecode_ls", "import", str(other), "--cwd", str(repo)],
+            capture_output=True, text=True, env=env, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 1 and "no message of this project" in done.stderr

@@ -7,14 +7,11 @@ the spec), which the result models turn into the protocol's camelCase.
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.agents.transcripts import Agent, convert, detect
-from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace, SessionNotFound
-from lecode_ls.memory.files import NotRegularFile, read_regular
+from lecode_ls.agents.importing import read_import_file
+from lecode_ls.errors import InvalidParams, OutsideWorkspace, SessionNotFound
 from lecode_ls.memory.recall import recall_session
 from lecode_ls.memory.sessions import SessionInfo, check_session_id, source_snapshot
 from lecode_ls.platform.paths import canonical, is_within
@@ -23,10 +20,6 @@ from lecode_ls.server.asking import Ask, ask_later
 from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import messages as p
-
-log = logging.getLogger(__name__)
-
-MAX_IMPORT_BYTES = 64 * 1024 * 1024
 
 
 async def _session_runtime(ls: LecodeServer, params: WorkspaceParams) -> Runtime:
@@ -76,54 +69,7 @@ def _read_jsonl(name: str, folders: list[Path]) -> tuple[list[dict[str, Any]], s
     path = canonical(name)  # a link is followed, and must then still land inside
     if not any(is_within(path, folder) for folder in folders):
         raise OutsideWorkspace("path: the file is outside every workspace folder", field="path")
-    try:
-        # read_regular: a FIFO or device planted in the workspace must not hold a worker thread.
-        data = read_regular(path, MAX_IMPORT_BYTES + 1)
-    except NotRegularFile:
-        raise InvalidParams("path: not a regular file", field="path") from None
-    except OSError as exc:
-        raise InvalidParams(f"path: cannot be read ({exc.strerror})", field="path") from None
-    if data is None:
-        raise NotFound("path: no such file", field="path")
-    if len(data) > MAX_IMPORT_BYTES:
-        raise InvalidParams("path: the file is larger than 64 MiB", field="path")
-    lines = data.split(b"\n")
-    agent = detect(lines[:200])
-    if agent is not None:
-        return _converted(path, lines, agent, folders)
-    records: list[dict[str, Any]] = []
-    for number, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):  # RecursionError: nested too deeply
-            raise InvalidParams(f"path: line {number} is not JSON", field="path") from None
-        if not isinstance(record, dict):
-            raise InvalidParams(f"path: line {number} is not a JSON object", field="path")
-        records.append(record)
-    return records, None
-
-
-def _converted(
-    path: Path, lines: list[bytes], agent: Agent, folders: list[Path]
-) -> tuple[list[dict[str, Any]], str]:
-    """Another agent's transcript as records: records whose folder is outside every workspace
-    folder are left out (a record claiming another project), as are the rest
-    `transcripts.convert` skips; the reasons are logged."""
-
-    def within(cwd: str) -> bool:
-        return "\x00" not in cwd and any(is_within(canonical(cwd), f) for f in folders)
-
-    converted = convert(enumerate(lines, start=1), agent, path.name, within=within)
-    if converted.skipped:
-        log.info("import of %s: skipped %s", path.name, dict(converted.skipped))
-    if not converted.records:
-        raise InvalidParams(
-            f"path: no message of this project in the {agent} transcript", field="path"
-        )
-    name = "Claude Code" if agent == "claude-code" else "Codex"
-    return converted.records, f"{name} session {converted.session or path.stem}"
+    return read_import_file(path, folders)
 
 
 async def session_import(ls: LecodeServer, params: p.SessionImportParams) -> p.SessionImportResult:
