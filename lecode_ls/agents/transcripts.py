@@ -22,7 +22,9 @@ transcripts"):
 
 Hostile input: every line is bounded (MAX_LINE_BYTES), a line that is not JSON, a record of an
 unknown type or shape, a duplicate (the same uuid, or the same bytes), a sidechain (a sub-agent's
-conversation) or a record whose `cwd` is outside the project is skipped, and each skip is
+conversation), text the agent itself put in the user's turn (Claude Code's `isMeta` records,
+Codex's `<environment_context>` and `<user_instructions>` messages: not the person's words) or a
+record whose `cwd` is outside the project is skipped, and each skip is
 counted with its reason (`Converted.skipped`). Nothing here raises on bad records; a file with
 no record of either format is `NotATranscript`.
 """
@@ -42,6 +44,8 @@ MAX_LINE_BYTES = 8 * 1024 * 1024
 """A longer line (a pasted file, an image) is skipped, never decoded."""
 _CLAUDE_SKIPPED = {"summary", "system", "file-history-snapshot", "queue-operation"}
 _CODEX_SKIPPED = {"event_msg", "turn_context", "compacted"}
+# User-role messages Codex writes itself: the environment and AGENTS.md it gives the model.
+_CODEX_INJECTED = ("<environment_context>", "<user_instructions>")
 
 
 class NotATranscript(Exception):
@@ -155,6 +159,9 @@ def _claude(
     if kind not in ("user", "assistant") or not isinstance(message, dict):
         out.skipped["unknown record type"] += 1
         return None
+    if record.get("isMeta") is True:  # text Claude Code itself put in the user's turn
+        out.skipped["meta record (not the person's words)"] += 1
+        return None
     if record.get("isSidechain") is True:
         out.skipped["sidechain (a sub-agent's conversation)"] += 1
         return None
@@ -262,6 +269,9 @@ def _codex(
         parts = _text_parts(content, ("input_text", "output_text"))
         if not parts:
             out.skipped["no text (images)"] += 1
+            return None
+        if role == "user" and parts[0]["text"].lstrip().startswith(_CODEX_INJECTED):
+            out.skipped["context Codex adds to the user's turn (not the person's words)"] += 1
             return None
         return [_message(role, origin, content=parts)]
     if item in ("function_call", "custom_tool_call", "local_shell_call"):

@@ -20,7 +20,7 @@ from typing import Any
 
 from tests.e2e.conftest import Start, call
 from tests.e2e.facts import error_of
-from tests.fakes.agent_transcripts import claude_records, codex_records, write_jsonl
+from tests.fakes.agent_transcripts import claude_plain, claude_records, codex_records, write_jsonl
 
 
 def stored(config: Path, session: str) -> list[dict[str, Any]]:
@@ -50,7 +50,7 @@ class TestClaudeCode:
         assert header["origin"] == "import"
         assert header["title"] == "Claude Code session 5f0c6a1e-9d2b-4c57-8f1e-2b7d3c9a4e10"
         assert [(r["role"], r["meta"]["origin"]["id"], r["meta"]["origin"]["line"]) for r in body] == [
-            ("user", "u-1", 2), ("assistant", "u-2", 3), ("tool", "u-3", 4), ("user", "u-4", 5)
+            ("user", "u-1", 2), ("assistant", "u-2", 3), ("tool", "u-3", 4), ("user", "u-4", 6)
         ]  # fmt: skip
         assert body[0]["content"] == "We always use tabs in the Makefile, never spaces."
         assert body[1]["content"] == [{"type": "text", "text": "Understood: tabs in the Makefile."}]
@@ -80,11 +80,11 @@ class TestCodex:
         result = await call(client, "lecode/session/import", {"path": str(path)})
         body = stored(isolated_config_dir, result["sessionId"])[1:]
         assert [(r["role"], r["meta"]["origin"]["line"]) for r in body] == [
-            ("user", 3),
-            ("assistant", 6),
-            ("tool", 7),
-            ("assistant", 8),
-        ]  # event_msg repeats the user message, reasoning is no message: both left out
+            ("user", 4),
+            ("assistant", 7),
+            ("tool", 8),
+            ("assistant", 9),
+        ]  # Codex's environment_context, event_msg (a repeat) and reasoning are left out
         assert body[0]["content"] == [{"type": "text", "text": "Our CI runs on Python 3.12 only."}]
         assert body[1]["tool_calls"][0]["function"] == {
             "name": "shell", "arguments": "{\"command\":[\"cat\",\"ci.yml\"]}"
@@ -160,7 +160,7 @@ class TestFollowing:
         env = agent_homes(tmp_path)
         project = repo.resolve()
         claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
-        records = claude_records(project)
+        records = claude_plain(project)
         transcript = write_jsonl(claude_dir / "5f0c6a1e.jsonl", records[:3])
         rollout = write_jsonl(
             tmp_path
@@ -210,7 +210,7 @@ class TestFollowing:
         env = agent_homes(tmp_path)
         project = repo.resolve()
         claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
-        records = claude_records(project)
+        records = claude_plain(project)
         transcript = write_jsonl(claude_dir / "abc.jsonl", records[:3])
         client = await start(repo, options=FOLLOW, env=env)
         await settled(client, isolated_config_dir, 3, "Claude Code abc")

@@ -13,7 +13,7 @@ from pathlib import Path
 from lecode_ls.agents import follow
 from lecode_ls.agents.follow import Follower, claude_folder
 from lecode_ls.memory.sessions import SessionStore
-from tests.fakes.agent_transcripts import claude_records
+from tests.fakes.agent_transcripts import claude_plain, claude_records
 
 
 def setup(tmp_path: Path) -> tuple[Follower, SessionStore, Path]:
@@ -41,7 +41,7 @@ def test_a_line_longer_than_a_poll_is_skipped_to_its_end(tmp_path: Path, monkeyp
     monkeypatch.setattr(follow, "MAX_POLL_BYTES", 64 * 1024)
     follower, sessions, folder = setup(tmp_path)
     project = (tmp_path / "project").resolve()
-    records = claude_records(project)
+    records = claude_plain(project)
     huge = {**records[1], "uuid": "u-huge", "message": {"role": "user", "content": "x" * 300_000}}
     lines = [records[1], huge, records[4]]
     (folder / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
@@ -53,7 +53,7 @@ def test_a_line_longer_than_a_poll_is_skipped_to_its_end(tmp_path: Path, monkeyp
 def test_half_a_line_waits_and_a_replaced_file_starts_a_new_session(tmp_path: Path) -> None:
     follower, sessions, folder = setup(tmp_path)
     project = (tmp_path / "project").resolve()
-    records = claude_records(project)
+    records = claude_plain(project)
     path = folder / "b.jsonl"
     line = json.dumps(records[1]) + "\n"
     path.write_text(line + json.dumps(records[4])[:30])
