@@ -16,6 +16,7 @@ from bench import (
     anchors,
     chat,
     compaction,
+    context,
     durability,
     facts,
     hygiene,
@@ -35,6 +36,7 @@ from bench.compare import harness as compare
 
 BENCHES = (
     startup,
+    context,
     roundtrip,
     notes_search,
     memory_rss,

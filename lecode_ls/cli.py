@@ -56,7 +56,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog="lecode-ls",
         description="Serve lecode's persistent project memory over the Language Server Protocol. "
         "Memory lives under $LECODE_CONFIG_DIR (default: the platform config dir)/memory. "
-        "`lecode-ls mcp --help`: the same memory over the Model Context Protocol.",
+        "`lecode-ls mcp --help`: the same memory over the Model Context Protocol. "
+        "`lecode-ls context --help`: the memory section for another agent's hook. "
+        "`lecode-ls import --help`: import a Claude Code, Codex or lecode transcript.",
     )
     parser.add_argument("--version", action="version", version=f"lecode-ls {__version__}")
     transport = parser.add_mutually_exclusive_group()
@@ -95,6 +97,14 @@ def main(argv: list[str] | None = None) -> int:
         from lecode_ls.mcp.cli import main as mcp_main
 
         return mcp_main(given[1:])
+    if given[:1] == ["context"]:  # `lecode-ls context ...`: the memory section for a hook
+        from lecode_ls.agents.cli import main as context_main
+
+        return context_main(given[1:])
+    if given[:1] == ["import"]:  # `lecode-ls import FILE`: another agent's transcript
+        from lecode_ls.agents.cli import import_main
+
+        return import_main(given[1:])
     args = parse_args(argv)
     handler: logging.Handler = (
         logging.FileHandler(args.log_file, encoding="utf-8")

@@ -179,7 +179,12 @@ class CompactionSettings(_Section):
 
 
 McpWriteTool = Literal[
-    "memory_write", "memory_edit", "memory_correct", "memory_forget", "memory_remember"
+    "memory_write",
+    "memory_edit",
+    "memory_correct",
+    "memory_forget",
+    "memory_remember",
+    "memory_remember_quote",
 ]
 
 
@@ -187,11 +192,24 @@ class McpSettings(_Section):
     """`[mcp]`: the memory served to other agents by `lecode-ls mcp` (Claude Code, Codex CLI,
     Cursor, VS Code's agent mode)."""
 
-    allow: list[McpWriteTool] = Field(default_factory=list, max_length=5)
+    allow: list[McpWriteTool] = Field(default_factory=list, max_length=6)
     """The write-class tools an MCP client may call: memory_write, memory_edit,
-    memory_correct, memory_forget, and memory_remember (a `path contains "line"` fact the
-    server verifies in the workspace file itself). Empty (the default) offers the read-class
+    memory_correct, memory_forget, memory_remember (a `path contains "line"` fact the
+    server verifies in the workspace file itself), and memory_remember_quote (a fact from the
+    person's exact words in a followed transcript; offered only while [agents] follow names an
+    agent). Empty (the default) offers the read-class
     tools only; a tool not listed is neither offered nor run."""
+
+
+class AgentsSettings(_Section):
+    """`[agents]`: other agents whose conversations of this project lecode follows."""
+
+    follow: list[Literal["claude-code", "codex"]] = Field(default_factory=list, max_length=2)
+    """The agents whose transcripts of the project the language server follows, appending what
+    they add to a session of its own (verbatim, each record's origin kept), so learning and
+    memory_remember_quote can use what the person told them: "claude-code" (its sessions under
+    $CLAUDE_CONFIG_DIR or ~/.claude/projects/), "codex" (its rollouts under $CODEX_HOME or
+    ~/.codex/sessions/). Empty (the default): nothing is read."""
 
 
 class Settings(_Section):
@@ -202,6 +220,7 @@ class Settings(_Section):
     agent: AgentSettings = AgentSettings()
     compaction: CompactionSettings = CompactionSettings()
     mcp: McpSettings = McpSettings()
+    agents: AgentsSettings = AgentsSettings()
 
 
 def _drop(tree: dict[str, Any], loc: tuple[str | int, ...]) -> bool:

@@ -2,9 +2,9 @@
 schemas, and one entry point that runs a call (T1-T4, T6, R1-R8 extended to MCP).
 
 The tools are the chat tools (tools/memory.py), run by the same `dispatch` with the same caps,
-labels and paging, plus `memory_doctor` (the memory's health, as `lecode/memory/doctor`) and
-`memory_remember` (remember.py). Their schemas gain what an MCP client's
-arguments need and the model's do not: a `maxLength` on every string and a `maximum` on every
+labels and paging, plus `memory_doctor` (the memory's health, as `lecode/memory/doctor`),
+`memory_remember` (remember.py) and `memory_remember_quote` (quote.py). Their schemas gain what
+an MCP client's arguments need and the model's do not: a `maxLength` on every string and a `maximum` on every
 integer, enforced by the same checker. Write-class tools are offered and run only when
 `[mcp] allow` lists them (T4 for MCP: there is no person to ask, so "ask" is "deny"). Nothing here
 imports the MCP SDK: app.py wires this to it. Blocking: call `call_tool` from a worker thread.
@@ -19,6 +19,7 @@ from typing import Any
 
 from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied
+from lecode_ls.mcp.quote import MAX_QUOTE_CHARS, remember_quote
 from lecode_ls.mcp.remember import Exchange, remember_verified
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import MAX_TEXT_BYTES
@@ -50,6 +51,7 @@ STRING_LIMITS = {
     "path": MAX_PATH_CHARS,
     "line": MAX_LINE_CHARS,
     "query": MAX_QUERY_TEXT,
+    "quote": MAX_QUOTE_CHARS,
 }
 
 REMEMBER = ToolSpec(
@@ -84,7 +86,27 @@ DOCTOR = ToolSpec(
     {"type": "object", "properties": {}, "required": [], "additionalProperties": False},
     "read",
 )
-ALL_SPECS: tuple[ToolSpec, ...] = (*SPECS, DOCTOR, REMEMBER)
+QUOTE = ToolSpec(
+    "memory_remember_quote",
+    "Remember a project fact from the person's own words to you: `quote` is what the person "
+    "said, exactly as they typed it (a part of one of their messages in this session or a recent "
+    "one), `text` the fact. The server finds `quote` verbatim in the project's followed "
+    "transcripts ([agents] follow) and remembers `text` with that message as its evidence only "
+    "when exactly one message holds it and it is the person's (a user message); otherwise no "
+    "fact, and the error says why. Returns JSON {fact_id, revision, text, session_id, seq, "
+    "origin}.",
+    {
+        "type": "object",
+        "properties": {
+            "quote": {"type": "string", "description": "the person's exact words, verbatim"},
+            "text": {"type": "string", "description": "the fact to remember, in one sentence"},
+        },
+        "required": ["quote", "text"],
+        "additionalProperties": False,
+    },
+    "write",
+)
+ALL_SPECS: tuple[ToolSpec, ...] = (*SPECS, DOCTOR, REMEMBER, QUOTE)
 BY_NAME = {spec.name: spec for spec in ALL_SPECS}
 WRITE_TOOLS = tuple(spec.name for spec in ALL_SPECS if spec.tool_class == "write")
 
@@ -129,10 +151,13 @@ def schema_of(name: str) -> dict[str, Any]:
 
 def offered(settings: Settings) -> list[McpTool]:
     """The tools to list: none when memory is disabled (K1); the read-class ones; and each
-    write-class one that `[mcp] allow` lists."""
+    write-class one that `[mcp] allow` lists (memory_remember_quote also only while
+    `[agents] follow` names an agent)."""
     if not settings.memory.enabled:
         return []
     allowed = set(settings.mcp.allow)
+    if not settings.agents.follow:
+        allowed.discard(QUOTE.name)
     return [
         McpTool(spec.name, spec.description, _TOOLS[spec.name], spec.tool_class == "read")
         for spec in ALL_SPECS
@@ -168,6 +193,9 @@ def call_tool(runtime: Runtime, exchange: Exchange, name: str, arguments: object
         if name == DOCTOR.name:
             sessions, _ = runtime.require_facts()
             return ToolResult(json.dumps(diagnose(runtime, sessions), ensure_ascii=False))
+        if name == QUOTE.name:
+            runtime.require_facts()
+            return remember_quote(runtime, exchange, args["quote"], args["text"])
         policy = PermissionPolicy({tool: "allow" for tool in settings.mcp.allow}, default="deny")
         return dispatch(runtime, name, args, policy=policy, readonly=False, child=False)
     except LecodeError as error:

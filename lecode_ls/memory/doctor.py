@@ -9,17 +9,28 @@ Markdown file gets of the injected memory. Blocking: callers run it off the requ
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
+from lecode_ls.config import Settings
 from lecode_ls.errors import LecodeError
 from lecode_ls.memory.injection import ProjectMemory, build_memory_section
 from lecode_ls.memory.learning_status import latest_learning
 from lecode_ls.memory.recall import listed_status
-from lecode_ls.memory.sessions import SessionStore, SourceRef
+from lecode_ls.memory.sessions import SessionStore, SourceRef, SourceVerdicts
 
 MAX_IDS = 50  # IDs listed for each number (the number itself counts them all)
 MAX_GROUP_IDS = 10  # IDs listed for each group of duplicates (the first, by ID)
 STATUSES = ("valid", "retired", "missing", "stale", "hidden", "unverified")
+
+
+class DoctorMemory(ProjectMemory, Protocol):
+    """What the doctor reads of a project (`lecode_ls.runtime.Runtime` is one): the injection's
+    view, with the whole settings and the runtime's remembered verdicts."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def verdicts(self) -> SourceVerdicts: ...
 
 
 def _counted(ids: Iterable[int]) -> dict[str, Any]:
@@ -27,7 +38,7 @@ def _counted(ids: Iterable[int]) -> dict[str, Any]:
     return {"count": len(found), "ids": found[:MAX_IDS]}
 
 
-def diagnose(memory: ProjectMemory, sessions: SessionStore) -> dict[str, Any]:
+def diagnose(memory: DoctorMemory, sessions: SessionStore) -> dict[str, Any]:
     """The doctor's answer (snake_case JSON; see `lecode/memory/doctor` in protocol.md)."""
     facts = memory.facts
     census = facts.retirement.census()

@@ -151,6 +151,9 @@ def register(ls: LecodeServer) -> None:
         ls.apply_settings(ls.initialization_options)
         ls.run_task(ls.watch_facts(), "watch-facts")
         ls.run_task(ls.remove_debris(), "remove-debris")
+        from lecode_ls.server.sessions.follow import follow_agents
+
+        ls.run_task(follow_agents(ls), "follow-agents")
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(params: types.DidChangeConfigurationParams) -> None:

@@ -118,10 +118,11 @@ describe("clientOptions", () => {
       provider: {},
       agent: {},
       compaction: {},
+      agents: {},
       // Issue 24: the server sends its notifications only to a client that asks for them.
       notifications: ["lecode/memory/didChange", "lecode/chat/delta", "lecode/facts/didChange", "lecode/anchors/didChange"],
     });
-    expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory", "lecode.provider", "lecode.agent", "lecode.compaction"] });
+    expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory", "lecode.provider", "lecode.agent", "lecode.compaction", "lecode.agents"] });
   });
 
   it("sends settings changes as {lecode: {memory}}, never the extension's server section, then announces them", async () => {
@@ -129,7 +130,7 @@ describe("clientOptions", () => {
     let announcedAfter: unknown[] | undefined;
     const options = clientOptions(output, logger, hooks(client, undefined, () => (announcedAfter = [...client.notifications])));
     await options.middleware?.workspace?.didChangeConfiguration?.(["lecode.memory"], async () => {});
-    const sent = [["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 }, provider: {}, agent: {}, compaction: {} } } }]];
+    const sent = [["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 }, provider: {}, agent: {}, compaction: {}, agents: {} } } }]];
     expect(client.notifications).toEqual(sent);
     expect(announcedAfter).toEqual(sent);
   });

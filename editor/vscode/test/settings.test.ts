@@ -114,11 +114,12 @@ describe("settingsForServer", () => {
       provider: { model: "llama3.1:8b" },
       agent: { permissions: { memory_forget: "deny" } },
       compaction: {},
+      agents: {},
     });
   });
 
   it("sends empty sections when nothing is set", () => {
-    expect(settingsForServer(configuration({}))).toEqual({ memory: {}, provider: {}, agent: {}, compaction: {} });
+    expect(settingsForServer(configuration({}))).toEqual({ memory: {}, provider: {}, agent: {}, compaction: {}, agents: {} });
   });
 
   it("sends every section of config.toml, compaction included", () => {
@@ -137,7 +138,7 @@ describe("settingsForServer", () => {
             ? { workspaceFolderValue: true as T }
             : {},
     };
-    expect(settingsForServer(config)).toEqual({ memory: { enabled: false, auto_learn: true }, provider: {}, agent: {}, compaction: {} });
+    expect(settingsForServer(config)).toEqual({ memory: { enabled: false, auto_learn: true }, provider: {}, agent: {}, compaction: {}, agents: {} });
   });
 });
 

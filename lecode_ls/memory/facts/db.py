@@ -93,6 +93,26 @@ def _open_read_only(real: Path) -> apsw.Connection:
     raise StoreError(f"{DB_NAME} could not be opened for reading")
 
 
+def _open_current(real: Path) -> apsw.Connection:
+    """The database opened read-only (`mode=ro`), with no lock of ours and no migration: a
+    database whose schema is not this lecode-ls's current one is refused (the language server
+    migrates it when it next opens it). Reading a WAL database never waits on its writers."""
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI | apsw.SQLITE_OPEN_NOFOLLOW
+    conn = apsw.Connection(f"{real.as_uri()}?mode=ro", flags=flags)
+    try:
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        version = schema.user_version(conn)
+        if version != schema.SCHEMA_VERSION:
+            raise StoreError(
+                f"{DB_NAME} has schema version {version}, not {schema.SCHEMA_VERSION}: the "
+                "language server migrates it when it next opens it"
+            )
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 class FactsDatabase:
     """The connection to one facts.sqlite3, opened on first use (see the module docstring).
 
@@ -102,9 +122,12 @@ class FactsDatabase:
     down to it) is refused.
     """
 
-    def __init__(self, path: Path, *, root: Path | None = None) -> None:
+    def __init__(self, path: Path, *, root: Path | None = None, read_only: bool = False) -> None:
         self.path = path
         self._root = root
+        self.read_only = read_only
+        """Never create, migrate or write the database, nor take the open lock: for a reader
+        outside the server (`lecode-ls context`). Writes raise StoreError."""
         self.lock = threading.RLock()
         self._conn: apsw.Connection | None = None
         self._closed = False
@@ -127,6 +150,13 @@ class FactsDatabase:
         if self._conn is not None:
             return self._conn
         self._refuse_links()
+        if self.read_only:
+            if create:
+                raise StoreError(f"{DB_NAME} was opened for reading only")
+            if not self.path.exists():
+                return None
+            self._conn = _open_current(self.path.parent.resolve() / self.path.name)
+            return self._conn
         if create:
             make_dirs(self.path.parent)
             # Made here rather than by SQLite so that it is owner-only; SQLite gives its -wal and

@@ -127,9 +127,9 @@ class FactStore:
     `root` is given, anywhere from the store folder `root` down to it) is refused.
     """
 
-    def __init__(self, path: Path, *, root: Path | None = None) -> None:
+    def __init__(self, path: Path, *, root: Path | None = None, read_only: bool = False) -> None:
         self.path = path
-        self._db = FactsDatabase(path, root=root)
+        self._db = FactsDatabase(path, root=root, read_only=read_only)
         self.anchors = AnchorStore(self._db)
         """The code anchors of the facts' current revisions (anchors.py)."""
         self.ranking = Ranking(self._db)

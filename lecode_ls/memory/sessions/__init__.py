@@ -4,6 +4,7 @@ references into them (S1-S3), and usage totals.
 Code outside this part imports only the names `__all__` lists (a test keeps it so).
 """
 
+from lecode_ls.memory.sessions.peek import MAX_PEEK_BYTES, PeekVerdicts
 from lecode_ls.memory.sessions.records import (
     COMPACT,
     DISMISSED,
@@ -14,6 +15,7 @@ from lecode_ls.memory.sessions.records import (
 )
 from lecode_ls.memory.sessions.sources import (
     MAX_POSITIONS,
+    ExclusionReader,
     SourceRef,
     judge_source,
     source_snapshot,
@@ -30,9 +32,12 @@ __all__ = [
     "DISMISSED",
     "EDITOR_TITLE",
     "LEARNING",
+    "MAX_PEEK_BYTES",
     "MAX_POSITIONS",
     "MCP_PREFIX",
+    "ExclusionReader",
     "Origin",
+    "PeekVerdicts",
     "SessionInfo",
     "SessionStore",
     "SourceRef",

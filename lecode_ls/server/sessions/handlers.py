@@ -7,12 +7,11 @@ the spec), which the result models turn into the protocol's camelCase.
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.errors import InvalidParams, NotFound, OutsideWorkspace, SessionNotFound
-from lecode_ls.memory.files import NotRegularFile, read_regular
+from lecode_ls.agents.importing import read_import_file
+from lecode_ls.errors import InvalidParams, OutsideWorkspace, SessionNotFound
 from lecode_ls.memory.recall import recall_session
 from lecode_ls.memory.sessions import SessionInfo, check_session_id, source_snapshot
 from lecode_ls.platform.paths import canonical, is_within
@@ -21,8 +20,6 @@ from lecode_ls.server.asking import Ask, ask_later
 from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import messages as p
-
-MAX_IMPORT_BYTES = 64 * 1024 * 1024
 
 
 async def _session_runtime(ls: LecodeServer, params: WorkspaceParams) -> Runtime:
@@ -64,49 +61,27 @@ async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.Sessi
     )
 
 
-def _read_jsonl(name: str, folders: list[Path]) -> list[dict[str, Any]]:
-    """The records of a JSONL file inside a workspace folder: one JSON object a line."""
+def _read_jsonl(name: str, folders: list[Path]) -> tuple[list[dict[str, Any]], str | None]:
+    """The records of a JSONL file inside a workspace folder: one JSON object a line, or a
+    Claude Code session or Codex rollout converted (agents/transcripts.py); and a title for it."""
     if "\x00" in name:  # no file has one; os.path.realpath raises on it
         raise InvalidParams("path: a path cannot hold a NUL character", field="path")
     path = canonical(name)  # a link is followed, and must then still land inside
     if not any(is_within(path, folder) for folder in folders):
         raise OutsideWorkspace("path: the file is outside every workspace folder", field="path")
-    try:
-        # read_regular: a FIFO or device planted in the workspace must not hold a worker thread.
-        data = read_regular(path, MAX_IMPORT_BYTES + 1)
-    except NotRegularFile:
-        raise InvalidParams("path: not a regular file", field="path") from None
-    except OSError as exc:
-        raise InvalidParams(f"path: cannot be read ({exc.strerror})", field="path") from None
-    if data is None:
-        raise NotFound("path: no such file", field="path")
-    if len(data) > MAX_IMPORT_BYTES:
-        raise InvalidParams("path: the file is larger than 64 MiB", field="path")
-    records: list[dict[str, Any]] = []
-    for number, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):  # RecursionError: nested too deeply
-            raise InvalidParams(f"path: line {number} is not JSON", field="path") from None
-        if not isinstance(record, dict):
-            raise InvalidParams(f"path: line {number} is not a JSON object", field="path")
-        records.append(record)
-    return records
+    return read_import_file(path, folders)
 
 
 async def session_import(ls: LecodeServer, params: p.SessionImportParams) -> p.SessionImportResult:
     runtime = await _session_runtime(ls, params)
     if (params.records is None) == (params.path is None):
         raise InvalidParams("records: give exactly one of records and path", field="records")
-    records = params.records
+    records, title = params.records, params.title
     if params.path is not None:
-        records = await asyncio.to_thread(_read_jsonl, params.path, ls.workspace_folders())
+        records, named = await asyncio.to_thread(_read_jsonl, params.path, ls.workspace_folders())
+        title = title if title is not None else named
     assert records is not None
-    session_id, renamed = await asyncio.to_thread(
-        runtime.sessions.import_records, records, params.title
-    )
+    session_id, renamed = await asyncio.to_thread(runtime.sessions.import_records, records, title)
     return p.SessionImportResult(session_id=session_id, renamed_from=renamed)
 
 

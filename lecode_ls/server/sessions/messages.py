@@ -58,7 +58,8 @@ class SessionImportParams(WorkspaceParams):
     """OpenAI-style messages `{role, content, tool_calls?, tool_call_id?, name?}`, or the records
     of a transcript lecode-ls exported. Exactly one of `records` and `path`."""
     path: str | None = Field(None, max_length=4096)
-    """A JSONL file of either kind, inside a workspace folder."""
+    """A JSONL file of either kind, or a Claude Code session or Codex CLI rollout, inside a
+    workspace folder."""
     title: str | None = Field(None, max_length=200)
     """A title for the new session."""
 

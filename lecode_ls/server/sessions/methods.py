@@ -53,7 +53,10 @@ METHODS: tuple[Method, ...] = (
         "lecode/session/import",
         "request",
         "Import a transcript as a new session: OpenAI-style messages or an exported lecode-ls "
-        "transcript, given inline (`records`) or as a JSONL file inside the workspace (`path`).",
+        "transcript, given inline (`records`) or as a JSONL file inside the workspace (`path`); "
+        "a `path` may also be a Claude Code session or a Codex CLI rollout, whose messages and "
+        "tool calls are kept verbatim with their origin (`meta.origin`: agent, file, line, id), "
+        "records of another project's folder left out.",
         SessionImportParams,
         SessionImportResult,
         handler=handlers.session_import,

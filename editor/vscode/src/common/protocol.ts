@@ -232,7 +232,7 @@ export interface SessionImportParams {
   workspaceUri?: string | null;
   /** OpenAI-style messages `{role, content, tool_calls?, tool_call_id?, name?}`, or the records of a transcript lecode-ls exported. Exactly one of `records` and `path`. */
   records?: Record<string, unknown>[] | null;
-  /** A JSONL file of either kind, inside a workspace folder. */
+  /** A JSONL file of either kind, or a Claude Code session or Codex CLI rollout, inside a workspace folder. */
   path?: string | null;
   /** A title for the new session. */
   title?: string | null;

@@ -59,16 +59,23 @@ export interface CompactionSettings {
   mid_turn_threshold: number;
 }
 
+/** `[agents]`: other agents whose conversations of this project lecode follows. */
+export interface AgentsSettings {
+  /** The agents whose transcripts of the project the language server follows, appending what they add to a session of its own (verbatim, each record's origin kept), so learning and memory_remember_quote can use what the person told them: "claude-code" (its sessions under $CLAUDE_CONFIG_DIR or ~/.claude/projects/), "codex" (its rollouts under $CODEX_HOME or ~/.codex/sessions/). Empty (the default): nothing is read. */
+  follow: ("claude-code" | "codex")[];
+}
+
 /** Every section the server reads, as the editor sends it. */
 export interface ServerSections {
   memory: MemorySettings;
   provider: ProviderSettings;
   agent: AgentSettings;
   compaction: CompactionSettings;
+  agents: AgentsSettings;
 }
 
 /** The sections forwarded to the server: every section of config.toml. */
-export const SERVER_SECTIONS = ["memory", "provider", "agent", "compaction"] as const;
+export const SERVER_SECTIONS = ["memory", "provider", "agent", "compaction", "agents"] as const;
 
 /** The server's defaults, key by key. */
 export const SERVER_DEFAULTS: ServerSections = {
@@ -127,6 +134,9 @@ export const SERVER_DEFAULTS: ServerSections = {
   "compaction": {
     "buffer_tokens": 4096,
     "mid_turn_threshold": 0.8
+  },
+  "agents": {
+    "follow": []
   }
 };
 

@@ -1,0 +1,132 @@
+"""The memory section for one prompt of another agent, read without writing or waiting (I1-I5).
+
+`lecode-ls context` runs from another agent's hook at every prompt. It builds the section the
+injection would build for that turn (memory/injection.py: the same caps, the same selection,
+every shown fact's evidence validated, labelled untrusted) from a read-only view of the
+project's store:
+
+- facts.sqlite3 is opened read-only (`FactStore(read_only=True)`): never created, never migrated
+  (a database of another schema version gives an empty section and a reason), and without the
+  open lock the language server takes; a WAL reader never waits on a writer;
+- the transcripts that facts cite are read without a lock (`PeekVerdicts`);
+- the Markdown notes are read as the server reads them (no lock either).
+
+No store, memory disabled, or a store that cannot be read: the section is empty and the reason
+goes to the log (stderr), so a hook never fails the agent's turn because of lecode.
+Settings come from `<config dir>/config.toml` only (there is no editor to overlay its own);
+the embedding tier of the ranking is left out (it would need a provider call). Start-up is most
+of a hook's cost, and the settings model (pydantic) is a third of the imports: a config.toml
+without a `[memory]` table takes the defaults (`MemoryView`, kept equal to `MemorySettings`'s
+by a test) without it; one with a `[memory]` table is validated by the settings model, as the
+server validates it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from lecode_ls.errors import LecodeError
+from lecode_ls.memory.anchors import DriftTracker
+from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.injection import InjectedMemory, build_memory_section
+from lecode_ls.memory.notes import MarkdownStore
+from lecode_ls.memory.project import resolve_project, store_dir
+from lecode_ls.memory.selection import select, turn_query
+from lecode_ls.memory.sessions import PeekVerdicts
+
+log = logging.getLogger(__name__)
+
+MAX_PROMPT_CHARS = 20_000
+"""Of a prompt, what the ranking reads (the ranking bounds its own query further)."""
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    """The `[memory]` settings the injection reads, with `MemorySettings`'s defaults."""
+
+    enabled: bool = True
+    max_bytes: int = 32768
+    facts_max_bytes: int = 8192
+    drifted_facts: str = "label"
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    memory: MemoryView = MemoryView()
+
+
+@dataclass
+class ReadOnlyMemory:
+    """A project's stores as the injection reads them (`ProjectMemory`), opened read-only."""
+
+    settings: ContextSettings
+    markdown: MarkdownStore
+    facts: FactStore
+    drift: DriftTracker
+    verdicts: PeekVerdicts
+
+    @classmethod
+    def open(cls, store: Path, settings: ContextSettings, folder: Path) -> ReadOnlyMemory:
+        facts = FactStore(store / "facts.sqlite3", root=store, read_only=True)
+        drift = DriftTracker(facts)
+        drift.add_folder(folder)
+        return cls(settings, MarkdownStore(store), facts, drift, PeekVerdicts(store / "sessions"))
+
+    def close(self) -> None:
+        self.facts.close()
+        self.markdown.close()
+
+
+def load_settings(config_dir: Path) -> ContextSettings:
+    """The `[memory]` settings of config.toml (each problem logged and that key left at its
+    default, as the server does)."""
+    path = config_dir / "config.toml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ContextSettings()
+    except (OSError, UnicodeDecodeError) as error:
+        log.warning("config.toml could not be read (%s); using the defaults", type(error).__name__)
+        return ContextSettings()
+    import tomllib
+
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        log.warning("config.toml is not valid TOML (%s); using the defaults", error)
+        return ContextSettings()
+    if not raw.get("memory"):
+        return ContextSettings()
+    from lecode_ls.config import validate  # pydantic: only when there is a [memory] to check
+
+    settings, problems = validate({"memory": raw["memory"]})
+    for problem in problems:
+        log.warning("%s", problem)
+    memory = settings.memory
+    return ContextSettings(
+        MemoryView(memory.enabled, memory.max_bytes, memory.facts_max_bytes, memory.drifted_facts)
+    )
+
+
+def memory_context(config_dir: Path, folder: Path, prompt: str) -> InjectedMemory:
+    """The memory section for `prompt` in the project of `folder`; empty (with the reason
+    logged) when there is nothing to show or it cannot be read. Never writes."""
+    settings = load_settings(config_dir)
+    if not settings.memory.enabled:
+        log.info("memory is disabled ([memory] enabled = false): no section")
+        return InjectedMemory("")
+    store = store_dir(config_dir, resolve_project(folder))
+    if not store.is_dir():
+        log.info("this project has no memory store yet: no section")
+        return InjectedMemory("")
+    memory = ReadOnlyMemory.open(store, settings, folder)
+    try:
+        selection = select(memory, turn_query(prompt[:MAX_PROMPT_CHARS], (), ()))
+        return build_memory_section(memory, (), selection)
+    except LecodeError as error:
+        log.warning("the memory section could not be built: %s", error)
+        return InjectedMemory("")
+    finally:
+        memory.close()

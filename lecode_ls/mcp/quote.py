@@ -1,0 +1,106 @@
+"""`memory_remember_quote` over MCP: a fact from the person's own words to another agent.
+
+With `[agents] follow` on, the language server (and this tool, which polls first) keeps the
+project's Claude Code and Codex transcripts as lecode sessions (agents/follow.py). An agent asks
+to remember `text` because the person said `quote`: the server looks for `quote` verbatim in the
+recent records of those sessions (the last RECENT_RECORDS of each) and remembers `text` with the
+matching record as its evidence only when exactly one record holds it, and that record is a user
+message. No match, a match in several records, or one in an assistant or tool record: no fact,
+and the answer says which. The fact's evidence is the other agent's own record (its origin, file
+line and uuid, in the record's `meta.origin`), validated like any other. Blocking.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from lecode_ls.agents.follow import Follower
+from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied
+from lecode_ls.mcp.remember import Exchange
+from lecode_ls.memory.facts import check_text
+from lecode_ls.memory.sessions import source_snapshot
+from lecode_ls.runtime import Runtime
+from lecode_ls.tools.memory import ToolResult
+
+RECENT_RECORDS = 2000
+MIN_QUOTE_CHARS = 12
+MAX_QUOTE_CHARS = 2000
+
+
+def _texts(record: dict[str, Any]) -> list[str]:
+    content = record.get("content")
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
+    return []
+
+
+def remember_quote(runtime: Runtime, exchange: Exchange, quote: str, text: str) -> ToolResult:
+    agents = list(runtime.settings.agents.follow)
+    if not agents:
+        raise PermissionDenied(
+            "memory_remember_quote: no agent's transcripts are followed ([agents] follow is empty)"
+        )
+    if len(quote.strip()) < MIN_QUOTE_CHARS or len(quote) > MAX_QUOTE_CHARS:
+        raise InvalidParams(
+            f"quote: give the person's exact words, {MIN_QUOTE_CHARS} to {MAX_QUOTE_CHARS} "
+            "characters, so that they name one message",
+            field="quote",
+        )
+    text = check_text(text)
+    folders = [exchange.folder, *runtime.drift.folders]
+    follower = Follower(runtime.sessions, runtime.store_path, folders, agents, os.environ)
+    follower.poll()  # what the person said a moment ago
+    users: list[tuple[str, int, dict[str, Any]]] = []
+    others: list[str] = []
+    for session in follower.followed_sessions():
+        length = runtime.sessions.length(session)
+        first = max(1, length - RECENT_RECORDS)
+        if length <= first:
+            continue
+        for seq, record in enumerate(runtime.sessions.read(session, first, length - 1), first):
+            if record.get("kind") != "message" or not any(quote in t for t in _texts(record)):
+                continue
+            role = record.get("role")
+            if role == "user":
+                users.append((session, seq, record))
+            else:
+                others.append(str(role))
+    if others:
+        raise InvalidParams(
+            f"quote: found in {len(others)} {'/'.join(sorted(set(others)))} record(s), which are "
+            "not the person's words; only a quote from one user message makes a fact",
+            field="quote",
+        )
+    if not users:
+        raise NotFound(
+            "quote: not found verbatim in the recent records of this project's followed "
+            f"transcripts ({', '.join(agents)})",
+            field="quote",
+        )
+    if len(users) > 1:
+        raise InvalidParams(
+            f"quote: found in {len(users)} user messages; quote more of the person's words so "
+            "that they name one",
+            field="quote",
+        )
+    session, seq, record = users[0]
+    ref = source_snapshot(runtime.sessions, session, seq, seq, exclusions=runtime.facts)
+    fact_id, revision = runtime.facts.remember(
+        text, ref, check=runtime.check_source, deduplicate=True, origin="mcp"
+    )
+    origin = record.get("meta", {}).get("origin") if isinstance(record.get("meta"), dict) else None
+    body = {
+        "fact_id": fact_id,
+        "revision": revision,
+        "text": text,
+        "session_id": session,
+        "seq": seq,
+        "origin": origin,
+    }
+    return ToolResult(json.dumps(body, ensure_ascii=False), facts_changed=True)

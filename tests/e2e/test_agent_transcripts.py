@@ -1,0 +1,274 @@
+"""Other agents' conversations as sessions (issue 28, item 2), black-box over LSP: a Claude
+Code session and a Codex rollout import with every message and tool call verbatim and its
+origin; a fact remembered from one validates; hostile files are bounded or skipped.
+
+# covers S1 (transcripts), S2/S3 (a fact's evidence is the other agent's own record), A1-A8
+# (the evidence contract holds for imported records), R1-R8 (imported text is untrusted and
+# bounded)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.conftest import Start, call
+from tests.e2e.facts import error_of
+from tests.fakes.agent_transcripts import claude_plain, claude_records, codex_records, write_jsonl
+
+
+def stored(config: Path, session: str) -> list[dict[str, Any]]:
+    (path,) = config.glob(f"memory/*/sessions/{session}.jsonl")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+async def remember_seq(client: Any, session: str, seq: int, text: str) -> dict[str, Any]:
+    source = await call(
+        client, "lecode/session/snapshot", {"sessionId": session, "startSeq": seq, "endSeq": seq}
+    )
+    result: dict[str, Any] = await call(
+        client, "lecode/facts/remember", {"text": text, "source": source}
+    )
+    return result
+
+
+class TestClaudeCode:
+    async def test_every_message_and_tool_call_verbatim_with_its_origin(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        path = write_jsonl(repo / "claude.jsonl", claude_records(repo))
+        client = await start(repo)
+        result = await call(client, "lecode/session/import", {"path": str(path)})
+        records = stored(isolated_config_dir, result["sessionId"])
+        header, body = records[0], records[1:]
+        assert header["origin"] == "import"
+        assert header["title"] == "Claude Code session 5f0c6a1e-9d2b-4c57-8f1e-2b7d3c9a4e10"
+        assert [(r["role"], r["meta"]["origin"]["id"], r["meta"]["origin"]["line"]) for r in body] == [
+            ("user", "u-1", 2), ("assistant", "u-2", 3), ("tool", "u-3", 4), ("user", "u-4", 6)
+        ]  # fmt: skip
+        assert body[0]["content"] == "We always use tabs in the Makefile, never spaces."
+        assert body[1]["content"] == [{"type": "text", "text": "Understood: tabs in the Makefile."}]
+        (tool_call,) = body[1]["tool_calls"]
+        assert (tool_call["id"], tool_call["function"]["name"]) == ("toolu_1", "Read")
+        assert json.loads(tool_call["function"]["arguments"]) == {
+            "file_path": str(repo / "Makefile")
+        }
+        assert (body[2]["tool_call_id"], body[2]["content"]) == (
+            "toolu_1",
+            "all:\n\tcc -o app main.c\n",
+        )
+        assert body[3]["content"] == [{"type": "text", "text": "Release builds go out on Fridays."}]
+        assert all(r["meta"]["origin"]["file"] == "claude.jsonl" for r in body)
+
+        fact = await remember_seq(client, result["sessionId"], 1, "Makefiles use tabs.")
+        recalled = await call(client, "lecode/facts/recall", {"factId": fact["factId"]})
+        assert recalled["status"] == "valid"
+
+
+class TestCodex:
+    async def test_a_rollout_imports_its_messages_and_calls_and_a_fact_validates(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        path = write_jsonl(repo / "rollout-2026-12-01T10-00-00-x.jsonl", codex_records(repo))
+        client = await start(repo)
+        result = await call(client, "lecode/session/import", {"path": str(path)})
+        body = stored(isolated_config_dir, result["sessionId"])[1:]
+        assert [(r["role"], r["meta"]["origin"]["line"]) for r in body] == [
+            ("user", 4),
+            ("assistant", 7),
+            ("tool", 8),
+            ("assistant", 9),
+        ]  # Codex's environment_context, event_msg (a repeat) and reasoning are left out
+        assert body[0]["content"] == [{"type": "text", "text": "Our CI runs on Python 3.12 only."}]
+        assert body[1]["tool_calls"][0]["function"] == {
+            "name": "shell", "arguments": "{\"command\":[\"cat\",\"ci.yml\"]}"
+        }  # fmt: skip
+        assert body[2]["tool_call_id"] == "call_1"
+        fact = await remember_seq(client, result["sessionId"], 1, "CI runs on Python 3.12.")
+        assert (await call(client, "lecode/facts/recall", {"factId": fact["factId"]}))[
+            "status"
+        ] == "valid"
+
+
+class TestHostileTranscripts:
+    async def test_bad_lines_duplicates_and_other_projects_are_skipped(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        records = claude_records(repo)
+        other = {**records[1], "uuid": "u-9", "cwd": str(tmp_path / "elsewhere")}
+        side = {**records[1], "uuid": "u-8", "isSidechain": True}
+        path = write_jsonl(repo / "claude.jsonl", [*records, records[1], other, side])
+        with path.open("ab") as f:
+            f.write(b"{not json\n" + b"[1,2]\n" + b'{"type": "user", "message": 5}\n')
+            f.write(b'{"type":"user","uuid":"u-big","message":{"role":"user","content":"')
+            f.write(b"x" * (9 * 1024 * 1024) + b'"}}\n')
+        client = await start(repo)
+        result = await call(client, "lecode/session/import", {"path": str(path)})
+        body = stored(isolated_config_dir, result["sessionId"])[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-3", "u-4"]
+
+    async def test_a_file_of_another_project_only_imports_nothing(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        path = write_jsonl(repo / "rollout-x.jsonl", codex_records(tmp_path / "elsewhere"))
+        client = await start(repo)
+        exc = await error_of(call(client, "lecode/session/import", {"path": str(path)}))
+        assert exc.data["field"] == "path" and "no message of this project" in str(exc)
+        assert list(isolated_config_dir.glob("memory/*/sessions/*.jsonl")) == []
+
+    async def test_a_fifo_and_a_huge_file_are_refused(self, start: Start, repo: Path) -> None:
+        fifo = repo / "claude.fifo"
+        os.mkfifo(fifo)
+        huge = repo / "huge.jsonl"
+        with huge.open("wb") as f:
+            f.truncate(1024 * 1024 * 1024)  # 1 GiB, sparse
+        client = await start(repo)
+        for path, why in ((fifo, "not a regular file"), (huge, "larger than 64 MiB")):
+            exc = await error_of(call(client, "lecode/session/import", {"path": str(path)}))
+            assert exc.data["field"] == "path" and why in str(exc)
+
+
+async def settled(client: Any, config: Path, want: int, title: str) -> list[dict[str, Any]]:
+    """The followed session titled `title` once it holds `want` records (the server polls every
+    2 s); a hang guard, not a timing: it fails only if the records never come."""
+    for _ in range(300):
+        sessions = (await call(client, "lecode/session/list"))["sessions"]
+        found = [s for s in sessions if s["title"].startswith(title)]
+        if found and found[0]["records"] >= want:
+            return stored(config, found[0]["sessionId"])
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"no followed session {title!r} with {want} records")
+
+
+def agent_homes(tmp_path: Path) -> dict[str, str]:
+    return {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "CODEX_HOME": str(tmp_path / "codex")}
+
+
+FOLLOW = {"agents": {"follow": ["claude-code", "codex"]}}
+
+
+class TestFollowing:
+    async def test_following_picks_up_an_appended_record_once(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        env = agent_homes(tmp_path)
+        project = repo.resolve()
+        claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        records = claude_plain(project)
+        transcript = write_jsonl(claude_dir / "5f0c6a1e.jsonl", records[:3])
+        rollout = write_jsonl(
+            tmp_path
+            / "codex"
+            / "sessions"
+            / "2026"
+            / "12"
+            / "01"
+            / "rollout-2026-12-01T10-00-00-a.jsonl",
+            codex_records(project),
+        )
+        elsewhere = write_jsonl(
+            tmp_path
+            / "codex"
+            / "sessions"
+            / "2026"
+            / "12"
+            / "01"
+            / "rollout-2026-12-01T11-00-00-b.jsonl",
+            codex_records(tmp_path / "other-project"),
+        )
+        client = await start(repo, options=FOLLOW, env=env)
+        body = (await settled(client, isolated_config_dir, 3, "Claude Code 5f0c6a1e"))[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2"]
+        codex = (await settled(client, isolated_config_dir, 5, "Codex rollout-2026-12-01T10"))[1:]
+        assert [r["role"] for r in codex] == ["user", "assistant", "tool", "assistant"]
+
+        with transcript.open("a") as f:  # Claude Code appends; half a line first
+            line = json.dumps(records[3])
+            f.write(line[:20])
+            f.flush()
+            await asyncio.sleep(2.5)
+            f.write(
+                line[20:] + "\n" + json.dumps(records[4]) + "\n" + json.dumps(records[1]) + "\n"
+            )
+        body = (await settled(client, isolated_config_dir, 5, "Claude Code 5f0c6a1e"))[1:]
+        await asyncio.sleep(2.5)  # another poll: nothing more comes
+        body = (await settled(client, isolated_config_dir, 5, "Claude Code 5f0c6a1e"))[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-3", "u-4"]
+        titles = [s["title"] for s in (await call(client, "lecode/session/list"))["sessions"]]
+        assert not any(elsewhere.stem in t for t in titles)
+        del rollout
+
+    async def test_a_crash_before_the_cursor_is_saved_appends_nothing_twice(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        env = agent_homes(tmp_path)
+        project = repo.resolve()
+        claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        records = claude_plain(project)
+        transcript = write_jsonl(claude_dir / "abc.jsonl", records[:3])
+        client = await start(repo, options=FOLLOW, env=env)
+        await settled(client, isolated_config_dir, 3, "Claude Code abc")
+        (state,) = isolated_config_dir.glob("memory/*/agents/follow.json")
+        before = state.read_bytes()
+        with transcript.open("a") as f:
+            f.write(json.dumps(records[4]) + "\n")
+        await settled(client, isolated_config_dir, 4, "Claude Code abc")
+        await client.shutdown_session()
+        state.write_bytes(before)  # as if killed between the append and the cursor's save
+        client = await start(repo, options=FOLLOW, env=env)
+        with transcript.open("a") as f:
+            f.write(
+                json.dumps(
+                    {**records[1], "uuid": "u-5", "message": {"role": "user", "content": "Later."}}
+                )
+                + "\n"
+            )
+        body = (await settled(client, isolated_config_dir, 5, "Claude Code abc"))[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-4", "u-5"]
+
+    async def test_links_fifos_and_off_by_default(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        env = agent_homes(tmp_path)
+        project = repo.resolve()
+        claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        real = write_jsonl(tmp_path / "secret.jsonl", claude_records(project))
+        claude_dir.mkdir(parents=True)
+        (claude_dir / "linked.jsonl").symlink_to(real)
+        os.mkfifo(claude_dir / "pipe.jsonl")
+        write_jsonl(claude_dir / "plain.jsonl", claude_records(project)[:2])
+        client = await start(repo, env=env)  # not following: nothing is read
+        await asyncio.sleep(2.5)
+        assert (await call(client, "lecode/session/list"))["sessions"] == []
+        await client.shutdown_session()
+        client = await start(repo, options=FOLLOW, env=env)
+        await settled(client, isolated_config_dir, 2, "Claude Code plain")
+        titles = [s["title"] for s in (await call(client, "lecode/session/list"))["sessions"]]
+        assert titles == ["Claude Code plain"]
+
+
+class TestImportCommand:
+    def test_lecode_ls_import_takes_a_claude_code_session(
+        self, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        path = write_jsonl(tmp_path / "claude.jsonl", claude_records(repo.resolve()))
+        env = {**os.environ, "LECODE_CONFIG_DIR": str(isolated_config_dir)}
+        done = subprocess.run(
+            [sys.executable, "-m", "lecode_ls", "import", str(path), "--cwd", str(repo)],
+            capture_output=True, text=True, env=env, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        body = stored(isolated_config_dir, done.stdout.strip())[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-3", "u-4"]
+        other = write_jsonl(tmp_path / "o.jsonl", claude_records(tmp_path / "elsewhere"))
+        done = subprocess.run(
+            [sys.executable, "-m", "lecode_ls", "import", str(other), "--cwd", str(repo)],
+            capture_output=True, text=True, env=env, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 1 and "no message of this project" in done.stderr

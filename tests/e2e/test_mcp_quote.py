@@ -1,0 +1,104 @@
+"""`memory_remember_quote` over the real MCP server (issue 28, item 3): a quote of the person's
+words in a followed Claude Code transcript becomes a fact with that record as its evidence; a
+quote that matches nothing, several user messages, or an assistant or tool record does not.
+
+# covers K (MCP: listed only when following is on and [mcp] allow names it), S2/S3 (the evidence
+# is the other agent's own record, validated), A1-A8 (no fact without exact evidence)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.mcp_client import mcp_session, tool, tool_error
+from tests.fakes.agent_transcripts import claude_records, write_jsonl
+
+
+def configure(config: Path, *, follow: bool = True, allow: bool = True) -> None:
+    lines = []
+    if allow:
+        lines.append('[mcp]\nallow = ["memory_remember_quote"]')
+    if follow:
+        lines.append('[agents]\nfollow = ["claude-code"]')
+    (config / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def claude_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo: Path) -> Path:
+    home = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    project = repo.resolve()
+    folder = home / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    records = claude_records(project)
+    extra = {
+        **records[1],
+        "uuid": "u-7",
+        "message": {"role": "user", "content": "Release builds need a signed tag."},
+    }
+    write_jsonl(folder / "5f0c6a1e.jsonl", [*records, extra])
+    return home
+
+
+class TestRememberQuote:
+    async def test_a_quote_of_one_user_message_becomes_a_fact_with_that_evidence(
+        self, repo: Path, isolated_config_dir: Path, claude_home: Path
+    ) -> None:
+        configure(isolated_config_dir)
+        async with mcp_session(repo) as session:
+            names = [t.name for t in (await session.list_tools()).tools]
+            assert "memory_remember_quote" in names
+            made = await tool(
+                session,
+                "memory_remember_quote",
+                quote="go out on Fridays",
+                text="Release builds go out on Fridays.",
+            )
+            assert made["origin"]["agent"] == "claude-code"
+            assert made["origin"]["id"] == "u-4"
+            recalled = await tool(session, "memory_recall", fact_id=made["fact_id"])
+            assert recalled["status"] == "valid"
+
+    async def test_no_match_several_matches_and_other_roles_make_no_fact(
+        self, repo: Path, isolated_config_dir: Path, claude_home: Path
+    ) -> None:
+        configure(isolated_config_dir)
+        async with mcp_session(repo) as session:
+            missing = await tool_error(
+                session, "memory_remember_quote", quote="we deploy on Mondays", text="Mondays."
+            )
+            assert "not found verbatim" in missing["message"]
+            several = await tool_error(
+                session, "memory_remember_quote", quote="Release builds ", text="x is y."
+            )
+            assert "2 user messages" in several["message"]
+            assistant = await tool_error(
+                session, "memory_remember_quote", quote="Understood: tabs", text="Tabs."
+            )
+            assert "assistant record" in assistant["message"]
+            tool_record = await tool_error(
+                session, "memory_remember_quote", quote="cc -o app main.c", text="We use cc."
+            )
+            assert "tool record" in tool_record["message"]
+            short = await tool_error(session, "memory_remember_quote", quote="Fridays", text="F.")
+            assert short["error"] == "invalid_params"
+            listed = await tool(session, "memory_list")
+            assert listed["facts"] == []
+
+    @pytest.mark.parametrize(("follow", "allow"), [(False, True), (True, False)])
+    async def test_listed_only_when_following_and_allowed(
+        self, repo: Path, isolated_config_dir: Path, claude_home: Path, follow: bool, allow: bool
+    ) -> None:
+        configure(isolated_config_dir, follow=follow, allow=allow)
+        async with mcp_session(repo) as session:
+            names = [t.name for t in (await session.list_tools()).tools]
+            assert "memory_remember_quote" not in names
+            refused = await session.call_tool(
+                "memory_remember_quote", {"quote": "go out on Fridays", "text": "Fridays."}
+            )
+            assert refused.is_error
+            body = json.loads(refused.content[0].text)  # type: ignore[union-attr]
+            assert body["error"] == "permission_denied"
