@@ -19,6 +19,7 @@ import * as api from "./common/vscodeapi";
 import { bundledServerCommand } from "./install/bundled";
 import { type FactDeps, factCommands } from "./facts/commands";
 import { proposalCommands } from "./facts/proposals";
+import { retirementCommands } from "./facts/retirements";
 import { guarded, memoryCommands } from "./notes/commands";
 import { MemoryFileSystem } from "./notes/fileSystem";
 import { SCHEME } from "./notes/uri";
@@ -157,6 +158,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...memoryCommands({ sender: client, projects, now: () => new Date() }),
     ...factCommands(factDeps),
     ...proposalCommands(factDeps),
+    ...retirementCommands(factDeps),
     ...anchorCommands(factDeps),
     "lecode.showFactsOfFile": guarded(async () => fileFilter.on()),
     "lecode.showAllFacts": guarded(async () => fileFilter.off()),

@@ -92,6 +92,10 @@ describe("activate", () => {
         "lecode.acceptProposal",
         "lecode.dismissProposal",
         "lecode.recallProposalSource",
+        "lecode.retireProposed",
+        "lecode.keepFact",
+        "lecode.retireFact",
+        "lecode.restoreFact",
       ].map((id) => [id, "false"]),
     );
     type MenuEntry = { command: string; when: string; group: string };
@@ -122,7 +126,27 @@ describe("activate", () => {
       [true, false],
       [false, true],
     ]);
-    expect(onFacts).toHaveLength(on("viewItem =~ /^lecode\\.fact\\./").length + onProposals.length + 2);
+    // A proposed retirement (contextValue lecode.retirement, see hygieneItems.ts): Retire… and
+    // Keep inline and in the menu; Retire Fact… on a valid fact, Restore Fact on a retired one.
+    const onRetirements = on("viewItem == lecode.retirement");
+    expect(onRetirements.map((entry) => [entry.command, entry.group])).toEqual([
+      ["lecode.retireProposed", "inline@1"],
+      ["lecode.keepFact", "inline@2"],
+      ["lecode.retireProposed", "1_retirement@1"],
+      ["lecode.keepFact", "1_retirement@2"],
+    ]);
+    const retire = on("viewItem =~ /^lecode\\.fact\\.valid(\\.pinned)?$/");
+    const restore = on("viewItem =~ /^lecode\\.fact\\.retired(\\.pinned)?$/");
+    expect([retire.map((e) => e.command), restore.map((e) => e.command)]).toEqual([["lecode.retireFact"], ["lecode.restoreFact"]]);
+    const contexts = ["lecode.fact.valid", "lecode.fact.valid.pinned", "lecode.fact.retired", "lecode.fact.stale", "lecode.fact.hidden"];
+    expect(contexts.map((v) => [matches("^lecode\\.fact\\.valid(\\.pinned)?$", v), matches("^lecode\\.fact\\.retired(\\.pinned)?$", v)])).toEqual([
+      [true, false],
+      [true, false],
+      [false, true],
+      [false, false],
+      [false, false],
+    ]);
+    expect(onFacts).toHaveLength(on("viewItem =~ /^lecode\\.fact\\./").length + onProposals.length + onRetirements.length + 4);
   });
 
   it("offers Remember Selection as Fact… only with a selection in a local file, in the editor's menu and the palette", () => {

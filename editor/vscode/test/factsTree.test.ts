@@ -20,7 +20,7 @@ import {
 } from "../src/views/factsTree";
 import { reasonCountsPhrase } from "../src/views/learningItems";
 import type { FactNode } from "../src/views/nodes";
-import { FakeServer, project, serverError } from "./fakes";
+import { FakeServer, doctor, project, serverError } from "./fakes";
 
 const FOLDER = "file:///src/app";
 const SESSION = "20261129T100000Z-3f2a9c41";
@@ -37,15 +37,20 @@ function fact(factId: number, overrides: Partial<FactEntry> = {}): FactEntry {
   };
 }
 
-/** A server holding `count` facts, answering 20 a page as lecode-ls does. */
+/** A server holding `count` facts, answering 20 a page as lecode-ls does (and the doctor). */
 function serverWith(count: number, page = 20): FakeServer {
   const all = Array.from({ length: count }, (_, index) => fact(index + 1));
-  return new FakeServer().on(Requests.factsList, (params: FactsListParams) => {
-    const offset = params.offset ?? 0;
-    const next = offset + page;
-    return { facts: all.slice(offset, next), offset, nextOffset: next < count ? next : null };
-  });
+  return new FakeServer()
+    .on(Requests.factsList, (params: FactsListParams) => {
+      const offset = params.offset ?? 0;
+      const next = offset + page;
+      return { facts: all.slice(offset, next), offset, nextOffset: next < count ? next : null };
+    })
+    .on(Requests.memoryDoctor, () => doctor({ facts: count }));
 }
+
+/** The facts that are not the project's health node (the doctor's; see hygieneItems.test.ts). */
+const withoutHealth = (nodes: FactNode[]) => nodes.filter((node) => node.kind !== "health");
 
 function tree(server: FakeServer, projects: Project[], notRunning?: string) {
   return new FactsTreeProvider(server, { projects, problems: [] }, { notRunning });
@@ -163,8 +168,11 @@ describe("FactsTreeProvider", () => {
   it("shows one project's facts at the top level, listed through its first folder", async () => {
     const server = serverWith(2);
     const roots = await tree(server, [project("/src/app", [FOLDER, "file:///src/app/web"])]).getChildren();
-    expect(roots.map((node) => (node.kind === "fact" ? node.fact.factId : node.kind))).toEqual([1, 2]);
-    expect(server.calls).toEqual([{ method: "lecode/facts/list", params: { workspaceUri: FOLDER, offset: 0 } }]);
+    expect(roots.map((node) => (node.kind === "fact" ? node.fact.factId : node.kind))).toEqual(["health", 1, 2]);
+    expect(server.calls).toEqual([
+      { method: "lecode/facts/list", params: { workspaceUri: FOLDER, offset: 0 } },
+      { method: "lecode/memory/doctor", params: { workspaceUri: FOLDER } },
+    ]);
   });
 
   it("lists two folders of one checkout once", async () => {
@@ -180,7 +188,7 @@ describe("FactsTreeProvider", () => {
     ]);
     await index.refresh();
     const roots = await new FactsTreeProvider(server, index, { notRunning: undefined }).getChildren();
-    expect(roots.map((n) => n.kind)).toEqual(["fact"]);
+    expect(roots.map((n) => n.kind)).toEqual(["health", "fact"]);
     expect(server.calls.filter((call) => call.method === Requests.factsList)).toEqual([
       { method: "lecode/facts/list", params: { workspaceUri: FOLDER, offset: 0 } },
     ]);
@@ -196,7 +204,11 @@ describe("FactsTreeProvider", () => {
     const roots = await provider.getChildren();
     expect(roots.map((n) => (n.kind === "project" ? n.project.projectRoot : n.kind))).toEqual(["/src/app", "/src/lib"]);
     const lib = await provider.getChildren(roots[1]);
-    expect(lib).toEqual([{ kind: "fact", fact: fact(9), folderUri: "file:///src/lib" }]);
+    // This fake has no doctor: the health node says so, and the facts are listed all the same.
+    expect(lib).toEqual([
+      { kind: "health", doctor: { problem: "the fake server has no answer for lecode/memory/doctor" }, folderUri: "file:///src/lib" },
+      { kind: "fact", fact: fact(9), folderUri: "file:///src/lib" },
+    ]);
   });
 
   it("shows more facts of a project after its more… node was used", async () => {
@@ -206,7 +218,7 @@ describe("FactsTreeProvider", () => {
     provider.onDidChangeTreeData((node) => fired.push(node));
     expect((await provider.getChildren()).at(-1)).toEqual({ kind: "more", folderUri: FOLDER, shown: FACTS_CAP });
     provider.showMore(FOLDER);
-    const roots = await provider.getChildren();
+    const roots = withoutHealth(await provider.getChildren());
     expect(roots).toHaveLength(FACTS_CAP + 30);
     expect(roots.every((n) => n.kind === "fact")).toBe(true);
     expect(fired).toEqual([undefined]);
@@ -359,7 +371,7 @@ describe("the automatic learning in the tree", () => {
   it("shows the project's learning through the provider", async () => {
     const shown = learning();
     const server = new FakeServer().on(Requests.factsList, () => ({ facts: [fact(1)], offset: 0, nextOffset: null, learning: shown }));
-    const roots = await tree(server, [project("/src/app", [FOLDER])]).getChildren();
+    const roots = withoutHealth(await tree(server, [project("/src/app", [FOLDER])]).getChildren());
     expect(roots[0]).toEqual({ kind: "learning", learning: shown, folderUri: FOLDER });
   });
 });

@@ -1,7 +1,7 @@
 /** Test doubles at the extension's one seam: the object that sends requests to lecode-ls. */
 import { vi } from "vitest";
 import type { ChatDeps } from "../src/chat/controller";
-import type { AnchorModel, ChatSendParams } from "../src/common/protocol";
+import type { AnchorModel, ChatSendParams, CountedIds, DoctorResult } from "../src/common/protocol";
 import { Requests } from "../src/common/protocol";
 import type { RequestSender } from "../src/common/requests";
 import type { Project } from "../src/common/projects";
@@ -134,6 +134,24 @@ export function chatDeps(server: FakeServer, folderUri: string, overrides: Parti
       askKey: vi.fn(async () => false),
       save: vi.fn(async () => undefined),
     },
+    ...overrides,
+  };
+}
+
+const none = (): CountedIds => ({ count: 0, ids: [] });
+
+/** A `lecode/memory/doctor` answer: nothing to report, unless `overrides` says otherwise. */
+export function doctor(overrides: Partial<DoctorResult> = {}): DoctorResult {
+  return {
+    facts: 0,
+    byStatus: { valid: none(), retired: none(), missing: none(), stale: none(), hidden: none(), unverified: none() },
+    drifted: none(),
+    anchorsDeleted: none(),
+    duplicates: { count: 0, groups: [] },
+    neverUsed: none(),
+    proposedRetirements: none(),
+    proposedCorrections: none(),
+    notes: [],
     ...overrides,
   };
 }

@@ -24,6 +24,9 @@ import {
   type FactsListResult,
   type FactsPinParams,
   type FactsPinResult,
+  type FactsRetireResult,
+  type DoctorParams,
+  type DoctorResult,
   type FactsRecallParams,
   type FactsRememberParams,
   type MemoryEditParams,
@@ -87,6 +90,9 @@ export interface RequestTypes {
   [Requests.factsDismissProposal]: [DismissProposalParams, DismissProposalResult];
   [Requests.factsPin]: [FactsPinParams, FactsPinResult];
   [Requests.factsUnpin]: [FactsPinParams, FactsPinResult];
+  [Requests.factsRetire]: [FactsPinParams, FactsRetireResult];
+  [Requests.factsRestore]: [FactsPinParams, FactsRetireResult];
+  [Requests.memoryDoctor]: [DoctorParams, DoctorResult];
   [Requests.factsRemember]: [FactsRememberParams, FactRevisionResult];
   [Requests.factsRecall]: [FactsRecallParams, RecallFactResult];
   [Requests.factsCorrect]: [FactsCorrectParams, FactRevisionResult];

@@ -8,7 +8,8 @@
  * A fact anchored to code lines shows its worst drift in its description (`· changed`) and each
  * anchor as a child that opens the file at the anchored lines (see anchorItems.ts).
  * Folders of one project appear once (see ProjectIndex); with several projects each gets a root.
- * Above the facts, the latest automatic learning and its proposals (see learningItems.ts).
+ * Above the facts, the memory's health (the doctor's numbers), the facts proposed for retirement
+ * (see hygieneItems.ts), and the latest automatic learning and its proposals (learningItems.ts).
  * With the "current file" filter on, only the facts anchored in the active editor's file are
  * listed (`path` of `lecode/facts/list`), under no project node, with no learning above them;
  * with a search (Search Facts…), the facts that rank for its words (`query`), best first.
@@ -16,13 +17,23 @@
  */
 import * as vscode from "vscode";
 import type { Project, ProjectIndex } from "../common/projects";
-import type { FactEntry, LearningModel } from "../common/protocol";
+import type { DoctorResult, FactEntry, LearningModel, RetirementModel } from "../common/protocol";
 import { Requests } from "../common/protocol";
+import { errorMessage } from "../common/errors";
 import { type RequestSender, request } from "../common/requests";
 import { parseProjectFileFact } from "../facts/projectFile";
 import { STATUS_ICONS, sourceIs } from "../facts/status";
 import { seqsPhrase } from "../sessions/transcript";
 import { anchorTreeItem, driftSuffix, driftTooltip, driftedIcon } from "./anchorItems";
+import {
+  healthRowTreeItem,
+  healthRows,
+  healthTreeItem,
+  retirementNodes,
+  retirementTreeItem,
+  retirementsNode,
+  retirementsTreeItem,
+} from "./hygieneItems";
 import { learningTreeItem, proposalNodes, proposalTreeItem } from "./learningItems";
 import type { FactNode, FactNodeOf } from "./nodes";
 import { type ServerStatus, projectChildrenOr, projectRoots } from "./projectRoots";
@@ -36,6 +47,8 @@ export interface FactPage {
   more: boolean;
   /** The latest automatic learning, if any has run (as the first page reported it). */
   learning?: LearningModel;
+  /** The facts proposed for retirement (as the first page of a plain listing reported them). */
+  retirements?: RetirementModel[];
 }
 
 /** What a listing asks for besides its project: a file's facts (`path`, a `file:` URI) or the
@@ -53,6 +66,7 @@ export async function listFacts(sender: RequestSender, folderUri: string, cap: n
   const facts: FactEntry[] = [];
   let offset = 0;
   let learning: LearningModel | undefined;
+  let retirements: RetirementModel[] | undefined;
   const { path, query } = options;
   for (;;) {
     const page = await request(sender, Requests.factsList, {
@@ -63,14 +77,15 @@ export async function listFacts(sender: RequestSender, folderUri: string, cap: n
     });
     if (offset === 0) {
       learning = page.learning ?? undefined; // every page reports it: the first one's is kept
+      retirements = page.retirements ?? undefined; // only the first page of a plain listing has them
     }
     facts.push(...page.facts);
     const next = page.nextOffset;
     if (next === null || next === undefined) {
-      return { facts: facts.slice(0, cap), more: facts.length > cap, learning };
+      return { facts: facts.slice(0, cap), more: facts.length > cap, learning, retirements };
     }
     if (facts.length >= cap) {
-      return { facts: facts.slice(0, cap), more: true, learning };
+      return { facts: facts.slice(0, cap), more: true, learning, retirements };
     }
     if (next <= offset) {
       throw new Error("lecode-ls answered a page of facts that does not advance; refresh the Facts view");
@@ -81,9 +96,16 @@ export async function listFacts(sender: RequestSender, folderUri: string, cap: n
 
 export const NO_FACTS = 'No facts yet. "lecode: Remember From Session…" or "lecode: Remember Selection as Fact…" stores one.';
 
-/** The nodes of one project's facts, after its latest automatic learning when there is one. */
-export function factNodes(folderUri: string, page: FactPage, empty = NO_FACTS): FactNode[] {
-  const nodes: FactNode[] = page.learning ? [{ kind: "learning", learning: page.learning, folderUri }] : [];
+/**
+ * The nodes of one project's facts: first its memory health (when the doctor was asked), the
+ * facts proposed for retirement and its latest automatic learning (when there are any).
+ */
+export function factNodes(folderUri: string, page: FactPage, empty = NO_FACTS, doctor?: DoctorResult | { problem: string }): FactNode[] {
+  const nodes: FactNode[] = doctor === undefined ? [] : [{ kind: "health", doctor, folderUri }];
+  nodes.push(...retirementsNode(folderUri, page.retirements, page.facts));
+  if (page.learning) {
+    nodes.push({ kind: "learning", learning: page.learning, folderUri });
+  }
   if (page.facts.length === 0) {
     nodes.push({ kind: "message", text: empty, folderUri });
     return nodes;
@@ -211,6 +233,14 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
       return learningTreeItem(node);
     case "proposal":
       return proposalTreeItem(node);
+    case "health":
+      return healthTreeItem(node);
+    case "healthRow":
+      return healthRowTreeItem(node);
+    case "retirements":
+      return retirementsTreeItem(node);
+    case "retirement":
+      return retirementTreeItem(node);
     case "message": {
       const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon("info");
@@ -295,6 +325,10 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
         return factChildren(node);
       case "learning":
         return proposalNodes(node);
+      case "health":
+        return healthRows(node);
+      case "retirements":
+        return retirementNodes(node);
       default:
         return [];
     }
@@ -310,7 +344,7 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
       return projectRoots(this.status, this.projects, (project) =>
         projectChildrenOr(project, async (folderUri) => {
           const page = await listFacts(this.sender, folderUri, FACTS_CAP, { query: filter.query });
-          return factNodes(folderUri, { ...page, learning: undefined }, empty);
+          return factNodes(folderUri, { ...page, learning: undefined, retirements: undefined }, empty);
         }),
       );
     }
@@ -326,14 +360,19 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
     return projectChildrenOr(project, async (folderUri) => {
       const page = await listFacts(this.sender, folderUri, this.caps.get(folderUri) ?? FACTS_CAP, { path: file.uri });
       // The latest learning is about the project, not this file.
-      return factNodes(folderUri, { ...page, learning: undefined }, empty);
+      return factNodes(folderUri, { ...page, learning: undefined, retirements: undefined }, empty);
     });
   }
 
+  /** A project's facts, with its health: the doctor runs beside the listing, on every redraw. */
   private factsOf(project: Project): Promise<FactNode[]> {
-    return projectChildrenOr(project, async (folderUri) =>
-      factNodes(folderUri, await listFacts(this.sender, folderUri, this.caps.get(folderUri) ?? FACTS_CAP)),
-    );
+    return projectChildrenOr(project, async (folderUri) => {
+      const [page, doctor] = await Promise.all([
+        listFacts(this.sender, folderUri, this.caps.get(folderUri) ?? FACTS_CAP),
+        request(this.sender, Requests.memoryDoctor, { workspaceUri: folderUri }).catch((error: unknown) => ({ problem: errorMessage(error) })),
+      ]);
+      return factNodes(folderUri, page, NO_FACTS, doctor);
+    });
   }
 
   dispose(): void {

@@ -4,7 +4,7 @@
  * can name them without importing the tree itself, which imports them back for their values.
  */
 import type { Project } from "../common/projects";
-import type { FactEntry, LearningModel, ProposalModel, SourceRefModel } from "../common/protocol";
+import type { DoctorResult, FactEntry, LearningModel, ProposalModel, RetirementModel, SourceRefModel } from "../common/protocol";
 import type { ProjectFileClaim } from "../facts/projectFile";
 import type { AnchorNode } from "./anchorItems";
 
@@ -17,6 +17,22 @@ export type FactNode =
   | { kind: "more"; folderUri: string; shown: number }
   | { kind: "learning"; learning: LearningModel; folderUri: string }
   | { kind: "proposal"; learning: LearningModel; proposal: ProposalModel; folderUri: string }
+  | { kind: "retirements"; retirements: RetirementModel[]; facts: FactEntry[]; folderUri: string }
+  | { kind: "retirement"; retirement: RetirementModel; fact?: FactEntry; folderUri: string }
+  | { kind: "health"; doctor: DoctorResult | { problem: string }; folderUri: string }
+  | { kind: "healthRow"; row: HealthRow; folderUri: string }
   | { kind: "message"; text: string; folderUri?: string };
+
+/** One number of the memory doctor, with the facts behind it. */
+export interface HealthRow {
+  label: string;
+  count: number;
+  /** The fact IDs behind it (at most the doctor's first 50), when it counts facts. */
+  ids?: number[];
+  /** A sentence for the tooltip: what it counts. */
+  meaning: string;
+  /** The IDs in words (`#1, #4`, duplicate groups `#1 = #4`), or other detail such as bytes. */
+  detail: string;
+}
 
 export type FactNodeOf<K extends FactNode["kind"]> = Extract<FactNode, { kind: K }>;

@@ -11,7 +11,9 @@
  * fact's recall-to-source; a fact remembered from a selected line that is flagged on that line (a
  * `lecode` problem) once the line is edited, corrected through the light bulb's quick fix, and
  * re-anchored after the question that shows it beside the line; and a window reload with a memory
- * editor open while the server starts slowly, after which the chat shows the session in use.
+ * editor open while the server starts slowly, after which the chat shows the session in use; and,
+ * with `lecode.memory.retire_after_days` 0, a fact under "Proposed retirements" retired after the
+ * modal question, restored from its context menu, and the Memory health item's numbers.
  * Everything waits on conditions in the page or on disk; screenshots go to $LECODE_SCREENSHOTS
  * (default test-results/vscode), and the Marketplace page's three to $LECODE_README_MEDIA (e.g.
  * `media`) when it is set.
@@ -21,7 +23,8 @@
  * repository's .venv (to seed a fact).
  */
 // covers P6, P7 (install and go in a real VS Code), issue 14 (anchored facts in VS Code),
-// issue 30 (a newcomer's first start, the set-up step, the chat beside Copilot Chat)
+// issue 30 (a newcomer's first start, the set-up step, the chat beside Copilot Chat), issue 26
+// (proposed retirements and the memory doctor in VS Code)
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -523,5 +526,65 @@ describe("the packaged extension in code-server", () => {
     await expect.poll(async () => (await shown.count()) > 0 ? shown.textContent() : "", { timeout: WAIT }).toMatch(/^How do I build\? · /);
     await chat().locator("#log article.turn", { hasText: "How do I build?" }).first().waitFor({ timeout: WAIT });
     await shot("5-reloaded");
+  });
+
+  it("proposes an unused fact for retirement, retires it after asking, restores it, and shows the doctor's numbers", async () => {
+    // covers issue 26: with retire_after_days = 0 every unused fact is proposed at once
+    // The setting is read on a reload, as the test before this one does (its slow server too).
+    writeUserSettings({ "lecode.memory.retire_after_days": 0 });
+    await page.locator(".editor-instance .monaco-editor").first().click();
+    await page.keyboard.press("F1");
+    await page.keyboard.type("Developer: Reload Window");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Developer: Reload Window" }).first().waitFor();
+    await Promise.all([page.waitForEvent("load", { timeout: WAIT }), page.keyboard.press("Enter")]);
+    const facts = page.locator(".pane-header", { hasText: /^Facts/ }).first();
+    await facts.waitFor({ timeout: WAIT });
+    if ((await facts.getAttribute("aria-expanded")) !== "true") await facts.click();
+    // The Memory and Chat views collapsed, so that the Facts view has room for every row (a
+    // tree draws only the rows in view).
+    for (const name of [/^Memory/, /^Chat/]) {
+      const pane = page.locator(".pane-header", { hasText: name }).first();
+      if ((await pane.getAttribute("aria-expanded")) === "true") await pane.click();
+      await expect.poll(() => pane.getAttribute("aria-expanded")).toBe("false");
+    }
+    const group = row(/^Proposed retirements/).first();
+    await group.waitFor({ timeout: WAIT });
+    if ((await group.getAttribute("aria-expanded")) !== "true") await group.click();
+    const proposed = row(/We indent with tabs\.\s*#1 · /).first();
+    await proposed.waitFor({ timeout: WAIT });
+    expect(await proposed.textContent()).toMatch(/#1 · (never used|unused) since \d{4}-\d{2}-\d{2}/);
+    await shot("11-proposed-retirement");
+    // Retire… (inline on the proposal) asks first, saying the fact stays listed and restorable.
+    await proposed.click();
+    await proposed.locator('[aria-label="Retire\u2026"]').click();
+    const question = page.locator(".monaco-dialog-box", { hasText: "Retire fact #1?" }).first();
+    await question.waitFor({ timeout: WAIT });
+    expect(await question.textContent()).toContain("It stays listed (status retired), recallable with its evidence, and Restore Fact brings it back.");
+    await question.locator(".monaco-button", { hasText: /^Retire$/ }).click();
+    await page.locator(".notifications-toasts", { hasText: "Fact #1 is retired" }).first().waitFor({ timeout: WAIT });
+    const retired = row(/We indent with tabs\.\s*#1 r1 retired/).first();
+    await retired.waitFor({ timeout: WAIT });
+    expect(await row(/We indent with tabs\.\s*#1 · /).count()).toBe(0);
+    // The Memory health item: the doctor's numbers, each with its fact IDs.
+    const health = row(/^Memory health/).first();
+    await expect.poll(async () => (await health.textContent()) ?? "", { timeout: WAIT }).toMatch(/Memory health\s*2 facts · .*1 retired/);
+    if ((await health.getAttribute("aria-expanded")) !== "true") await health.click();
+    await row(/^Retired: 1\s*#1$/).first().waitFor({ timeout: WAIT });
+    await row(/^Valid: 1\s*#2$/).first().waitFor({ timeout: WAIT });
+    await row(/^Facts: 2$/).first().waitFor({ timeout: WAIT });
+    expect(await row(/^Proposed retirements: \d+/).first().textContent()).not.toMatch(/#1\b/);
+    await shot("12-memory-health");
+    // Restore Fact (the retired fact's context menu) brings it back.
+    await retired.click({ button: "right" });
+    // The item is hovered (which focuses it) and Enter pressed: a click on its label left the
+    // menu open here.
+    const restore = page.locator(".monaco-menu .action-label", { hasText: "Restore Fact" }).first();
+    await restore.hover();
+    await expect.poll(() => page.locator(".monaco-menu .action-item.focused").first().textContent(), { timeout: WAIT }).toContain("Restore Fact");
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts", { hasText: "Fact #1 is restored" }).first().waitFor({ timeout: WAIT });
+    await row(/We indent with tabs\.\s*#1 r1 valid/).first().waitFor({ timeout: WAIT });
+    await row(/^Valid: 2\s*#1, #2$/).first().waitFor({ timeout: WAIT });
+    await shot("13-fact-restored");
   });
 });
