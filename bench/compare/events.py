@@ -44,6 +44,7 @@ from bench.compare.fixture import (
     PROMPT_OK,
     QUOTE_BUILD,
     QUOTE_CI,
+    QUOTE_CI_DELETED,
     QUOTE_RELEASE,
     QUOTE_TESTS,
     REPLY_OK,
@@ -209,7 +210,7 @@ class Step4:
             ("build", "work", QUOTE_BUILD),
             ("release", "work", QUOTE_RELEASE),
             ("ci", "undo", QUOTE_CI),
-            ("ci-deleted", "delete", QUOTE_CI),
+            ("ci-deleted", "delete", QUOTE_CI_DELETED),
             ("tests", "tamper", QUOTE_TESTS),
         ):
             seq = await self.said(session, f"state: {name}", quote)

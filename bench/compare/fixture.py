@@ -126,6 +126,9 @@ RECALL_QUESTION = (
 QUOTE_BUILD = "We build the project with make."
 QUOTE_RELEASE = "Releases are tagged from the main branch."
 QUOTE_CI = "Our CI runs on GitHub Actions."
+QUOTE_CI_DELETED = (
+    "Our nightly CI runs on a self-hosted runner."  # not QUOTE_CI: one text, one fact
+)
 QUOTE_TESTS = "The tests live in the tests folder."
 CORRECTED_RELEASE = "Releases are tagged from the release branch, not main."
 REPLY_OK = " Reply with OK only."
