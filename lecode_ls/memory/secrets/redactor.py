@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import json
 import secrets as random
 import threading
 from collections.abc import Iterable, Sequence
@@ -164,8 +165,15 @@ class Redactor:
         """A JSON value with every string in it redacted (keys are names, not content)."""
         if isinstance(value, str):
             return self.text(value)
-        if depth >= MAX_DEPTH:
-            return value
+        if depth >= MAX_DEPTH:  # deeper than any record: redacted as its JSON text, in one pass
+            dumped = json.dumps(value, ensure_ascii=False)
+            redacted = self.text(dumped)
+            if redacted is dumped:
+                return value
+            try:
+                return json.loads(redacted)
+            except ValueError:  # a marker took a quote with it: the text is what is kept
+                return redacted
         if isinstance(value, dict):
             return {key: self.value(item, depth + 1) for key, item in value.items()}
         if isinstance(value, list):
