@@ -26,6 +26,7 @@ from bench import (
     ranking,
     retrieval,
     roundtrip,
+    secrets,
     sources,
     startup,
 )
@@ -46,6 +47,7 @@ BENCHES = (
     anchors,
     chat,
     compaction,
+    secrets,
     mcp,
     compare,
 )

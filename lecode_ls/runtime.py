@@ -220,6 +220,7 @@ class Runtimes:
             self._settings = settings
             for runtime in self._by_root.values():
                 runtime.settings = settings
+                runtime.redactor.configure(settings.privacy.extra_patterns, settings.privacy.allow)
 
     def release(self, workspace_folders: Iterable[Path]) -> list[Runtime]:
         """Drop the runtimes no open workspace folder uses any more and return them: the caller

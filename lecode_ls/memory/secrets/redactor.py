@@ -72,7 +72,7 @@ def check_extra_pattern(pattern: str) -> str:
         raise ValueError(f"not an RE2 pattern the rules accept: {error}") from None
     except UnicodeEncodeError:
         raise ValueError("contains a character that is not valid Unicode text") from None
-    if compiled.search("") is not None:
+    if compiled.search(b"") is not None:
         raise ValueError("the pattern matches the empty string")
     return pattern
 
@@ -95,6 +95,12 @@ class Redactor:
             key if key is not None or store_root is not None else random.token_bytes(KEY_BYTES)
         )
         self._lock = threading.Lock()
+        self._extra: list[Rule] = []
+        self._allow: tuple[str, ...] = ()
+        self.configure(extra_patterns, allow)
+
+    def configure(self, extra_patterns: Sequence[str], allow: Iterable[str]) -> None:
+        """Take `[privacy] extra_patterns` and `allow` (again, when config.toml changed)."""
         self._extra = [
             Rule("custom", compile_rule(check_extra_pattern(p)), ())
             for p in extra_patterns[:MAX_EXTRA_PATTERNS]
@@ -107,22 +113,29 @@ class Redactor:
         """The secrets in `text`, in order and not overlapping (the longest of overlapping ones)."""
         if not text:
             return []
-        found: list[Finding] = []
-        for rule in [*builtin_rules().candidates(text), *self._extra]:
-            for match in rule.regex.finditer(text):
+        data = text.encode("utf-8", "surrogatepass")
+        spans: list[tuple[str, int, int, Rule]] = []
+        for rule in [*builtin_rules().candidates(data), *self._extra]:
+            for match in rule.regex.finditer(data):
                 start, end = match.span(rule.group)
                 if start < 0 or start == end:
                     continue
-                if rule.word_end and end < len(text) and (text[end].isalnum() or text[end] == "_"):
+                if (
+                    rule.word_end
+                    and end < len(data)
+                    and (chr(data[end]).isalnum() or data[end] == 95)
+                ):
                     continue
-                if rule.check is not None and not rule.check(text[start:end]):
-                    continue
-                if len(found) >= MAX_FINDINGS:  # the rest of the text goes under one marker
-                    found.append(Finding(rule.kind, start, len(text)))
+                if len(spans) >= MAX_FINDINGS:  # the rest of the text goes under one marker
+                    spans.append((rule.kind, start, len(data), rule))
                     break
-                found.append(Finding(rule.kind, start, end))
-        if not found:
+                spans.append((rule.kind, start, end, rule))
+        if not spans:
             return []
+        found = []
+        for kind, start, end, rule in _as_chars(data, spans, ascii=len(data) == len(text)):
+            if rule.check is None or rule.check(text[start:end]) or end - start > 100_000:
+                found.append(Finding(kind, start, end))
         found = self._unallowed(text, found)
         found.sort(key=lambda f: (f.start, -(f.end - f.start)))
         kept: list[Finding] = []
@@ -201,6 +214,22 @@ class Redactor:
                         f"({error.strerror or type(error).__name__})"
                     ) from None
         return self._key
+
+
+def _as_chars(
+    data: bytes, spans: list[tuple[str, int, int, Rule]], *, ascii: bool
+) -> list[tuple[str, int, int, Rule]]:
+    """Byte offsets of UTF-8 `data` as character offsets, in one pass over the text."""
+    if ascii:
+        return spans
+    points = sorted({offset for _, start, end, _ in spans for offset in (start, end)})
+    chars: dict[int, int] = {}
+    at = count = 0
+    for point in points:
+        count += len(data[at:point].decode("utf-8", "surrogatepass"))
+        chars[point] = count
+        at = point
+    return [(kind, chars[start], chars[end], rule) for kind, start, end, rule in spans]
 
 
 def _load_or_create(root: Path) -> bytes:

@@ -39,7 +39,9 @@ MAX_PROGRAM_BYTES = 8 << 20
 class Rule:
     kind: str
     """What the marker says the secret was: `github-token`, `aws-access-key`..."""
-    regex: re2._Regexp[str]
+    regex: re2._Regexp[bytes]
+    """Compiled as bytes and run on the UTF-8 text: the bindings re-encode a `str` at every
+    call, which cost a 1 MiB text 15 ms a rule."""
     keywords: tuple[str, ...]
     """Lower-case literals one of which every match contains; () runs the rule on every text."""
     group: int = 0
@@ -60,12 +62,12 @@ def _options(capture: bool = True) -> Any:
     return options
 
 
-def compile_rule(pattern: str, flags: int = 0) -> re2._Regexp[str]:
+def compile_rule(pattern: str, flags: int = 0) -> re2._Regexp[bytes]:
     """Compile one pattern under RE2 with the rules' bounds; raises re2.error."""
     import re2
 
     prefix = "(?i)" if flags & re.IGNORECASE else ""
-    return re2.compile(prefix + pattern, _options())
+    return re2.compile((prefix + pattern).encode("utf-8"), _options())
 
 
 _REPEAT = re.compile(r"\{(\d+),(\d{4,})\}")
@@ -212,11 +214,11 @@ class RuleSet:
                 self._owners[words[word]].append(rule)
         self._set = re2.Set.SearchSet(_options(capture=False))
         for word in words:
-            self._set.Add("(?i)" + re2.escape(word))
+            self._set.Add(("(?i)" + re2.escape(word)).encode("utf-8"))
         self._set.Compile()
 
-    def candidates(self, text: str) -> list[Rule]:
-        """The rules to run on `text`, in the rule set's order."""
+    def candidates(self, text: bytes) -> list[Rule]:
+        """The rules to run on `text` (UTF-8), in the rule set's order."""
         matched = self._set.Match(text)  # a list of indices, or None
         indices: list[int] = matched if isinstance(matched, list) else []
         hit = {id(rule) for index in indices for rule in self._owners[index]}

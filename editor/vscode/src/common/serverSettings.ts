@@ -55,25 +55,16 @@ export interface CompactionSettings {
   mid_turn_threshold: number;
 }
 
-/** `[privacy]`: the secrets redacted where text enters memory (chat, tool results, imports, notes, facts, summaries, the log). Credentials of the formats detect-secrets knows (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, Google, npm, PyPI, JWTs, private keys, passwords in URLs...) become markers such as `[secret:github-token:3fa9c2d1]`. */
-export interface PrivacySettings {
-  /** More secrets to redact: RE2 patterns (Python's syntax without lookaround or backreferences), at most 1000 characters each; what one matches is marked `custom`. */
-  extra_patterns: string[];
-  /** Literal strings never redacted (a documented example key, a test fixture's URL): a secret found inside one of them is kept. */
-  allow: string[];
-}
-
 /** Every section the server reads, as the editor sends it. */
 export interface ServerSections {
   memory: MemorySettings;
   provider: ProviderSettings;
   agent: AgentSettings;
   compaction: CompactionSettings;
-  privacy: PrivacySettings;
 }
 
 /** The sections forwarded to the server: every section of config.toml. */
-export const SERVER_SECTIONS = ["memory", "provider", "agent", "compaction", "privacy"] as const;
+export const SERVER_SECTIONS = ["memory", "provider", "agent", "compaction"] as const;
 
 /** The server's defaults, key by key. */
 export const SERVER_DEFAULTS: ServerSections = {
@@ -130,10 +121,6 @@ export const SERVER_DEFAULTS: ServerSections = {
   "compaction": {
     "buffer_tokens": 4096,
     "mid_turn_threshold": 0.8
-  },
-  "privacy": {
-    "extra_patterns": [],
-    "allow": []
   }
 };
 
