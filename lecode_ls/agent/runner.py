@@ -257,7 +257,7 @@ class ChatTurn:
             await self._append({"kind": "message", "role": "user", "content": text})
             await self._load_history()
             # What was stored, redacted (P5): the selection and the embeddings see only that.
-            self._message = self.runtime.redactor.text(text)
+            self._message = await asyncio.to_thread(self.runtime.redactor.text, text)
             users = [
                 m["content"]
                 for m in self.history
@@ -468,7 +468,7 @@ class ChatTurn:
             if calls:
                 assistant["tool_calls"] = _tool_calls_json(calls)
             # As stored (P5): the next request replays the redacted answer.
-            self.history.append(self.runtime.redactor.value(assistant))
+            self.history.append(await asyncio.to_thread(self.runtime.redactor.value, assistant))
         if calls:
             return calls, generation
         if truncated and not final:
@@ -656,7 +656,8 @@ class ChatTurn:
                 session_id=self.session_id,
             )
         # Redacted once, here: the transcript, the next request and the client see one text.
-        content = self.runtime.redactor.text(result.content)
+        # (in a thread: a 1 MiB result must not hold up `lecode/ping`)
+        content = await asyncio.to_thread(self.runtime.redactor.text, result.content)
         await self._append(
             {
                 "kind": "message",

@@ -10,6 +10,7 @@ UUIDs survive.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import re
@@ -242,3 +243,49 @@ class TestTheDoors:
         assert SECRETS["npm-token"] not in json.dumps(recalled)
         await call(client, "lecode/facts/list", {})
         assert leaks(isolated_config_dir) == []
+
+    async def test_a_selection_remembered_in_the_editor_keeps_no_secret(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers P5 (selection facts: the recorded exchange, the fact text, its anchor), F6
+        settings = repo / "settings.py"
+        settings.write_text(f'DEBUG = False\nSTRIPE_KEY = "{SECRETS["stripe-key"]}"\n')
+        client = await start(repo)
+        made = await call(
+            client,
+            "lecode/facts/rememberSelection",
+            {
+                "uri": settings.as_uri(),
+                "range": {
+                    "start": {"line": 1, "character": 0},
+                    "end": {"line": 1, "character": 10},
+                },
+            },
+        )
+        recalled = await call(client, "lecode/facts/recall", {"factId": made["factId"]})
+        assert recalled["status"] == "valid"
+        assert re.search(r"STRIPE_KEY = \\\"\[secret:stripe-key:[0-9a-f]{8}\]", recalled["text"])
+        assert leaks(isolated_config_dir) == []
+
+
+class TestBadInput:
+    async def test_a_mebibyte_of_base64_and_100000_near_misses_keep_ping_answering(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers P5 (bounded redaction), K3 (ping answers while a store works); issue 27 "Bad
+        # input". Redaction runs in the store's thread, never on the event loop.
+        client = await start(repo)
+        line = base64.b64encode(bytes(range(256)) * 3000).decode()[:1_000_000]
+        near = ("ghp_x AKIA sk-ant- xoxb- eyJ. glpat- " * 26_000)[:1_000_000]
+        for name, text in (("b64", line), ("near", near)):
+            write = asyncio.ensure_future(
+                call(client, "lecode/memory/write", {"file": f"notes/{name}.md", "content": text})
+            )
+            pings = 0
+            while not write.done():
+                await call(client, "lecode/ping")
+                pings += 1
+            await write
+            read = await call(client, "lecode/memory/read", {"file": f"notes/{name}.md"})
+            assert read["content"] == text  # nothing in it is a secret: unchanged
+            assert pings >= 1
