@@ -28,6 +28,7 @@ from bench import (
     ranking,
     retrieval,
     roundtrip,
+    secrets,
     sources,
     startup,
 )
@@ -50,6 +51,7 @@ BENCHES = (
     anchors,
     chat,
     compaction,
+    secrets,
     mcp,
     compare,
 )

@@ -11,6 +11,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from lecode_ls import __version__
+from lecode_ls.memory.secrets import log_filter
 
 if TYPE_CHECKING:
     from pygls.protocol import JsonRPCProtocol
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         else logging.StreamHandler(sys.stderr)
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(log_filter())  # no secret reaches the log (P5)
     if not args.log_file:
         # Quiet while an editor is connected: the log then goes to it (server/client_log.py).
         handler.set_name("lecode-stderr")

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from lecode_ls.memory.secrets import MAX_EXTRA_PATTERNS, check_extra_pattern
 
 
 class _Section(BaseModel):
@@ -212,6 +214,33 @@ class AgentsSettings(_Section):
     ~/.codex/sessions/). Empty (the default): nothing is read."""
 
 
+class PrivacySettings(_Section):
+    """`[privacy]`: the secrets redacted where text enters memory (chat, tool results, imports,
+    notes, facts, summaries, the log). Credentials of the formats detect-secrets knows (AWS,
+    GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, Google, npm, PyPI, JWTs, private keys,
+    passwords in URLs...) become markers such as `[secret:github-token:3fa9c2d1]`."""
+
+    extra_patterns: list[str] = Field(default_factory=list, max_length=MAX_EXTRA_PATTERNS)
+    """More secrets to redact: RE2 patterns (Python's syntax without lookaround or
+    backreferences), at most 1000 characters each; what one matches is marked `custom`."""
+
+    allow: list[str] = Field(default_factory=list, max_length=200)
+    """Literal strings never redacted (a documented example key, a test fixture's URL): a
+    secret found inside one of them is kept."""
+
+    @field_validator("extra_patterns")
+    @classmethod
+    def _compiles(cls, patterns: list[str]) -> list[str]:
+        return [check_extra_pattern(pattern) for pattern in patterns]
+
+    @field_validator("allow")
+    @classmethod
+    def _bounded(cls, literals: list[str]) -> list[str]:
+        if any(len(literal) > 4096 for literal in literals):
+            raise ValueError("an allowed string may be at most 4096 characters")
+        return literals
+
+
 class Settings(_Section):
     """Every setting of lecode-ls. Each section is a table of config.toml."""
 
@@ -221,6 +250,7 @@ class Settings(_Section):
     compaction: CompactionSettings = CompactionSettings()
     mcp: McpSettings = McpSettings()
     agents: AgentsSettings = AgentsSettings()
+    privacy: PrivacySettings = PrivacySettings()
 
 
 def _drop(tree: dict[str, Any], loc: tuple[str | int, ...]) -> bool:

@@ -22,6 +22,7 @@ from lecode_ls.memory.facts import FactStore, NewAnchor, Purpose, SourceLike
 from lecode_ls.memory.files import STALE_TEMP_SECONDS, remove_stale_temps
 from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.project import Project, migrate_legacy, resolve_project, store_dir
+from lecode_ls.memory.secrets import Redactor
 from lecode_ls.memory.sessions import (
     Origin,
     SessionStore,
@@ -43,11 +44,17 @@ class Runtime:
         self.config_dir = config_dir
         self.store_path = store_dir(config_dir, project)
         self.settings = settings
-        self.markdown = MarkdownStore(self.store_path)
-        self.sessions = SessionStore(self.store_path)
+        # One redaction step for every store of the project (P5), under the store's key.
+        self.redactor = Redactor(
+            self.store_path,
+            extra_patterns=settings.privacy.extra_patterns,
+            allow=settings.privacy.allow,
+        )
+        self.markdown = MarkdownStore(self.store_path, self.redactor)
+        self.sessions = SessionStore(self.store_path, self.redactor)
         # Created lazily by its first write (F3): a disabled memory never creates it.
         self.facts_path = self.store_path / "facts.sqlite3"
-        self.facts = FactStore(self.facts_path, root=self.store_path)
+        self.facts = FactStore(self.facts_path, root=self.store_path, redactor=self.redactor)
         self.verdicts = SourceVerdicts(self.sessions)
         """Which fact sources validated (the injection checks every shown fact's at every request)."""
         self.summaries = SummaryVerdicts()
@@ -213,6 +220,7 @@ class Runtimes:
             self._settings = settings
             for runtime in self._by_root.values():
                 runtime.settings = settings
+                runtime.redactor.configure(settings.privacy.extra_patterns, settings.privacy.allow)
 
     def release(self, workspace_folders: Iterable[Path]) -> list[Runtime]:
         """Drop the runtimes no open workspace folder uses any more and return them: the caller

@@ -256,7 +256,8 @@ class ChatTurn:
         try:
             await self._append({"kind": "message", "role": "user", "content": text})
             await self._load_history()
-            self._message = text
+            # What was stored, redacted (P5): the selection and the embeddings see only that.
+            self._message = await asyncio.to_thread(self.runtime.redactor.text, text)
             users = [
                 m["content"]
                 for m in self.history
@@ -468,7 +469,8 @@ class ChatTurn:
             assistant: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
             if calls:
                 assistant["tool_calls"] = _tool_calls_json(calls)
-            self.history.append(assistant)
+            # As stored (P5): the next request replays the redacted answer.
+            self.history.append(await asyncio.to_thread(self.runtime.redactor.value, assistant))
         if calls:
             return calls, generation
         if truncated and not final:
@@ -655,13 +657,16 @@ class ChatTurn:
                 generation=generation,
                 session_id=self.session_id,
             )
+        # Redacted once, here: the transcript, the next request and the client see one text.
+        # (in a thread: a 1 MiB result must not hold up `lecode/ping`)
+        content = await asyncio.to_thread(self.runtime.redactor.text, result.content)
         await self._append(
             {
                 "kind": "message",
                 "role": "tool",
                 "tool_call_id": call.id,
                 "name": call.name,
-                "content": result.content,
+                "content": content,
                 "meta": {
                     "turn_id": self.turn_id,
                     "generation": generation,
@@ -669,13 +674,13 @@ class ChatTurn:
                 },
             }
         )
-        self.history.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+        self.history.append({"role": "tool", "tool_call_id": call.id, "content": content})
         self.emit(
             "toolResult",
             {
                 "call_id": call.id,
                 "name": call.name,
-                "output": result.content,
+                "output": content,
                 "is_error": result.is_error,
             },
         )

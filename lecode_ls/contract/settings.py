@@ -55,9 +55,10 @@ MACHINE_SCOPED = frozenset(key for key, note in EDITOR_NOTES.items() if note.end
 that send the key somewhere or widen what the model may do (SECURITY.md)."""
 
 
-FILE_ONLY = frozenset({"mcp"})
+FILE_ONLY = frozenset({"mcp", "privacy"})
 """Sections read from config.toml only, never from an editor: `[mcp] allow` grants other agents
-writes, which a repository's workspace settings must not be able to do."""
+writes, and `[privacy] allow` keeps secrets in the store, which a repository's workspace settings
+must not be able to do."""
 
 
 def _sections(*, editor: bool = False) -> list[tuple[str, type[BaseModel]]]:

@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from lecode_ls.memory.secrets import log_filter
+
 INSTALL_HINT = (
     "lecode-ls mcp needs the MCP SDK: install lecode-ls with its mcp extra, in a clone of "
     "lecode-ls: uv tool install '.[mcp]'"
@@ -53,6 +55,7 @@ def main(argv: list[str]) -> int:
         else logging.StreamHandler(sys.stderr)
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(log_filter())  # no secret reaches the log (P5)
     logging.basicConfig(level=args.log_level, handlers=[handler])
 
     from lecode_ls.mcp.app import serve

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from lecode_ls.memory.secrets import log_filter
+
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
@@ -62,7 +64,8 @@ class ClientLogHandler(logging.Handler):
     def filter(self, record: logging.LogRecord) -> bool:
         # pygls logs what it sends: a record about sending a log message would loop.
         return (
-            self.connected
+            log_filter().filter(record)  # no secret reaches the client's log (P5)
+            and self.connected
             and not record.name.startswith("pygls")
             and not getattr(self._sending, "active", False)
         )

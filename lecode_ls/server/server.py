@@ -264,6 +264,9 @@ class LecodeServer(LanguageServer):
         # Beside the settings sections, initializationOptions may name the notifications the
         # client handles (routes.opted_in): not a setting.
         editor.pop("notifications", None)
+        # What is redacted is config.toml's to say: a repository's workspace settings must not
+        # be able to keep a secret in the store (`[privacy] allow`), as for `[mcp]`.
+        editor.pop("privacy", None)
         if self.notification_problem is not None:
             problems = [*problems, f"initializationOptions.{self.notification_problem}"]
             self.notification_problem = None

@@ -31,9 +31,10 @@ MAX_LINES = 800
 # primitives, below every part). The reads that cross parts (recall, injection, working,
 # learning_status) sit above them all.
 PARTS: dict[str, set[str]] = {
-    "notes": set(),
-    "sessions": set(),
-    "facts": set(),
+    "secrets": set(),  # the redaction step (P5), below every store
+    "notes": {"secrets"},
+    "sessions": {"secrets"},
+    "facts": {"secrets"},
     "project": {"notes"},  # the store layout copies legacy notes
     "anchors": {"facts", "sessions", "project"},
 }

@@ -84,12 +84,16 @@ class TestTheThreeAgree:
         ]
 
     def test_the_config_file_only_sections_are_in_the_readme_but_no_editor_setting(self) -> None:
-        # A repository's workspace settings must not grant other agents writes (issue 15).
-        assert frozenset({"mcp"}) == FILE_ONLY
+        # A repository's workspace settings must not grant other agents writes (issue 15), nor
+        # keep a secret in the store (issue 27: `[privacy] allow`).
+        assert frozenset({"mcp", "privacy"}) == FILE_ONLY
         table = README.read_text(encoding="utf-8")
         assert "| `[mcp] allow` | (config.toml only) |" in table
-        assert not any(k.startswith("lecode.mcp.") for k in vscode_properties())
-        assert "mcp" not in SETTINGS_TS.read_text(encoding="utf-8").split("SERVER_SECTIONS")[1]
+        assert "| `[privacy] allow` | (config.toml only) |" in table
+        for section in FILE_ONLY:
+            assert not any(k.startswith(f"lecode.{section}.") for k in vscode_properties())
+            sections = SETTINGS_TS.read_text(encoding="utf-8").split("SERVER_SECTIONS")[1]
+            assert section not in sections
 
     def test_defaults_and_bounds_are_the_models(self) -> None:
         properties = vscode_properties()

@@ -72,6 +72,7 @@ from lecode_ls.memory.facts.retire import Retirement
 from lecode_ls.memory.facts.schema import as_int, canonical_text
 from lecode_ls.memory.facts.vectors import Vectors
 from lecode_ls.memory.facts.verify import verify as verify_store
+from lecode_ls.memory.secrets import Redactor
 
 MAX_PAGE = 50  # list/search never return more than this many facts
 MAX_ALSO_PATHS = 100  # list(path=..., also=...): the files renamed to one file, at most
@@ -127,8 +128,17 @@ class FactStore:
     `root` is given, anywhere from the store folder `root` down to it) is refused.
     """
 
-    def __init__(self, path: Path, *, root: Path | None = None, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        root: Path | None = None,
+        read_only: bool = False,
+        redactor: Redactor | None = None,
+    ) -> None:
         self.path = path
+        self.redactor = redactor or Redactor(root or path.parent)
+        """Every fact text passes through it before it is stored (P5)."""
         self._db = FactsDatabase(path, root=root, read_only=read_only)
         self.anchors = AnchorStore(self._db)
         """The code anchors of the facts' current revisions (anchors.py)."""
@@ -210,7 +220,7 @@ class FactStore:
         `anchors` go with revision 1 in the same transaction; a returned existing fact gets them
         only when its current revision has none.
         """
-        text = check_text(text)
+        text = self.redactor.text(check_text(text))
         stored = check_ref(ref)
         origin = check_origin(origin)
         new_anchors = check_anchors(anchors)
@@ -282,7 +292,7 @@ class FactStore:
         (none by default: the old revision's anchors described the old claim).
         """
         fact_id = check_fact_id(fact_id)
-        text = check_text(text)
+        text = self.redactor.text(check_text(text))
         expected_revision = check_int(expected_revision, "expected_revision", 1)
         stored = check_ref(ref)
         new_anchors = check_anchors(anchors)
@@ -410,7 +420,7 @@ class FactStore:
         With `provenance`, it is recorded as untrusted legacy provenance and refused, inside the
         transaction, when it cites excluded evidence.
         """
-        text = check_text(text)
+        text = self.redactor.text(check_text(text))
         origin = check_origin(origin)
         positions = None if provenance is None else check_positions(provenance, "provenance")
         with self._db.write() as conn:
@@ -430,7 +440,7 @@ class FactStore:
     ) -> int:
         """Append an unverified revision after an optimistic revision check (F2); returns it."""
         fact_id = check_fact_id(fact_id)
-        text = check_text(text)
+        text = self.redactor.text(check_text(text))
         expected_revision = check_int(expected_revision, "expected_revision", 1)
         positions = None if provenance is None else check_positions(provenance, "provenance")
         with self._db.write() as conn:

@@ -45,6 +45,7 @@ from lecode_ls.memory.files import (
 )
 from lecode_ls.memory.notes.index import NoteIndex
 from lecode_ls.memory.notes.pattern import compile_pattern
+from lecode_ls.memory.secrets import Redactor
 
 FIXED_FILES = ("MEMORY.md", "scratchpad.md")
 SUBFOLDERS = ("daily", "notes")
@@ -191,8 +192,10 @@ class MarkdownStore:
     The folder is created (mode 0700) by the first write, never by a read, list or search.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, redactor: Redactor | None = None) -> None:
         self.root = root
+        self.redactor = redactor or Redactor(root)
+        """Every text written passes through it first (P5)."""
         self._lock = FileLock(root / LOCK_NAME)
         # name -> (file identity, text). Writes are atomic renames, so a changed file always has
         # a new identity; `cached` can then answer from metadata alone.
@@ -416,7 +419,9 @@ class MarkdownStore:
     # -- writing -------------------------------------------------------------------------------
 
     def _store(self, name: str, path: Path, text: str) -> int:
-        data = text.encode("utf-8")
+        # The one door of every write, append and edit: what is stored (and so its .bak, the
+        # index and what a model is shown) is the redacted text (P5).
+        data = self.redactor.text(text).encode("utf-8")
         if len(data) > MAX_FILE_BYTES:
             raise FileTooLarge(
                 f"content: {name} would be {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte "

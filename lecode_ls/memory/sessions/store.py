@@ -32,6 +32,7 @@ from lecode_ls.errors import (
     SymlinkRefused,
 )
 from lecode_ls.memory.files import fsync_dir, make_dirs, refuse_symlinks
+from lecode_ls.memory.secrets import Redactor
 from lecode_ls.memory.sessions.records import (
     EVENT,
     MESSAGE,
@@ -180,8 +181,10 @@ class SessionStore:
     `list()` reads only this store's own folder.
     """
 
-    def __init__(self, store_root: Path) -> None:
+    def __init__(self, store_root: Path, redactor: Redactor | None = None) -> None:
         self.root = store_root
+        self.redactor = redactor or Redactor(store_root)
+        """Every record appended or imported passes through it before it is written (P5)."""
         self.folder = store_root / "sessions"
         self._states: dict[str, TranscriptState] = {}
         self._histories: dict[
@@ -413,9 +416,18 @@ class SessionStore:
         those names. Durable on return: one `write()` of the whole line, then `fsync`, for every
         record (see `Transcript.append`).
         """
-        checked = _check_new_record(record, "record", seq=None, imported=False)
+        checked = self._new_record(record, "record", seq=None, imported=False)
         with open_locked(self._paths(session_id), self._states) as transcript:
             return transcript.append(checked)
+
+    def _new_record(
+        self, record: Mapping[str, Any], field: str, *, seq: int | None, imported: bool
+    ) -> dict[str, Any]:
+        """The one door of every record that enters a transcript (chat, compaction, learning,
+        import from any agent): checked, then redacted before it is written or digested (P5)."""
+        checked = _check_new_record(record, field, seq=seq, imported=imported)
+        redacted: dict[str, Any] = self.redactor.value(checked)
+        return redacted
 
     def undo(self, session_id: str) -> builtins.list[int]:
         """Hide the last visible exchange after the last clear; return the seqs it hid.
@@ -563,7 +575,7 @@ class SessionStore:
         elif exported is not None:
             title = _check_title(exported.get("title", ""), "records[0].title")
         body = [
-            _check_new_record(record, f"records[{index}]", seq=index + shift, imported=True)
+            self._new_record(record, f"records[{index}]", seq=index + shift, imported=True)
             for index, record in enumerate(records)
             if index > 0 or exported is None
         ]

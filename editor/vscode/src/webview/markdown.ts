@@ -75,7 +75,7 @@ const ALLOWED_TAGS = [
 ];
 
 export function renderMarkdown(text: string): DocumentFragment {
-  return DOMPurify.sanitize(markdown.render(text), {
+  const fragment = DOMPurify.sanitize(markdown.render(text), {
     ALLOWED_TAGS,
     // `class` carries a code block's language (`language-ts`) and highlight.js's token kinds
     // (`hljs-keyword`); `start` an ordered list's first number.
@@ -83,4 +83,38 @@ export function renderMarkdown(text: string): DocumentFragment {
     ALLOWED_URI_REGEXP: /^https?:\/\//i,
     RETURN_DOM_FRAGMENT: true,
   });
+  markSecrets(fragment);
+  return fragment;
+}
+
+/** What the server puts where it redacted a secret before storing it: `[secret:<kind>:<8 hex>]`. */
+const SECRET_MARKER = /\[secret:([a-z0-9-]{1,40}):([0-9a-f]{8})\]/g;
+
+/**
+ * Wrap every redaction marker in the text nodes under `root` in a `span.secret` whose tooltip
+ * names the kind of secret that was there. Built with DOM calls and `textContent` only: the
+ * marker's text is never parsed as HTML.
+ */
+export function markSecrets(root: Node): void {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const texts: Text[] = [];
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    if ((node as Text).data.includes("[secret:")) texts.push(node as Text);
+  }
+  for (const text of texts) {
+    const parts = document.createDocumentFragment();
+    let at = 0;
+    for (const match of text.data.matchAll(SECRET_MARKER)) {
+      const start = match.index ?? 0;
+      parts.append(text.data.slice(at, start));
+      const span = document.createElement("span");
+      span.className = "secret";
+      span.textContent = match[0];
+      span.title = `A ${match[1]} was here: lecode-ls redacted it before it was stored`;
+      parts.append(span);
+      at = start + match[0].length;
+    }
+    parts.append(text.data.slice(at));
+    text.replaceWith(parts);
+  }
 }

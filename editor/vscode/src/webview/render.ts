@@ -8,7 +8,7 @@ import type { InjectedFactModel } from "../common/protocol";
 import { type MemoryWrite, factLabel, memoryWrites } from "../chat/memoryUsed";
 import type { CommandEntry, Entry, Part, ToolPart, Turn } from "../chat/turn";
 import { stopNote } from "../chat/turn";
-import { renderMarkdown } from "./markdown";
+import { markSecrets, renderMarkdown } from "./markdown";
 
 /** What a click in the "memory used" list asks for. */
 export type MemoryLink = { kind: "fact"; factId: number; revision: number } | { kind: "note"; file: string };
@@ -102,7 +102,9 @@ function toolBlock(part: ToolPart): HTMLElement {
   summary.append(element("span", "tool-name", part.name || "tool"), element("span", "tool-subject", subject(part.arguments)), element("span", "tool-status", status));
   details.append(summary, element("div", "label", "Arguments"), element("pre", "arguments", readable(part.arguments)));
   if (part.output !== undefined) {
-    details.append(element("div", "label", "Result"), element("pre", "output", readable(part.output)));
+    const output = element("pre", "output", readable(part.output));
+    markSecrets(output);
+    details.append(element("div", "label", "Result"), output);
   }
   return details;
 }
@@ -214,7 +216,9 @@ function memoryBlock(turn: Turn, ctx: RenderContext): HTMLElement | undefined {
 function turnBlock(turn: Turn, ctx: RenderContext): HTMLElement {
   const block = element("article", `entry turn ${turn.state}`);
   if (turn.user !== undefined) {
-    block.append(element("div", "user", turn.user));
+    const user = element("div", "user", turn.user);
+    markSecrets(user);
+    block.append(user);
   }
   const answer = element("div", "answer");
   answer.append(...turn.parts.map((part) => partBlock(part, ctx)));

@@ -240,6 +240,35 @@ describe("the chat page", () => {
     expect(pages.requests.filter((path) => !["/", "/dist/webview.js", "/media/chat.css", "/favicon.ico"].includes(path))).toEqual([]);
   });
 
+  it("shows a redacted secret as its marker with a tooltip of its kind, in history, answers and tool results", async () => {
+    // covers P5 (the chat view shows the marker where the secret was; issue 27 item 4)
+    const marker = "[secret:github-token:3fa9c2d1]";
+    const h = await chatPage([{ seq: 1, turnId: "t-0", kind: "user", text: `deploy fails with ${marker}, why?` }]);
+    await h.page.locator("#log .user", { hasText: "deploy fails" }).waitFor();
+    await ask(h.page, "and the key?");
+    const send = await h.nextSend();
+    h.stream(
+      { text: "The key `[secret:stripe-key:0a1b2c3d]` and <b>[secret:aws-access-key:deadbeef]</b> were redacted." },
+      { kind: "toolCall", callId: "c1", name: "read", arguments: '{"path":"settings.py"}' },
+      { kind: "toolResult", callId: "c1", name: "read", output: "STRIPE_KEY = \"[secret:stripe-key:0a1b2c3d]\"", isError: false },
+    );
+    send.resolve({ turnId: "t-1", stopReason: "stop", usage: USAGE });
+    await h.page.locator("#log article.turn.done").nth(1).waitFor();
+    await h.page.locator("details.tool").click();
+    const secrets = await h.page
+      .locator("#log span.secret")
+      .evaluateAll((spans) => spans.map((s) => [s.textContent, s.getAttribute("title"), s.children.length]));
+    expect(secrets).toEqual([
+      [marker, "A github-token was here: lecode-ls redacted it before it was stored", 0],
+      ["[secret:stripe-key:0a1b2c3d]", "A stripe-key was here: lecode-ls redacted it before it was stored", 0],
+      ["[secret:aws-access-key:deadbeef]", "A aws-access-key was here: lecode-ls redacted it before it was stored", 0],
+      ["[secret:stripe-key:0a1b2c3d]", "A stripe-key was here: lecode-ls redacted it before it was stored", 0],
+    ]);
+    // The text around each marker is kept, and the tag in the answer stayed text.
+    expect(await h.page.locator("#log .user").first().textContent()).toBe(`deploy fails with ${marker}, why?`);
+    expect(await h.page.locator("#log b").count()).toBe(0);
+  });
+
   it("completes /memory and its subcommands in the text box, and shows the command's output in place", async () => {
     const h = await chatPage();
     h.server.on(Requests.command, () => ({ output: "notes/build.md:1: Run `make`." }));
