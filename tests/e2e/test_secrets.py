@@ -19,6 +19,7 @@ from typing import Any
 
 from tests.e2e.chat import Deltas, chat_client, new_session, tool_chunks
 from tests.e2e.conftest import Start, call
+from tests.fakes.agent_transcripts import claude_records, codex_records, write_jsonl
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 # Built from parts, so that no file of this repository holds a whole one.
@@ -52,6 +53,11 @@ SURVIVORS = [
     "data:image/png;base64," + base64.b64encode(bytes(range(256)) * 2).decode(),
     "integrity sha512-" + base64.b64encode(bytes(range(64))).decode(),
 ]
+
+
+PLANTED_AT = ("We always use tabs", "Understood:", "all:", "Our CI runs", "Noted:", '{"command"')
+"""Where the Claude Code and Codex transcripts get the secrets: user, assistant and tool text,
+and a tool call's arguments."""
 
 
 def planted() -> str:
@@ -206,6 +212,32 @@ class TestTheDoors:
             for needle in needles():
                 assert needle.decode() not in text
             assert "[secret:aws-access-key:" in text
+        assert leaks(isolated_config_dir) == []
+
+    async def test_claude_code_and_codex_transcripts_keep_no_secret(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers P5, R1-R8 (issue 28's imports go through the same door: every string of every
+        # record, nested parts, tool calls and tool results included)
+        def plant(value: Any) -> Any:
+            if isinstance(value, str) and value.startswith(PLANTED_AT):
+                return value + " " + planted()
+            if isinstance(value, list):
+                return [plant(v) for v in value]
+            if isinstance(value, dict):
+                return {k: plant(v) for k, v in value.items()}
+            return value
+
+        claude = write_jsonl(repo / "claude.jsonl", plant(claude_records(repo)))
+        codex = write_jsonl(repo / "codex.jsonl", plant(codex_records(repo)))
+        client = await start(repo)
+        for path in (claude, codex):
+            made = await call(client, "lecode/session/import", {"path": str(path)})
+            [stored] = isolated_config_dir.rglob(f"{made['sessionId']}.jsonl")
+            text = stored.read_text(encoding="utf-8")
+            for needle in needles():
+                assert needle.decode() not in text
+            assert text.count("[secret:github-token:") >= 3  # user, assistant and tool text
         assert leaks(isolated_config_dir) == []
 
     async def test_fact_texts_remembered_and_corrected_keep_no_secret_and_stay_valid(
