@@ -49,6 +49,12 @@ def _day(stamp: str) -> str:
     return stamp[:10]
 
 
+def _cutoff(now: datetime, days: int) -> str:
+    """The stored-timestamp form of `days` days before `now`."""
+    cutoff = now - timedelta(days=max(0, days))
+    return cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 class Retirement:
     """Retired facts, and the facts proposed for retirement (see the module docstring)."""
 
@@ -153,8 +159,7 @@ class Retirement:
         a fact (the drift reason wins: it says more)."""
         moment = now or datetime.now(UTC)
         drifted = self._drifted_proposals(drifted_after_days, limit, moment)
-        cutoff = moment - timedelta(days=max(0, after_days))
-        stamp = cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        stamp = _cutoff(moment, after_days)
         with self._db.read() as conn:
             if conn is None:
                 return []
@@ -184,8 +189,7 @@ class Retirement:
     ) -> builtins.list[RetireProposal]:
         if after_days is None:
             return []
-        cutoff = now - timedelta(days=max(0, after_days))
-        stamp = cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        stamp = _cutoff(now, after_days)
         with self._db.read() as conn:
             if conn is None:
                 return []

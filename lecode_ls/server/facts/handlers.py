@@ -150,28 +150,27 @@ async def facts_unpin(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsPinR
 
 
 async def facts_retire(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsRetireResult:
-    runtime = await _facts_runtime(ls, params)
-
-    def retire() -> bool:
-        check_retirable(runtime.facts, runtime.sessions, params.fact_id)
-        return runtime.facts.retirement.retire(params.fact_id)
-
-    changed = await asyncio.to_thread(retire)
-    if changed:
-        await ls.facts_changed(runtime)
-    return p.FactsRetireResult(fact_id=params.fact_id, retired=True, changed=changed)
+    return await _retirement(ls, params, retire=True)
 
 
 async def facts_restore(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsRetireResult:
+    return await _retirement(ls, params, retire=False)
+
+
+async def _retirement(
+    ls: LecodeServer, params: p.FactsPinParams, *, retire: bool
+) -> p.FactsRetireResult:
     runtime = await _facts_runtime(ls, params)
+    retirement = runtime.facts.retirement
 
-    def restore() -> bool:
+    def change() -> bool:
         check_retirable(runtime.facts, runtime.sessions, params.fact_id)
-        return runtime.facts.retirement.restore(params.fact_id)
+        return (retirement.retire if retire else retirement.restore)(params.fact_id)
 
-    changed = await asyncio.to_thread(restore)
-    await ls.facts_changed(runtime)  # a kept proposal leaves the review queue: views refresh
-    return p.FactsRetireResult(fact_id=params.fact_id, retired=False, changed=changed)
+    changed = await asyncio.to_thread(change)
+    if changed or not retire:  # a kept proposal leaves the review queue too: views refresh
+        await ls.facts_changed(runtime)
+    return p.FactsRetireResult(fact_id=params.fact_id, retired=retire, changed=changed)
 
 
 async def retire_command(ls: LecodeServer, args: p.FactRetireCommand) -> p.FactsRetireResult:
