@@ -47,6 +47,7 @@ EDITOR_NOTES = {
     "agent.readonly": MACHINE,
     "agent.permissions": MACHINE,
     "agent.secret_files": MACHINE,
+    "agent.instruction_files": MACHINE,
 }
 """What only the VS Code setting's description says, after the model's docstring."""
 
