@@ -127,7 +127,7 @@ describe("installSteps", () => {
     const steps = installSteps({ kind: "uv", uv: "C:\\uv\\uv.exe" }, "C:\\ext\\server\\lecode_ls-0.1.0-py3-none-any.whl", "C:\\store\\env", "win32");
     expect(steps).toEqual([
       ["C:\\uv\\uv.exe", "venv", "--python", ">=3.11", "C:\\store\\env"],
-      ["C:\\uv\\uv.exe", "pip", "install", "--compile-bytecode", "--python", "C:\\store\\env\\Scripts\\python.exe", "C:\\ext\\server\\lecode_ls-0.1.0-py3-none-any.whl"],
+      ["C:\\uv\\uv.exe", "pip", "install", "--compile-bytecode", "--python", "C:\\store\\env\\Scripts\\python.exe", "C:\\ext\\server\\lecode_ls-0.1.0-py3-none-any.whl[mcp]"],
     ]);
   });
 
@@ -135,7 +135,7 @@ describe("installSteps", () => {
     const python = { kind: "python" as const, python: { command: "/usr/bin/python3.12", args: [] }, version: "3.12" };
     expect(installSteps(python, "/ext/server/w.whl", "/store/env", "darwin")).toEqual([
       ["/usr/bin/python3.12", "-m", "venv", "/store/env"],
-      ["/store/env/bin/python", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "/ext/server/w.whl"],
+      ["/store/env/bin/python", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "/ext/server/w.whl[mcp]"],
     ]);
   });
 
@@ -283,8 +283,8 @@ describe("bundledServer", () => {
     expect(temporary).toMatch(/server\/0\.1\.0\.tmp-\d+-[0-9a-f]{8}$/);
     expect(setup.calls).toEqual([
       [uv, "venv", "--python", ">=3.11", temporary],
-      [uv, "pip", "install", "--compile-bytecode", "--python", join(temporary, "bin", "python"), wheel],
-      [join(temporary, "bin", "python"), "-c", "import lecode_ls.cli, lecode_ls.server.wiring"],
+      [uv, "pip", "install", "--compile-bytecode", "--python", join(temporary, "bin", "python"), `${wheel}[mcp]`],
+      [join(temporary, "bin", "python"), "-c", "import lecode_ls.cli, lecode_ls.server.wiring, mcp.server"],
     ]);
     expect(progress).toEqual(["1/3: finding uv or Python 3.11+", "2/3: making an environment with uv", "3/3: installing lecode-ls (a minute or two)"]);
     expect(readdirSync(join(storageDir, "server"))).toEqual(["0.1.0"]);
@@ -294,6 +294,18 @@ describe("bundledServer", () => {
     expect(await bundledServer(context(again))).toEqual(command);
     expect(await installedServer(context(again))).toEqual(command);
     expect(again.calls).toEqual([]);
+  });
+
+  it("makes the environment again when one of this version was made without the mcp extra", async () => {
+    // issue 28, item 4: agents get `lecode-ls mcp` of this environment, which needs the SDK.
+    tool("uv");
+    const env = join(storageDir, "server", "0.1.0");
+    await bundledServer(context(new FakeSetup()));
+    writeFileSync(join(env, STAMP), JSON.stringify({ version: "0.1.0", wheel: "lecode_ls-0.1.0-py3-none-any.whl" }));
+    expect(await installedServer(context(new FakeSetup()))).toBeUndefined();
+    const again = new FakeSetup();
+    await bundledServer(context(again));
+    expect(again.calls.length).toBe(3);
   });
 
   it("makes a new environment for a new version and removes the old one", async () => {

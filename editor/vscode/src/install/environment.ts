@@ -32,7 +32,10 @@ import {
 import type { RunResult, Runner } from "./run";
 
 /** Imports what the server needs to serve (pygls, pydantic, apsw, httpx): a check of the install. */
-export const IMPORT_CHECK = "import lecode_ls.cli, lecode_ls.server.wiring";
+export const IMPORT_CHECK = "import lecode_ls.cli, lecode_ls.server.wiring, mcp.server";
+
+/** The wheel's extras installed with it: `mcp`, for the `lecode-ls mcp` offered to agents. */
+export const EXTRAS = "mcp";
 
 /** Where the .vsix keeps the wheel, relative to the extension's folder. */
 export const WHEEL_FOLDER = "server";
@@ -73,12 +76,12 @@ export function installSteps(tool: Tool, wheel: string, envDir: string, platform
   if (tool.kind === "uv") {
     return [
       [tool.uv, "venv", "--python", ">=3.11", envDir],
-      [tool.uv, "pip", "install", "--compile-bytecode", "--python", python, wheel],
+      [tool.uv, "pip", "install", "--compile-bytecode", "--python", python, `${wheel}[${EXTRAS}]`],
     ];
   }
   return [
     [tool.python.command, ...tool.python.args, "-m", "venv", envDir],
-    [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", wheel],
+    [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", `${wheel}[${EXTRAS}]`],
   ];
 }
 
@@ -165,6 +168,8 @@ async function bundledWheel(extensionDir: string): Promise<string> {
 interface Stamp {
   version: string;
   wheel: string;
+  /** EXTRAS when they were installed (an environment made before they were has none). */
+  extras?: string;
 }
 
 async function readStamp(envDir: string): Promise<Stamp | undefined> {
@@ -178,7 +183,11 @@ async function readStamp(envDir: string): Promise<Stamp | undefined> {
 /** A finished environment of this version in `envDir`. */
 async function usable(ctx: InstallContext, envDir: string): Promise<boolean> {
   const stamp = await readStamp(envDir);
-  return stamp?.version === ctx.version && (await ctx.isFile(environmentPython(envDir, ctx.platform)));
+  return (
+    stamp?.version === ctx.version &&
+    stamp.extras === EXTRAS &&
+    (await ctx.isFile(environmentPython(envDir, ctx.platform)))
+  );
 }
 
 function lastLines(result: RunResult): string {
@@ -267,7 +276,7 @@ export async function bundledServer(ctx: InstallContext): Promise<string[]> {
     await step(ctx, install, root);
     // `lecode-ls --version` loads none of the dependencies: import what serving needs instead.
     await step(ctx, [environmentPython(temporary, ctx.platform), "-c", IMPORT_CHECK], root);
-    const stamp: Stamp = { version: ctx.version, wheel: path.basename(wheel) };
+    const stamp: Stamp = { version: ctx.version, wheel: path.basename(wheel), extras: EXTRAS };
     await fs.writeFile(path.join(temporary, STAMP), JSON.stringify(stamp));
     try {
       await fs.rename(temporary, envDir);
