@@ -172,7 +172,7 @@ def render_package_json(current: str) -> str:
     manifest = json.loads(current)
     properties: dict[str, Any] = manifest["contributes"]["configuration"]["properties"]
     # A file-only section's keys are never the server's in package.json: the extension's own
-    # `lecode.mcp.provideToAgents` stays.
+    # `lecode.mcp.provide_to_agents` stays.
     sections = tuple(f"lecode.{name}." for name, _ in _sections(editor=True))
     kept = {key: value for key, value in properties.items() if not key.startswith(sections)}
     manifest["contributes"]["configuration"]["properties"] = {**kept, **vscode_properties()}

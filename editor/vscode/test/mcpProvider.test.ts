@@ -63,7 +63,7 @@ describe("the MCP server definition provider", () => {
     const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
     expect(manifest.contributes.mcpServerDefinitionProviders).toEqual([{ id: MCP_PROVIDER_ID, label: "lecode memory" }]);
     expect(manifest.activationEvents).toContain(`onMcpCollection:${MCP_PROVIDER_ID}`);
-    expect(manifest.contributes.configuration.properties["lecode.mcp.provideToAgents"]).toMatchObject({ type: "boolean", default: true });
+    expect(manifest.contributes.configuration.properties["lecode.mcp.provide_to_agents"]).toMatchObject({ type: "boolean", default: true });
   });
 
   it("registers nothing on a VS Code without the API (before 1.101, as code-server 4.100.3)", () => {
@@ -117,7 +117,7 @@ describe("the MCP server definition provider", () => {
     ]);
   });
 
-  it("offers nothing when lecode.mcp.provideToAgents is off, without making the server", async () => {
+  it("offers nothing when lecode.mcp.provide_to_agents is off, without making the server", async () => {
     let asked = 0;
     let enabled = false;
     const changed = new vscode.EventEmitter<void>();

@@ -28,13 +28,13 @@ export interface LecodeSettings extends ServerSections {
   /** The extension's own (never sent to the server: `[mcp]` is config.toml's only). */
   mcp: {
     /** Offer `lecode-ls mcp` to VS Code's agent mode (1.101+; see mcp/provider.ts). */
-    provideToAgents: boolean;
+    provide_to_agents: boolean;
   };
 }
 
 export const DEFAULTS: LecodeSettings = {
   server: { command: [] },
-  mcp: { provideToAgents: true },
+  mcp: { provide_to_agents: true },
   ...SERVER_DEFAULTS,
 };
 

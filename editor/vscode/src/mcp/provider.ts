@@ -6,7 +6,7 @@
  *
  * That API came with VS Code 1.101; the extension's engines minimum is older, and @types/vscode
  * is pinned to that minimum, so the API's shape is typed here and looked up at run time: on an
- * older VS Code `mcpApi` finds nothing and nothing is registered. `lecode.mcp.provideToAgents`
+ * older VS Code `mcpApi` finds nothing and nothing is registered. `lecode.mcp.provide_to_agents`
  * (default on) turns it off; while off, the provider lists no server.
  */
 import type * as vscode from "vscode";
@@ -15,7 +15,7 @@ import type * as vscode from "vscode";
 export const MCP_PROVIDER_ID = "lecode.memory";
 
 /** The setting, under the `lecode` section, that turns the provider off. */
-export const PROVIDE_SETTING = "mcp.provideToAgents";
+export const PROVIDE_SETTING = "mcp.provide_to_agents";
 
 /** vscode.McpStdioServerDefinition (1.101): the fields this sets. */
 export interface StdioDefinition {
@@ -68,7 +68,7 @@ export function mcpApi(module: unknown): McpApi | undefined {
 export interface McpDeps {
   /** The workspace folders (only `file:` ones are offered: the server reads the disk). */
   folders: () => readonly { uri: vscode.Uri; name: string }[];
-  /** `lecode.mcp.provideToAgents`. */
+  /** `lecode.mcp.provide_to_agents`. */
   enabled: () => boolean;
   /** The command that starts the language server (`python -m lecode_ls`, or the setting's);
    *  undefined or a throw: no server can be offered. */
