@@ -75,6 +75,21 @@ describe("the MCP server definition provider", () => {
     result.refresh(); // harmless
   });
 
+  it("goes on with nothing registered when VS Code refuses the registration (1.100's proposed API throws)", () => {
+    const logged: string[] = [];
+    const module = {
+      lm: {
+        registerMcpServerDefinitionProvider() {
+          throw new Error("Extension 'lecode.lecode' CANNOT use API proposal: mcpConfigurationProvider.");
+        },
+      },
+      McpStdioServerDefinition: StdioServerDefinition,
+    };
+    const result = registerMcpProvider(mcpApi(module), deps({ log: (l) => logged.push(l) }), () => new vscode.EventEmitter<void>());
+    expect(result.disposables).toEqual([]);
+    expect(logged).toEqual(["VS Code did not take the MCP server for agents: Extension 'lecode.lecode' CANNOT use API proposal: mcpConfigurationProvider."]);
+  });
+
   it("offers `lecode-ls mcp --project <folder>` of the server command, with the store's variable only", async () => {
     const { module, registered } = fakeVscode();
     const result = registerMcpProvider(mcpApi(module), deps(), () => new vscode.EventEmitter<void>());

@@ -152,6 +152,14 @@ export function registerMcpProvider(
   }
   const changed = emitter();
   const provider = new LecodeMcpProvider(deps, api.McpStdioServerDefinition, changed);
-  const registration = api.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider);
-  return { disposables: [registration, changed], refresh: () => provider.refresh() };
+  try {
+    const registration = api.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider);
+    return { disposables: [registration, changed], refresh: () => provider.refresh() };
+  } catch (error) {
+    // VS Code 1.100 had this API as a proposal, whose functions throw for extensions that did
+    // not enable it: there, as before 1.100, nothing is offered and the extension goes on.
+    deps.log(`VS Code did not take the MCP server for agents: ${error instanceof Error ? error.message : String(error)}`);
+    changed.dispose();
+    return { disposables: [], refresh: () => undefined };
+  }
 }
