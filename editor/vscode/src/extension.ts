@@ -16,7 +16,7 @@ import { Requests } from "./common/protocol";
 import { request } from "./common/requests";
 import { SECTION, apiKeyVariable, needsRestart, serverCommand } from "./common/settings";
 import * as api from "./common/vscodeapi";
-import { bundledServerCommand } from "./install/bundled";
+import { bundledMcpCommand, bundledServerCommand } from "./install/bundled";
 import { type FactDeps, factCommands } from "./facts/commands";
 import { proposalCommands } from "./facts/proposals";
 import { PROVIDE_SETTING, registerMcpProvider } from "./mcp/provider";
@@ -213,6 +213,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   };
 
+  const bundledMcp = bundledMcpCommand(context, logger);
   // VS Code 1.101+: agent mode lists the memory tools of `lecode-ls mcp` (nothing on older ones).
   const mcp = registerMcpProvider(
     api.mcpServerApi(),
@@ -222,6 +223,11 @@ export function activate(context: vscode.ExtensionContext): void {
       command: async () => {
         const setting = serverCommand(configuration());
         return "command" in setting ? setting.command : "error" in setting ? undefined : bundled();
+      },
+      prepare: async () => {
+        if ("bundled" in serverCommand(configuration())) {
+          await bundledMcp();
+        }
       },
       version: String(context.extension.packageJSON.version),
       env: process.env,

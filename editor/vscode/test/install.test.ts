@@ -15,6 +15,7 @@ import {
   type InstallContext,
   InstallError,
   STAMP,
+  bundledMcpServer,
   bundledServer,
   findTool,
   installSteps,
@@ -127,7 +128,7 @@ describe("installSteps", () => {
     const steps = installSteps({ kind: "uv", uv: "C:\\uv\\uv.exe" }, "C:\\ext\\server\\lecode_ls-0.1.0-py3-none-any.whl", "C:\\store\\env", "win32");
     expect(steps).toEqual([
       ["C:\\uv\\uv.exe", "venv", "--python", ">=3.11", "C:\\store\\env"],
-      ["C:\\uv\\uv.exe", "pip", "install", "--compile-bytecode", "--python", "C:\\store\\env\\Scripts\\python.exe", "C:\\ext\\server\\lecode_ls-0.1.0-py3-none-any.whl[mcp]"],
+      ["C:\\uv\\uv.exe", "pip", "install", "--compile-bytecode", "--python", "C:\\store\\env\\Scripts\\python.exe", "C:\\ext\\server\\lecode_ls-0.1.0-py3-none-any.whl"],
     ]);
   });
 
@@ -135,7 +136,7 @@ describe("installSteps", () => {
     const python = { kind: "python" as const, python: { command: "/usr/bin/python3.12", args: [] }, version: "3.12" };
     expect(installSteps(python, "/ext/server/w.whl", "/store/env", "darwin")).toEqual([
       ["/usr/bin/python3.12", "-m", "venv", "/store/env"],
-      ["/store/env/bin/python", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "/ext/server/w.whl[mcp]"],
+      ["/store/env/bin/python", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "/ext/server/w.whl"],
     ]);
   });
 
@@ -283,8 +284,8 @@ describe("bundledServer", () => {
     expect(temporary).toMatch(/server\/0\.1\.0\.tmp-\d+-[0-9a-f]{8}$/);
     expect(setup.calls).toEqual([
       [uv, "venv", "--python", ">=3.11", temporary],
-      [uv, "pip", "install", "--compile-bytecode", "--python", join(temporary, "bin", "python"), `${wheel}[mcp]`],
-      [join(temporary, "bin", "python"), "-c", "import lecode_ls.cli, lecode_ls.server.wiring, mcp.server"],
+      [uv, "pip", "install", "--compile-bytecode", "--python", join(temporary, "bin", "python"), wheel],
+      [join(temporary, "bin", "python"), "-c", "import lecode_ls.cli, lecode_ls.server.wiring"],
     ]);
     expect(progress).toEqual(["1/3: finding uv or Python 3.11+", "2/3: making an environment with uv", "3/3: installing lecode-ls (a minute or two)"]);
     expect(readdirSync(join(storageDir, "server"))).toEqual(["0.1.0"]);
@@ -296,16 +297,33 @@ describe("bundledServer", () => {
     expect(again.calls).toEqual([]);
   });
 
-  it("makes the environment again when one of this version was made without the mcp extra", async () => {
-    // issue 28, item 4: agents get `lecode-ls mcp` of this environment, which needs the SDK.
-    tool("uv");
+  it("installs the wheel's mcp extra into the environment only when agent mode first needs it", async () => {
+    // issue 28, item 4: the language server's first start is not made longer for everyone.
+    const uv = tool("uv");
+    const setup = new FakeSetup();
+    let sdk = false;
+    const run: Runner = async (command, args, options) => {
+      if (args.join(" ") === "-c import mcp.server") {
+        setup.calls.push([command, ...args]);
+        return sdk ? { code: 0, stdout: "", stderr: "" } : { code: 1, stdout: "", stderr: "No module named 'mcp'" };
+      }
+      if (args.at(-1)?.endsWith("[mcp]")) sdk = true;
+      return setup.run(command, args, options);
+    };
+    const command = await bundledServer({ ...context(setup), run });
+    expect(setup.calls.some((call) => call.some((arg) => arg.includes("mcp")))).toBe(false);
+    setup.calls.length = 0;
+    expect(await bundledMcpServer({ ...context(setup), run })).toEqual(command);
     const env = join(storageDir, "server", "0.1.0");
-    await bundledServer(context(new FakeSetup()));
-    writeFileSync(join(env, STAMP), JSON.stringify({ version: "0.1.0", wheel: "lecode_ls-0.1.0-py3-none-any.whl" }));
-    expect(await installedServer(context(new FakeSetup()))).toBeUndefined();
-    const again = new FakeSetup();
-    await bundledServer(context(again));
-    expect(again.calls.length).toBe(3);
+    const wheel = join(extensionDir, "server", "lecode_ls-0.1.0-py3-none-any.whl");
+    expect(setup.calls).toEqual([
+      [join(env, "bin", "python"), "-c", "import mcp.server"],
+      [uv, "pip", "install", "--compile-bytecode", "--python", join(env, "bin", "python"), `${wheel}[mcp]`],
+      [join(env, "bin", "python"), "-c", "import mcp.server"],
+    ]);
+    setup.calls.length = 0;
+    expect(await bundledMcpServer({ ...context(setup), run })).toEqual(command);
+    expect(setup.calls).toEqual([[join(env, "bin", "python"), "-c", "import mcp.server"]]); // once
   });
 
   it("makes a new environment for a new version and removes the old one", async () => {

@@ -51,6 +51,7 @@ function deps(overrides: Partial<McpDeps> = {}): McpDeps {
     folders: () => [{ uri: vscode.Uri.file("/home/me/app"), name: "app" }],
     enabled: () => true,
     command: async () => ["/store/server/0.1.0/bin/python", "-m", "lecode_ls"],
+    prepare: async () => undefined,
     version: "0.1.0",
     env: { LECODE_CONFIG_DIR: "/store/lecode", OPENAI_API_KEY: "sk-secret", HOME: "/home/me" },
     log: () => undefined,
@@ -151,6 +152,30 @@ describe("the MCP server definition provider", () => {
     const [definition] = await provider.provideMcpServerDefinitions();
     enabled = false; // turned off between listing and starting: not started
     expect(await provider.resolveMcpServerDefinition(definition)).toBeUndefined();
+  });
+
+  it("prepares the server (the bundled environment's MCP SDK) before VS Code starts it, and does not start one that failed", async () => {
+    let prepared = 0;
+    const logged: string[] = [];
+    let fail = false;
+    const provider = new LecodeMcpProvider(
+      deps({
+        prepare: async () => {
+          prepared++;
+          if (fail) throw new Error("Setting up lecode-ls failed: pip exited with 1.");
+        },
+        log: (l) => logged.push(l),
+      }),
+      StdioServerDefinition,
+      new vscode.EventEmitter<void>(),
+    );
+    const [definition] = await provider.provideMcpServerDefinitions();
+    expect(prepared).toBe(0); // listing makes nothing
+    expect(await provider.resolveMcpServerDefinition(definition)).toBe(definition);
+    expect(prepared).toBe(1);
+    fail = true;
+    expect(await provider.resolveMcpServerDefinition(definition)).toBeUndefined();
+    expect(logged).toEqual(["the MCP server for agents could not be set up: Setting up lecode-ls failed: pip exited with 1."]);
   });
 
   it("offers nothing, and logs why, when no server command can be had", async () => {

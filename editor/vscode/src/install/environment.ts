@@ -32,10 +32,11 @@ import {
 import type { RunResult, Runner } from "./run";
 
 /** Imports what the server needs to serve (pygls, pydantic, apsw, httpx): a check of the install. */
-export const IMPORT_CHECK = "import lecode_ls.cli, lecode_ls.server.wiring, mcp.server";
+export const IMPORT_CHECK = "import lecode_ls.cli, lecode_ls.server.wiring";
 
-/** The wheel's extras installed with it: `mcp`, for the `lecode-ls mcp` offered to agents. */
-export const EXTRAS = "mcp";
+/** What `lecode-ls mcp` needs besides: the wheel's `mcp` extra (the MCP SDK), installed only
+ *  when VS Code's agent mode first starts that server (bundledMcpServer). */
+export const MCP_IMPORT_CHECK = "import mcp.server";
 
 /** Where the .vsix keeps the wheel, relative to the extension's folder. */
 export const WHEEL_FOLDER = "server";
@@ -76,12 +77,12 @@ export function installSteps(tool: Tool, wheel: string, envDir: string, platform
   if (tool.kind === "uv") {
     return [
       [tool.uv, "venv", "--python", ">=3.11", envDir],
-      [tool.uv, "pip", "install", "--compile-bytecode", "--python", python, `${wheel}[${EXTRAS}]`],
+      [tool.uv, "pip", "install", "--compile-bytecode", "--python", python, wheel],
     ];
   }
   return [
     [tool.python.command, ...tool.python.args, "-m", "venv", envDir],
-    [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", `${wheel}[${EXTRAS}]`],
+    [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", wheel],
   ];
 }
 
@@ -168,8 +169,6 @@ async function bundledWheel(extensionDir: string): Promise<string> {
 interface Stamp {
   version: string;
   wheel: string;
-  /** EXTRAS when they were installed (an environment made before they were has none). */
-  extras?: string;
 }
 
 async function readStamp(envDir: string): Promise<Stamp | undefined> {
@@ -183,11 +182,7 @@ async function readStamp(envDir: string): Promise<Stamp | undefined> {
 /** A finished environment of this version in `envDir`. */
 async function usable(ctx: InstallContext, envDir: string): Promise<boolean> {
   const stamp = await readStamp(envDir);
-  return (
-    stamp?.version === ctx.version &&
-    stamp.extras === EXTRAS &&
-    (await ctx.isFile(environmentPython(envDir, ctx.platform)))
-  );
+  return stamp?.version === ctx.version && (await ctx.isFile(environmentPython(envDir, ctx.platform)));
 }
 
 function lastLines(result: RunResult): string {
@@ -276,7 +271,7 @@ export async function bundledServer(ctx: InstallContext): Promise<string[]> {
     await step(ctx, install, root);
     // `lecode-ls --version` loads none of the dependencies: import what serving needs instead.
     await step(ctx, [environmentPython(temporary, ctx.platform), "-c", IMPORT_CHECK], root);
-    const stamp: Stamp = { version: ctx.version, wheel: path.basename(wheel), extras: EXTRAS };
+    const stamp: Stamp = { version: ctx.version, wheel: path.basename(wheel) };
     await fs.writeFile(path.join(temporary, STAMP), JSON.stringify(stamp));
     try {
       await fs.rename(temporary, envDir);
@@ -292,4 +287,34 @@ export async function bundledServer(ctx: InstallContext): Promise<string[]> {
   }
   await removeOld(root, envDir);
   return serverCommandIn(envDir, ctx.platform);
+}
+
+/** The step that installs the wheel's `mcp` extra into an existing environment. */
+export function mcpExtraStep(tool: Tool, wheel: string, envDir: string, platform: Platform): string[] {
+  const install = installSteps(tool, wheel, envDir, platform)[1];
+  return [...install.slice(0, -1), `${wheel}[mcp]`];
+}
+
+/**
+ * The bundled server's command for `lecode-ls mcp`: the environment of bundledServer, with the
+ * wheel's `mcp` extra installed into it first when it lacks the SDK (a language server that uses
+ * the environment meanwhile keeps running: the extra only adds packages). Throws InstallError.
+ */
+export async function bundledMcpServer(ctx: InstallContext): Promise<string[]> {
+  const command = await bundledServer(ctx);
+  const python = command[0];
+  const envDir = path.dirname(path.dirname(python)); // <env>/bin/python, <env>\Scripts\python.exe
+  const check = await ctx.run(python, ["-c", MCP_IMPORT_CHECK], { cwd: envDir, env: ctx.env, timeoutMs: STEP_TIMEOUT_MS, onLine: () => undefined });
+  if (check.code === 0) {
+    return command;
+  }
+  const wheel = await bundledWheel(ctx.extensionDir);
+  const { tool, tooOld } = await findTool(ctx);
+  if (tool === undefined) {
+    throw new InstallError(nothingToInstallWith(tooOld));
+  }
+  ctx.progress("installing the MCP SDK for agent mode (a minute)");
+  await step(ctx, mcpExtraStep(tool, wheel, envDir, ctx.platform), envDir);
+  await step(ctx, [python, "-c", MCP_IMPORT_CHECK], envDir);
+  return command;
 }

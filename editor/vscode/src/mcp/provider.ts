@@ -73,6 +73,9 @@ export interface McpDeps {
   /** The command that starts the language server (`python -m lecode_ls`, or the setting's);
    *  undefined or a throw: no server can be offered. */
   command: () => Promise<string[] | undefined>;
+  /** Called before VS Code starts a server: makes what it needs (the bundled environment's MCP
+   *  SDK); a throw: the server is not started, and the reason is logged. */
+  prepare: () => Promise<void>;
   /** The extension's version, given to VS Code so that it restarts the server after an update. */
   version: string;
   /** The extension host's environment: the store (LECODE_CONFIG_DIR) the language server uses. */
@@ -132,9 +135,19 @@ export class LecodeMcpProvider implements DefinitionProvider {
     });
   }
 
-  /** Called before VS Code starts a server: one turned off meanwhile is not started. */
+  /** Called before VS Code starts a server: one turned off meanwhile is not started, and the
+   *  bundled environment gets the MCP SDK first (installed on this first use only). */
   async resolveMcpServerDefinition(definition: StdioDefinition): Promise<StdioDefinition | undefined> {
-    return this.deps.enabled() ? definition : undefined;
+    if (!this.deps.enabled()) {
+      return undefined;
+    }
+    try {
+      await this.deps.prepare();
+    } catch (error) {
+      this.deps.log(`the MCP server for agents could not be set up: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+    return definition;
   }
 }
 
