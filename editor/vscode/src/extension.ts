@@ -52,15 +52,12 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   // After a first start's set-up, the person hears that it is ready once the server runs.
   let justSetUp = false;
-  // One set-up for the language server and the MCP server offered to agents: whoever asks
-  // first makes the environment, the other waits for it (a failure lets the next one retry).
+  // One set-up at a time for the language server and the MCP server offered to agents: whoever
+  // asks while another set-up runs waits for it instead of making a second environment.
   const makeBundled = bundledServerCommand(context, logger, () => (justSetUp = true));
   let bundling: Promise<string[]> | undefined;
   const bundled = (): Promise<string[]> => {
-    bundling ??= makeBundled().catch((error: unknown) => {
-      bundling = undefined;
-      throw error;
-    });
+    bundling ??= makeBundled().finally(() => (bundling = undefined));
     return bundling;
   };
   server = new ServerClient(
