@@ -308,11 +308,12 @@ describe("the packaged extension in code-server", () => {
     await page.keyboard.type("MCP: List Servers");
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "MCP: List Servers" }).first().waitFor();
     await page.keyboard.press("Enter");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "lecode memory" }).first().waitFor({ timeout: WAIT });
+    const server = page.locator(".quick-input-list .monaco-list-row", { hasText: "lecode memory" }).first();
+    await server.waitFor({ timeout: WAIT });
     await shot("mcp-1-listed");
-    await page.keyboard.press("Escape");
-    // VS Code starts the server to learn its tools (the MCP SDK is installed first, with pip):
-    // its process is the bundled environment's `lecode_ls mcp --project <project>`.
+    // Choosing the stopped server starts it (the MCP SDK is installed first, with pip): its
+    // process is the bundled environment's `lecode_ls mcp --project <project>`.
+    await server.click();
     const python = join(userData, "User", "globalStorage", "lecode.lecode", "server", VERSION, "bin", "python");
     const wanted = [python, "-m", "lecode_ls", "mcp", "--project", project].join("\0");
     await until(
