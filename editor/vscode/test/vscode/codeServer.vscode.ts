@@ -311,9 +311,12 @@ describe("the packaged extension in code-server", () => {
     const server = page.locator(".quick-input-list .monaco-list-row", { hasText: "lecode memory" }).first();
     await server.waitFor({ timeout: WAIT });
     await shot("mcp-1-listed");
-    // Choosing the stopped server starts it (the MCP SDK is installed first, with pip): its
-    // process is the bundled environment's `lecode_ls mcp --project <project>`.
+    // Its Start Server starts it (the MCP SDK is installed first, with pip): the process is the
+    // bundled environment's `lecode_ls mcp --project <project>`.
     await server.click();
+    const start = page.locator(".quick-input-list .monaco-list-row", { hasText: /Start Server/ }).first();
+    await start.waitFor({ timeout: WAIT });
+    await start.click();
     const python = join(userData, "User", "globalStorage", "lecode.lecode", "server", VERSION, "bin", "python");
     const wanted = [python, "-m", "lecode_ls", "mcp", "--project", project].join("\0");
     await until(
