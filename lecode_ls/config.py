@@ -13,9 +13,16 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 
 from lecode_ls.memory.secrets import MAX_EXTRA_PATTERNS, check_extra_pattern
 
@@ -140,6 +147,23 @@ SECRET_FILES = (
 )
 
 
+GLOB_CHARS = frozenset("*?[")
+
+
+def instruction_pattern_problem(pattern: str) -> str | None:
+    """Why `pattern` is not a working-folder-relative file name or last-component glob, or None."""
+    if "\\" in pattern or "\x00" in pattern:
+        return "use / between folders, and no NUL"
+    if pattern.startswith(("/", "~")) or (len(pattern) > 1 and pattern[1] == ":"):
+        return "must be relative to the working folder"
+    parts = pattern.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return 'must not contain "..", "." or an empty folder name'
+    if any(GLOB_CHARS & set(part) for part in parts[:-1]):
+        return "a glob (* ? [) is allowed in the file name only, not in a folder"
+    return None
+
+
 class AgentSettings(_Section):
     """`[agent]`: the chat agent."""
 
@@ -167,6 +191,26 @@ class AgentSettings(_Section):
     """Workspace files that usually hold credentials: the model's `read` of one asks the person
     first (permissions.read_secret). Glob patterns, case-insensitive: one without "/" matches a
     file name in any folder, one with "/" the end of the path (".git/config")."""
+
+    instruction_files: list[Annotated[str, StringConstraints(min_length=1, max_length=200)]] = (
+        Field(default_factory=list, max_length=20)
+    )
+    """Other agents' instruction files to read beside AGENTS.md, for example ["CLAUDE.md",
+    ".github/copilot-instructions.md", ".cursor/rules/*.mdc", "GEMINI.md"]: relative to the
+    active working folder, a glob in the file name only (at most 20 files each). Read under
+    AGENTS.md's rules: from that folder, each labelled with its path, all of them within
+    AGENTS.md's 256 KiB (AGENTS.md first), a link leading outside the folder refused. Every
+    request sends them to the provider: name no file that holds secrets. Empty (the default):
+    AGENTS.md only."""
+
+    @field_validator("instruction_files")
+    @classmethod
+    def _instruction_patterns(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            problem = instruction_pattern_problem(pattern)
+            if problem is not None:
+                raise ValueError(f"{pattern!r}: {problem}")
+        return value
 
 
 class CompactionSettings(_Section):

@@ -51,7 +51,7 @@ from lecode_ls.agent.replay import complete_arguments, replay
 from lecode_ls.errors import ContextOverflow, LecodeError, ProviderError
 from lecode_ls.memory.anchors import read_paths
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
-from lecode_ls.memory.project import read_agents
+from lecode_ls.memory.project import instruction_parts, read_agents
 from lecode_ls.memory.selection import QueryVector, TurnSelection, turn_query
 from lecode_ls.memory.sessions import UsageTotal
 from lecode_ls.memory.working import working_view
@@ -607,6 +607,9 @@ class ChatTurn:
             parts = [base.format(root=self.runtime.project.root)]
             if exists and agents.strip():
                 parts.append(AGENTS_HEADING + agents)
+            used = len(agents.encode("utf-8")) if exists else 0
+            patterns = self.runtime.settings.agent.instruction_files
+            parts.extend(instruction_parts(self.folder, patterns, used=used))
             if memory.text:
                 parts.append(memory.text)  # its heading included, within max_bytes (I2)
             return "\n\n".join(parts), memory

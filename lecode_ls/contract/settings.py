@@ -47,6 +47,7 @@ EDITOR_NOTES = {
     "agent.readonly": MACHINE,
     "agent.permissions": MACHINE,
     "agent.secret_files": MACHINE,
+    "agent.instruction_files": MACHINE,
 }
 """What only the VS Code setting's description says, after the model's docstring."""
 
@@ -171,7 +172,9 @@ def render_package_json(current: str) -> str:
     every other key (the extension's own settings included) stays as it is."""
     manifest = json.loads(current)
     properties: dict[str, Any] = manifest["contributes"]["configuration"]["properties"]
-    sections = tuple(f"lecode.{name}." for name, _ in _sections())
+    # A file-only section's keys are never the server's in package.json: the extension's own
+    # `lecode.mcp.provide_to_agents` stays.
+    sections = tuple(f"lecode.{name}." for name, _ in _sections(editor=True))
     kept = {key: value for key, value in properties.items() if not key.startswith(sections)}
     manifest["contributes"]["configuration"]["properties"] = {**kept, **vscode_properties()}
     return json.dumps(manifest, indent=2) + "\n"

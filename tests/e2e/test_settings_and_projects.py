@@ -156,7 +156,12 @@ class TestProjects:
         # covers L7
         (repo / "AGENTS.md").write_text("Use uv.\n")
         client = await start(repo)
-        assert await call(client, "lecode/agents/read") == {"content": "Use uv.\n", "exists": True}
+        assert await call(client, "lecode/agents/read") == {
+            "content": "Use uv.\n",
+            "exists": True,
+            "instructions": [],
+            "notes": [],
+        }
         listed = await call(client, "lecode/memory/list")
         assert listed == {"files": []}
 

@@ -14,12 +14,13 @@ import { createLogger } from "./common/logger";
 import { ProjectIndex } from "./common/projects";
 import { Requests } from "./common/protocol";
 import { request } from "./common/requests";
-import { SECTION, apiKeyVariable, needsRestart } from "./common/settings";
+import { SECTION, apiKeyVariable, needsRestart, serverCommand } from "./common/settings";
 import * as api from "./common/vscodeapi";
-import { bundledServerCommand } from "./install/bundled";
+import { bundledMcpCommand, bundledServerCommand } from "./install/bundled";
 import { type FactDeps, factCommands } from "./facts/commands";
 import { proposalCommands } from "./facts/proposals";
 import { retirementCommands } from "./facts/retirements";
+import { PROVIDE_SETTING, registerMcpProvider } from "./mcp/provider";
 import { guarded, memoryCommands } from "./notes/commands";
 import { MemoryFileSystem } from "./notes/fileSystem";
 import { SCHEME } from "./notes/uri";
@@ -52,6 +53,14 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   // After a first start's set-up, the person hears that it is ready once the server runs.
   let justSetUp = false;
+  // One set-up at a time for the language server and the MCP server offered to agents: whoever
+  // asks while another set-up runs waits for it instead of making a second environment.
+  const makeBundled = bundledServerCommand(context, logger, () => (justSetUp = true));
+  let bundling: Promise<string[]> | undefined;
+  const bundled = (): Promise<string[]> => {
+    bundling ??= makeBundled().finally(() => (bundling = undefined));
+    return bundling;
+  };
   server = new ServerClient(
     output,
     logger,
@@ -59,7 +68,7 @@ export function activate(context: vscode.ExtensionContext): void {
     serverProblem,
     () => context.secrets.get(API_KEY_SECRET),
     undefined,
-    bundledServerCommand(context, logger, () => (justSetUp = true)),
+    bundled,
   );
   const client = server;
   const projects = new ProjectIndex(client, () =>
@@ -203,7 +212,32 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   };
 
+  const bundledMcp = bundledMcpCommand(context, logger);
+  // VS Code 1.101+: agent mode lists the memory tools of `lecode-ls mcp` (nothing on older ones).
+  const mcp = registerMcpProvider(
+    api.mcpServerApi(),
+    {
+      folders: api.workspaceFolders,
+      enabled: () => configuration().get<boolean>(PROVIDE_SETTING) !== false,
+      command: async () => {
+        const setting = serverCommand(configuration());
+        return "command" in setting ? setting.command : "error" in setting ? undefined : bundled();
+      },
+      prepare: async () => {
+        if ("bundled" in serverCommand(configuration())) {
+          await bundledMcp();
+        }
+      },
+      version: String(context.extension.packageJSON.version),
+      env: process.env,
+      log: (line) => logger.warn(line),
+    },
+    api.eventEmitter,
+  );
+
   context.subscriptions.push(
+    ...mcp.disposables,
+    api.onDidChangeWorkspaceFolders(mcp.refresh),
     output,
     status,
     projects,
@@ -264,6 +298,9 @@ export function activate(context: vscode.ExtensionContext): void {
     api.onDidChangeConfiguration((event) => {
       if (needsRestart(event)) {
         background("restarting lecode-ls", client.restart());
+      }
+      if (event.affectsConfiguration(`${SECTION}.${PROVIDE_SETTING}`) || event.affectsConfiguration(`${SECTION}.server`)) {
+        mcp.refresh();
       }
     }),
     ...Object.entries(commands).map(([id, run]) => api.registerCommand(id, run)),

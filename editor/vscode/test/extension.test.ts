@@ -52,7 +52,12 @@ describe("activate", () => {
       inspect: () => ({}),
     } as never);
     const secrets = { get: vi.fn(async () => undefined), store: vi.fn(), delete: vi.fn() };
-    const context = { subscriptions: [] as { dispose(): unknown }[], secrets, extensionUri: vscode.Uri.file("/ext") };
+    const context = {
+      subscriptions: [] as { dispose(): unknown }[],
+      secrets,
+      extensionUri: vscode.Uri.file("/ext"),
+      extension: { packageJSON: { version: "0.1.0" } },
+    };
 
     activate(context as unknown as vscode.ExtensionContext);
     await deactivate();
@@ -167,6 +172,6 @@ describe("activate", () => {
   });
 
   it("declares an activation on the memory file system, so restored memory tabs open", () => {
-    expect(manifest.activationEvents).toEqual(["onStartupFinished", "onFileSystem:lecode-memory"]);
+    expect(manifest.activationEvents).toEqual(["onStartupFinished", "onFileSystem:lecode-memory", "onMcpCollection:lecode.memory"]);
   });
 });

@@ -15,6 +15,7 @@ import {
   type InstallContext,
   InstallError,
   STAMP,
+  bundledMcpServer,
   bundledServer,
   findTool,
   installSteps,
@@ -294,6 +295,35 @@ describe("bundledServer", () => {
     expect(await bundledServer(context(again))).toEqual(command);
     expect(await installedServer(context(again))).toEqual(command);
     expect(again.calls).toEqual([]);
+  });
+
+  it("installs the wheel's mcp extra into the environment only when agent mode first needs it", async () => {
+    // issue 28, item 4: the language server's first start is not made longer for everyone.
+    const uv = tool("uv");
+    const setup = new FakeSetup();
+    let sdk = false;
+    const run: Runner = async (command, args, options) => {
+      if (args.join(" ") === "-c import mcp.server") {
+        setup.calls.push([command, ...args]);
+        return sdk ? { code: 0, stdout: "", stderr: "" } : { code: 1, stdout: "", stderr: "No module named 'mcp'" };
+      }
+      if (args.at(-1)?.endsWith("[mcp]")) sdk = true;
+      return setup.run(command, args, options);
+    };
+    const command = await bundledServer({ ...context(setup), run });
+    expect(setup.calls.some((call) => call.some((arg) => arg.includes("mcp")))).toBe(false);
+    setup.calls.length = 0;
+    expect(await bundledMcpServer({ ...context(setup), run })).toEqual(command);
+    const env = join(storageDir, "server", "0.1.0");
+    const wheel = join(extensionDir, "server", "lecode_ls-0.1.0-py3-none-any.whl");
+    expect(setup.calls).toEqual([
+      [join(env, "bin", "python"), "-c", "import mcp.server"],
+      [uv, "pip", "install", "--compile-bytecode", "--python", join(env, "bin", "python"), `${wheel}[mcp]`],
+      [join(env, "bin", "python"), "-c", "import mcp.server"],
+    ]);
+    setup.calls.length = 0;
+    expect(await bundledMcpServer({ ...context(setup), run })).toEqual(command);
+    expect(setup.calls).toEqual([[join(env, "bin", "python"), "-c", "import mcp.server"]]); // once
   });
 
   it("makes a new environment for a new version and removes the old one", async () => {

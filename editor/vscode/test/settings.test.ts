@@ -76,6 +76,7 @@ describe("package.json and settings.ts", () => {
         "lecode.agent.readonly",
         "lecode.agent.permissions",
         "lecode.agent.secret_files",
+        "lecode.agent.instruction_files",
       ],
     });
   });
@@ -85,6 +86,7 @@ describe("package.json and settings.ts", () => {
     // (which then receives the key) and the tool permissions.
     const machine = Object.keys(properties).filter((key) => properties[key].scope === "machine");
     expect(machine.sort()).toEqual([
+      "lecode.agent.instruction_files",
       "lecode.agent.permissions",
       "lecode.agent.readonly",
       "lecode.agent.secret_files",

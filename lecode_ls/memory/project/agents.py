@@ -19,7 +19,7 @@ AGENTS_MAX_BYTES = 256 * 1024
 TRUNCATION_MARKER = f"[... {AGENTS_FILE} truncated at {AGENTS_MAX_BYTES} bytes]"
 
 
-def _cut_utf8(data: bytes, limit: int) -> bytes:
+def cut_utf8(data: bytes, limit: int) -> bytes:
     """The first `limit` bytes of `data`, shortened so no UTF-8 sequence is cut in half."""
     if len(data) <= limit:
         return data
@@ -68,7 +68,7 @@ def read_agents(folder: Path) -> tuple[str, bool]:
         return "", False
     if len(data) <= AGENTS_MAX_BYTES:
         return data.decode("utf-8", errors="replace"), True
-    text = _cut_utf8(data, AGENTS_MAX_BYTES).decode("utf-8", errors="replace")
+    text = cut_utf8(data, AGENTS_MAX_BYTES).decode("utf-8", errors="replace")
     if not text.endswith("\n"):
         text += "\n"
     return text + TRUNCATION_MARKER + "\n", True

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from lecode_ls.memory.project import read_agents
+from lecode_ls.memory.project import read_agents, read_instructions
 from lecode_ls.server.notes import messages as p
 from lecode_ls.server.notes.changes import notes_changed
 from lecode_ls.server.server import LecodeServer
@@ -78,8 +78,18 @@ async def memory_search(ls: LecodeServer, params: p.MemorySearchParams) -> p.Mem
 
 async def agents_read(ls: LecodeServer, params: p.AgentsReadParams) -> p.AgentsReadResult:
     folder = ls.folder_for(params.workspace_uri)
+    runtime, _ = await ls.runtime(params.workspace_uri)
     content, exists = await asyncio.to_thread(read_agents, folder)
-    return p.AgentsReadResult(content=content, exists=exists)
+    used = len(content.encode("utf-8")) if exists else 0
+    patterns = runtime.settings.agent.instruction_files
+    items, notes = await asyncio.to_thread(read_instructions, folder, patterns, used=used)
+    files = [
+        p.InstructionFile(
+            path=item.path, content=item.text, truncated=item.truncated, refused=item.refused
+        )
+        for item in items
+    ]
+    return p.AgentsReadResult(content=content, exists=exists, instructions=files, notes=notes)
 
 
 async def memory_command(ls: LecodeServer, params: p.MemoryCommandArgs) -> str:

@@ -149,11 +149,28 @@ class AgentsReadParams(WorkspaceParams):
     pass
 
 
+class InstructionFile(Message):
+    path: str
+    """Relative to the active folder, with "/" separators."""
+    content: str
+    """What the chat's system prompt takes of it (empty when refused)."""
+    truncated: bool
+    """Whether it was cut: AGENTS.md and the instruction files share 256 KiB."""
+    refused: str | None = None
+    """Why it was not read: a link leading outside the folder, not a regular file, over the
+    size budget, or unreadable."""
+
+
 class AgentsReadResult(Message):
     content: str
     """AGENTS.md of the active folder (checkout-specific instructions, kept apart from memory)."""
     exists: bool
     """Whether the folder has an AGENTS.md."""
+    instructions: list[InstructionFile]
+    """The files `[agent] instruction_files` names in the folder, in the order the chat's
+    system prompt takes them after AGENTS.md (empty when the setting is)."""
+    notes: list[str]
+    """Why a glob brought in fewer files than it matches (the bounds on a glob)."""
 
 
 # --- command lecode.memory -------------------------------------------------------------------

@@ -155,13 +155,21 @@ METHODS: tuple[Method, ...] = (
     Method(
         "lecode/agents/read",
         "request",
-        "AGENTS.md of the active folder, apart from memory (it is not injected as memory).",
+        "AGENTS.md of the active folder, apart from memory (it is not injected as memory), and "
+        "the other agents' instruction files `[agent] instruction_files` names beside it.",
         AgentsReadParams,
         AgentsReadResult,
         handler=handlers.agents_read,
         errors=("symlink_refused",),
         example_params={"workspaceUri": WS},
-        example_result={"content": "Use uv.\n", "exists": True},
+        example_result={
+            "content": "Use uv.\n",
+            "exists": True,
+            "instructions": [
+                {"path": "CLAUDE.md", "content": "Run the tests with uv.\n", "truncated": False}
+            ],
+            "notes": [],
+        },
     ),
 )
 

@@ -198,6 +198,21 @@ export interface AgentsReadResult {
   content: string;
   /** Whether the folder has an AGENTS.md. */
   exists: boolean;
+  /** The files `[agent] instruction_files` names in the folder, in the order the chat's system prompt takes them after AGENTS.md (empty when the setting is). */
+  instructions: InstructionFile[];
+  /** Why a glob brought in fewer files than it matches (the bounds on a glob). */
+  notes: string[];
+}
+
+export interface InstructionFile {
+  /** Relative to the active folder, with "/" separators. */
+  path: string;
+  /** What the chat's system prompt takes of it (empty when refused). */
+  content: string;
+  /** Whether it was cut: AGENTS.md and the instruction files share 256 KiB. */
+  truncated: boolean;
+  /** Why it was not read: a link leading outside the folder, not a regular file, over the size budget, or unreadable. */
+  refused?: string | null;
 }
 
 export interface SessionListParams {

@@ -49,6 +49,8 @@ export interface AgentSettings {
   permissions: Partial<Record<"memory_write" | "memory_edit" | "memory_correct" | "memory_forget" | "read_secret", "allow" | "deny" | "ask">>;
   /** Workspace files that usually hold credentials: the model's `read` of one asks the person first (permissions.read_secret). Glob patterns, case-insensitive: one without "/" matches a file name in any folder, one with "/" the end of the path (".git/config"). */
   secret_files: string[];
+  /** Other agents' instruction files to read beside AGENTS.md, for example ["CLAUDE.md", ".github/copilot-instructions.md", ".cursor/rules/*.mdc", "GEMINI.md"]: relative to the active working folder, a glob in the file name only (at most 20 files each). Read under AGENTS.md's rules: from that folder, each labelled with its path, all of them within AGENTS.md's 256 KiB (AGENTS.md first), a link leading outside the folder refused. Every request sends them to the provider: name no file that holds secrets. Empty (the default): AGENTS.md only. */
+  instruction_files: string[];
 }
 
 /** `[compaction]`: the working summary of long chats. */
@@ -129,7 +131,8 @@ export const SERVER_DEFAULTS: ServerSections = {
       ".config/gcloud/access_tokens.db",
       ".config/gcloud/application_default_credentials.json",
       ".kube/config"
-    ]
+    ],
+    "instruction_files": []
   },
   "compaction": {
     "buffer_tokens": 4096,

@@ -25,10 +25,16 @@ export interface ServerSettings {
 
 export interface LecodeSettings extends ServerSections {
   server: ServerSettings;
+  /** The extension's own (never sent to the server: `[mcp]` is config.toml's only). */
+  mcp: {
+    /** Offer `lecode-ls mcp` to VS Code's agent mode (1.101+; see mcp/provider.ts). */
+    provide_to_agents: boolean;
+  };
 }
 
 export const DEFAULTS: LecodeSettings = {
   server: { command: [] },
+  mcp: { provide_to_agents: true },
   ...SERVER_DEFAULTS,
 };
 

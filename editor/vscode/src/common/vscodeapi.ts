@@ -4,6 +4,7 @@
  * Classes (Uri, EventEmitter, TreeItem, ...) are used from `vscode` directly.
  */
 import * as vscode from "vscode";
+import { type McpApi, mcpApi } from "../mcp/provider";
 
 /** An error notification; with `items`, its buttons (the answer is the one clicked, if any). */
 export function showErrorMessage(message: string, ...items: string[]): Thenable<string | undefined> {
@@ -120,6 +121,19 @@ export function onDidChangeConfiguration(
 
 export function workspaceFolders(): readonly vscode.WorkspaceFolder[] {
   return vscode.workspace.workspaceFolders ?? [];
+}
+
+export function onDidChangeWorkspaceFolders(listener: () => unknown): vscode.Disposable {
+  return vscode.workspace.onDidChangeWorkspaceFolders(listener);
+}
+
+/** VS Code 1.101's MCP server definition API; undefined on an older VS Code. */
+export function mcpServerApi(): McpApi | undefined {
+  return mcpApi(vscode);
+}
+
+export function eventEmitter<T>(): vscode.EventEmitter<T> {
+  return new vscode.EventEmitter<T>();
 }
 
 export function getWorkspaceFolder(uri: vscode.Uri): vscode.WorkspaceFolder | undefined {

@@ -34,6 +34,10 @@ import type { RunResult, Runner } from "./run";
 /** Imports what the server needs to serve (pygls, pydantic, apsw, httpx): a check of the install. */
 export const IMPORT_CHECK = "import lecode_ls.cli, lecode_ls.server.wiring";
 
+/** What `lecode-ls mcp` needs besides: the wheel's `mcp` extra (the MCP SDK), installed only
+ *  when VS Code's agent mode first starts that server (bundledMcpServer). */
+export const MCP_IMPORT_CHECK = "import mcp.server";
+
 /** Where the .vsix keeps the wheel, relative to the extension's folder. */
 export const WHEEL_FOLDER = "server";
 /** Written last into a finished environment. */
@@ -283,4 +287,34 @@ export async function bundledServer(ctx: InstallContext): Promise<string[]> {
   }
   await removeOld(root, envDir);
   return serverCommandIn(envDir, ctx.platform);
+}
+
+/** The step that installs the wheel's `mcp` extra into an existing environment. */
+export function mcpExtraStep(tool: Tool, wheel: string, envDir: string, platform: Platform): string[] {
+  const install = installSteps(tool, wheel, envDir, platform)[1];
+  return [...install.slice(0, -1), `${wheel}[mcp]`];
+}
+
+/**
+ * The bundled server's command for `lecode-ls mcp`: the environment of bundledServer, with the
+ * wheel's `mcp` extra installed into it first when it lacks the SDK (a language server that uses
+ * the environment meanwhile keeps running: the extra only adds packages). Throws InstallError.
+ */
+export async function bundledMcpServer(ctx: InstallContext): Promise<string[]> {
+  const command = await bundledServer(ctx);
+  const python = command[0];
+  const envDir = path.dirname(path.dirname(python)); // <env>/bin/python, <env>\Scripts\python.exe
+  const check = await ctx.run(python, ["-c", MCP_IMPORT_CHECK], { cwd: envDir, env: ctx.env, timeoutMs: STEP_TIMEOUT_MS, onLine: () => undefined });
+  if (check.code === 0) {
+    return command;
+  }
+  const wheel = await bundledWheel(ctx.extensionDir);
+  const { tool, tooOld } = await findTool(ctx);
+  if (tool === undefined) {
+    throw new InstallError(nothingToInstallWith(tooOld));
+  }
+  ctx.progress("installing the MCP SDK for agent mode (a minute)");
+  await step(ctx, mcpExtraStep(tool, wheel, envDir, ctx.platform), envDir);
+  await step(ctx, [python, "-c", MCP_IMPORT_CHECK], envDir);
+  return command;
 }
