@@ -34,7 +34,8 @@ async function rootsWhen(ready: (roots: Node[]) => boolean, view = "lecode.memor
         resolve();
       });
     });
-    const roots = await tree(view).getChildren();
+    // The Facts view's Memory health item (issue 26) comes first; these tests read what follows.
+    const roots = (await tree(view).getChildren()).filter((node: Node) => node.kind !== "health");
     if (ready(roots)) return roots;
     await changed;
   }

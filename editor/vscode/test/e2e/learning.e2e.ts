@@ -54,7 +54,7 @@ function route(body: SeenRequest["body"]) {
       source_seqs: [seq],
       kind: "explicit_user_preference",
       quote,
-      conflicts: [],
+      supersedes: [],
       proposal: true,
     });
     return { text: [JSON.stringify({ candidates: [candidate(TABS), candidate(ENGLISH)] })] };
@@ -77,7 +77,7 @@ async function rootsWhen(ready: (roots: Node[]) => boolean): Promise<Node[]> {
         resolve();
       });
     });
-    const roots = (await tree().getChildren()) as Node[];
+    const roots = ((await tree().getChildren()) as Node[]).filter((node) => node.kind !== "health");
     if (ready(roots)) return roots;
     await changed;
   }

@@ -220,7 +220,8 @@ describe("facts against lecode-ls", () => {
 
   it("lists the fact as a valid tree node with its source as a child", async () => {
     const tree = await factsTree();
-    const roots = await tree.getChildren();
+    const [health, ...roots] = await tree.getChildren();
+    expect(health).toMatchObject({ kind: "health", doctor: { facts: 1, byStatus: { valid: { count: 1, ids: [factId] } } } });
     expect(roots).toHaveLength(1);
     const node = roots[0] as Extract<FactNode, { kind: "fact" }>;
     expect(node.fact).toMatchObject({ factId, revision: 1, status: "valid", text: said, source: { sessionId, seqs: [2] } });
@@ -269,7 +270,9 @@ describe("facts against lecode-ls", () => {
     expect((await changed).generation).toBeGreaterThan(0);
     tree.refresh(); // what the extension does on lecode/facts/didChange
     await redrawn;
-    expect(await tree.getChildren()).toEqual([{ kind: "message", text: expect.stringContaining("No facts yet"), folderUri }]);
+    const [health, ...rest] = await tree.getChildren();
+    expect(health).toMatchObject({ kind: "health", doctor: { facts: 0 } }); // the forgotten fact is gone for good
+    expect(rest).toEqual([{ kind: "message", text: expect.stringContaining("No facts yet"), folderUri }]);
 
     const transcripts = new TranscriptProvider(sender);
     const text = await transcripts.provideTextDocumentContent(transcriptUri({ sessionId, startSeq: 2, endSeq: 2, workspaceUri: folderUri }));
