@@ -115,6 +115,11 @@ class TestNeovimClient:
         command_recall = json.loads(facts["command_recall"]["result"])
         command_recall["sourceText"] = json.loads(command_recall["sourceText"])
         facts["command_recall"]["result"] = command_recall
+        # The recall is a use (issue 26): the listing after it says when, as a date.
+        command_facts = facts["command_facts"]["result"]
+        facts["command_facts"]["result"] = re.sub(
+            r"last \d{4}-\d\d-\d\d", "last <day>", command_facts
+        )
         project = {"workspaceUri": uri(repo.resolve()), "projectRoot": str(repo.resolve())}
 
         assert result == {
@@ -164,6 +169,7 @@ class TestNeovimClient:
                             }
                         ],
                         "offset": 0,
+                        "retirements": [],  # issue 26: none is unused for 28 days yet
                     }
                 },
                 # R1: validated now, labelled as untrusted evidence, with the cited records.
@@ -180,7 +186,9 @@ class TestNeovimClient:
                         "offset": 0,
                     }
                 },
-                "command_facts": {"result": f"#1 r1 valid [{session} 1-2] {PREFERENCE}"},
+                "command_facts": {
+                    "result": f"#1 r1 valid used 1x, last <day> [{session} 1-2] {PREFERENCE}"
+                },
                 # /memory recall answers exactly as lecode/facts/recall, camelCase keys included.
                 "command_recall": {"result": recalled},
                 "forget": {"result": {"forgotten": True, "hides": []}},
