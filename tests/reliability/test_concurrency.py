@@ -187,7 +187,7 @@ class TestFourProcessesForgettingWhileOthersWrite:
                 seq = own_base + (w * self.STEPS + j) * 3  # three fresh messages per step
                 target = doomed_ids[(w + j) % self.DOOMED]
                 echoed = doomed_ids[(w + j + 3) % self.DOOMED]
-                steps += [
+                made = [
                     {"role": "own", "op": "remember", "seq": seq},
                     {"role": "shared", "op": "correct", "fact": shared, "seq": seq + 1},
                     {"role": "fix", "op": "correct", "fact": target, "seq": seq + 2},
@@ -195,7 +195,9 @@ class TestFourProcessesForgettingWhileOthersWrite:
                     # then hidden) or is refused after it, never anything in between.
                     {"role": "echo", "op": "remember", "seq": doomed[echoed]},
                 ]
-                steps = [{**step, "text": f"w{w} {step['role']} {j}"} for step in steps]
+                # Each step its own text (one text is one fact, issue 26: this once relabelled
+                # every earlier step with the last j, so the texts repeated).
+                steps += [{**step, "text": f"w{w} {step['role']} {j}"} for step in made]
             rng = random.Random(seed * 10 + w)
             rng.shuffle(steps)
             for d in (2 * w, 2 * w + 1):  # each doomed fact is forgotten by one worker
