@@ -38,7 +38,7 @@ PARTS: dict[str, set[str]] = {
     "project": {"notes"},  # the store layout copies legacy notes
     "anchors": {"facts", "sessions", "project"},
 }
-CROSSING = ("recall", "injection", "selection", "working", "learning_status")
+CROSSING = ("recall", "injection", "selection", "working", "learning_status", "scrub")
 FEATURES = ("notes", "sessions", "facts", "chat", "anchors", "questions")
 
 

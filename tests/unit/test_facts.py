@@ -123,6 +123,7 @@ class TestTheApi:
             "suppressed", "verify", "close", "sharing_evidence",
             "citing",  # a read: how many facts a session's deletion leaves missing (S6)
             "get_many",  # `get` of several facts in one read (injection's candidates)
+            "scrubbed_digest",  # a read: a reference's digest a secret scrub moved (issue 27)
         }  # fmt: skip
 
 

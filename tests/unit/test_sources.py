@@ -35,6 +35,9 @@ class FakeExclusions:
     def excluded_seqs(self, session_id: str) -> frozenset[int]:
         return self.excluded.get(session_id, frozenset())
 
+    def scrubbed_digest(self, session_id: str, seqs: object, digest: str) -> str | None:
+        return None  # no scrub here: the scrub's own tests use the real FactStore
+
 
 @pytest.fixture
 def store(tmp_path: Path) -> SessionStore:

@@ -291,6 +291,38 @@ def _migration_7(conn: apsw.Connection) -> None:
     )
 
 
+# Migration 8 (issue 27): the journal of secret scrubs (scrubs.py). `scrubs` holds one row a scrub
+# (`pending` from before its files move until its evidence is re-attached, then `done`);
+# `scrubbed_records` the transcript records and fact revisions it rewrote (positions only, never
+# a value); `scrubbed_refs` each source reference it re-attached, with its digest before and
+# after, so that a reference still holding the old digest (a crash between the file's rewrite
+# and the re-attachment) is recognised as scrubbed, not tampered.
+_MIGRATION_8 = """
+CREATE TABLE scrubs (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'done'))
+);
+CREATE TABLE scrubbed_records (
+    scrub_id INTEGER NOT NULL REFERENCES scrubs (id),
+    session_id TEXT,
+    seq INTEGER,
+    fact_id INTEGER,
+    revision INTEGER,
+    note TEXT
+);
+CREATE INDEX scrubbed_records_by_session ON scrubbed_records (session_id, seq);
+CREATE TABLE scrubbed_refs (
+    scrub_id INTEGER NOT NULL REFERENCES scrubs (id),
+    session_id TEXT NOT NULL,
+    seqs TEXT NOT NULL,
+    old_digest TEXT NOT NULL,
+    new_digest TEXT NOT NULL,
+    PRIMARY KEY (session_id, seqs, old_digest)
+) WITHOUT ROWID;
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _MIGRATION_1,
     _MIGRATION_2,
@@ -299,6 +331,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _MIGRATION_5,
     _migration_6,
     _migration_7,
+    _MIGRATION_8,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

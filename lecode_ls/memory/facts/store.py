@@ -70,6 +70,7 @@ from lecode_ls.memory.facts.model import (
 from lecode_ls.memory.facts.ranked import Ranking
 from lecode_ls.memory.facts.retire import Retirement
 from lecode_ls.memory.facts.schema import as_int, canonical_text
+from lecode_ls.memory.facts.scrubs import Scrubs
 from lecode_ls.memory.facts.vectors import Vectors
 from lecode_ls.memory.facts.verify import verify as verify_store
 from lecode_ls.memory.secrets import Redactor
@@ -148,6 +149,8 @@ class FactStore:
         """Embedding vectors, opt-in (vectors.py)."""
         self.retirement = Retirement(self._db)
         """Retired facts and retirement proposals (retire.py)."""
+        self.scrubs = Scrubs(self._db)
+        """The journal of secret scrubs and the scrub of fact texts (scrubs.py)."""
 
     def close(self) -> None:
         """Close the connection. Idempotent; later calls raise StoreError."""
@@ -193,6 +196,11 @@ class FactStore:
                 conn, "SELECT seq FROM exclusions WHERE session_id = ?", (session_id,)
             )
             return frozenset(as_int(seq) for (seq,) in rows)
+
+    def scrubbed_digest(self, session_id: str, seqs: Sequence[int], digest: str) -> str | None:
+        """The digest a secret scrub moved a reference's `digest` to (the exclusion reader of
+        source validation: a reference a crash left on its old digest is still recognised)."""
+        return self.scrubs.scrubbed_digest(session_id, seqs, digest)
 
     # -- source-linked writes --------------------------------------------------------------------
 

@@ -210,6 +210,11 @@ class NoteIndex:
         self._db = db
         return db
 
+    def reset(self) -> None:
+        """Delete the database and its files, which may hold text a scrub rewrote; the next
+        lookup rebuilds it."""
+        self._reset()
+
     def _reset(self) -> None:
         """Forget the database and delete its files; the next lookup rebuilds it."""
         self.close()

@@ -19,7 +19,7 @@ import stat
 import threading
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -502,6 +502,43 @@ class MarkdownStore:
                 )
             self._store(name, path, old.replace(search, replace))
             return count
+
+    def scrub(self, redact: Callable[[str], str]) -> builtins.list[str]:
+        """Rewrite every Markdown file and `.bak` copy that `redact` changes, each atomically and
+        without a new `.bak` (the old text is what must go), then drop the search index, which
+        holds the old text (it is rebuilt). Returns the store-relative names rewritten."""
+        rewritten: builtins.list[str] = []
+        with self._locked():
+            for name, _ in self._entries():
+                for each in (name, f"{name}.bak"):
+                    path = self.root / each
+                    refuse_symlinks(self.root, path)
+                    try:
+                        data = read_regular(path, MAX_FILE_BYTES + 1)
+                    except (OSError, NotRegularFile):
+                        continue  # unreadable: the scan reports it, nothing is lost
+                    if data is None or len(data) > MAX_FILE_BYTES:
+                        continue
+                    try:
+                        text = data.decode("utf-8")
+                    except UnicodeDecodeError:
+                        continue  # not text this store wrote: left as it is
+                    redacted = redact(text)
+                    if redacted == text:
+                        continue
+                    try:
+                        atomic_write(path, redacted.encode("utf-8"), backup=False)
+                    except OSError as exc:
+                        raise StoreError(
+                            f"file: could not rewrite {each} ({exc.strerror or type(exc).__name__})",
+                            field="file",
+                        ) from None
+                    rewritten.append(each)
+        self._texts.clear()
+        with self._search_lock:
+            self._note_index().reset()
+            self._index = None
+        return rewritten
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:

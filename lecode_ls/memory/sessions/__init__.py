@@ -13,6 +13,7 @@ from lecode_ls.memory.sessions.records import (
     new_session_id,
     well_formed_calls,
 )
+from lecode_ls.memory.sessions.rewrite import redact_records
 from lecode_ls.memory.sessions.sources import (
     MAX_POSITIONS,
     ExclusionReader,
@@ -47,6 +48,7 @@ __all__ = [
     "check_session_id",
     "judge_source",
     "new_session_id",
+    "redact_records",
     "session_usage",
     "source_snapshot",
     "validate_source",

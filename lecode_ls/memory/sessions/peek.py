@@ -27,7 +27,12 @@ from typing import Any
 
 from lecode_ls.memory.files import read_regular
 from lecode_ls.memory.sessions.records import VISIBILITY_CODES, Damage, check_stored, kind_code
-from lecode_ls.memory.sessions.sources import ExclusionReader, SourceRef, judge_source
+from lecode_ls.memory.sessions.sources import (
+    ExclusionReader,
+    SourceRef,
+    judge_source,
+    moved_by,
+)
 from lecode_ls.memory.sessions.store import Visibility, _BadEvent, _history
 
 log = logging.getLogger(__name__)
@@ -118,4 +123,5 @@ class PeekVerdicts:
         if cited is None:
             return False
         excluded = exclusions.excluded_seqs(ref.session_id)
-        return judge_source(ref, cited, peeked.visibility, excluded, "durable").valid
+        moved = moved_by(exclusions)
+        return judge_source(ref, cited, peeked.visibility, excluded, "durable", moved).valid

@@ -57,6 +57,18 @@ class ExclusionReader(Protocol):
         """The seqs of `session_id` that a forget excluded; they can never be evidence again."""
         ...
 
+    def scrubbed_digest(self, session_id: str, seqs: Sequence[int], digest: str) -> str | None:
+        """The digest a secret scrub moved a reference's `digest` to, or None: a reference that
+        a crash left on its old digest after its records were scrubbed (facts/scrubs.py)."""
+        ...
+
+
+def moved_by(exclusions: ExclusionReader | None) -> Callable[[SourceRef], str | None] | None:
+    """The `moved` argument of `judge_source` for a reader (None: no reader, nothing moved)."""
+    if exclusions is None:
+        return None
+    return lambda ref: exclusions.scrubbed_digest(ref.session_id, ref.seqs, ref.digest)
+
 
 def _invalid(field: str, message: str) -> InvalidSource:
     return InvalidSource(f"{field}: {message}", field=field)
@@ -230,7 +242,7 @@ def validate_source(
     if len(view.records) != ref.last - ref.first + 1:
         return verdict("stale", "out_of_range")
     excluded = exclusions.excluded_seqs(ref.session_id) if exclusions is not None else frozenset()
-    return judge_source(ref, view.records, view.visibility, excluded, purpose)
+    return judge_source(ref, view.records, view.visibility, excluded, purpose, moved_by(exclusions))
 
 
 def judge_source(
@@ -239,15 +251,17 @@ def judge_source(
     visibility: Visibility,
     excluded: frozenset[int],
     purpose: Purpose = "working",
+    moved: Callable[[SourceRef], str | None] | None = None,
 ) -> ValidatedSource:
     """The checks of `validate_source` on records already read: `records` are exactly those of
     `ref.first` .. `ref.last`, read with `visibility` under one lock. For a caller holding a whole
-    transcript (the working view), so each reference does not read its range again."""
+    transcript (the working view), so each reference does not read its range again. `moved`
+    names the digest a secret scrub moved the reference to, asked only when the digest differs."""
     try:
         digest = records_digest(records)
     except (TypeError, ValueError):  # a hand-edited line holding a lone surrogate, say
         return ValidatedSource(ref, "stale", "corrupt")
-    if digest != ref.digest:
+    if digest != ref.digest and (moved is None or moved(ref) != digest):
         return ValidatedSource(ref, "stale", "digest")
     if any(records[seq - ref.first].get("kind") != "message" for seq in ref.seqs):
         return ValidatedSource(ref, "stale", "not_message")
@@ -302,5 +316,7 @@ def validate_sources(
             if len(records) != ref.last - ref.first + 1:
                 verdicts[i] = ValidatedSource(ref, "stale", "out_of_range")
             else:
-                verdicts[i] = judge_source(ref, records, view.visibility, excluded, purpose)
+                verdicts[i] = judge_source(
+                    ref, records, view.visibility, excluded, purpose, moved_by(exclusions)
+                )
     return [verdict for verdict in verdicts if verdict is not None]

@@ -14,7 +14,7 @@ import itertools
 import logging
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -42,6 +42,8 @@ from lecode_ls.memory.sessions.records import (
     new_session_id,
 )
 from lecode_ls.memory.sessions.records import check_new_record as _check_new_record
+from lecode_ls.memory.sessions.rewrite import Records
+from lecode_ls.memory.sessions.rewrite import rewrite as _rewrite
 from lecode_ls.memory.sessions.titles import ORIGINS, Origin, Titles, origin_of
 from lecode_ls.memory.sessions.transcript import Known, open_locked
 from lecode_ls.memory.sessions.transcript_files import (
@@ -479,6 +481,19 @@ class SessionStore:
         their evidence: `Visibility.visible(seq, "durable")` ignores clears."""
         with open_locked(self._paths(session_id), self._states) as transcript:
             return transcript.append({"kind": "event", "type": "clear"})
+
+    def rewrite(
+        self,
+        session_id: str,
+        change: Callable[[Records], Records | None],
+        before_replace: Callable[[Records, Records], None],
+    ) -> bool:
+        """Replace a session's records in place, atomically (the scrub of a secret: see
+        sessions/rewrite.py); False when `change` returned None."""
+        paths = self._paths(session_id)
+        done = _rewrite(paths, self._states, change, before_replace)
+        self._histories.pop(paths.session_id, None)
+        return done
 
     # -- attach and delete (S6) ------------------------------------------------------------
 
