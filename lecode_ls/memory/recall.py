@@ -151,6 +151,11 @@ def recall_fact(
     answer["text"] = fact.text[:FACT_TEXT_CHARS]
     answer["fact_text_truncated"] = len(fact.text) > FACT_TEXT_CHARS
     answer["source"] = ref.to_json()
+    scrubbed = facts.scrubs.scrubbed(ref.session_id, ref.first, ref.last)
+    if scrubbed:  # rewritten by a secret scrub: the evidence says so, rather than look tampered
+        answer["scrubbed"] = [
+            {"seq": seq, "scrub_id": s.scrub_id, "at": s.at} for seq, s in sorted(scrubbed.items())
+        ]
     return _paged(answer, rendered, offset, limit)
 
 

@@ -14,6 +14,7 @@ from lecode_ls.server.facts import methods as facts
 from lecode_ls.server.method import Method
 from lecode_ls.server.notes import methods as notes
 from lecode_ls.server.questions import methods as questions
+from lecode_ls.server.secrets import methods as secrets
 from lecode_ls.server.sessions import methods as sessions
 
 METHODS: tuple[Method, ...] = (
@@ -22,11 +23,13 @@ METHODS: tuple[Method, ...] = (
     *chat.METHODS,
     *facts.METHODS,
     *anchors.METHODS,
+    *secrets.METHODS,
     *notes.COMMANDS,
     *anchors.COMMANDS,
     *facts.COMMANDS,
     *sessions.COMMANDS,
     *questions.COMMANDS,
+    *secrets.COMMANDS,
 )
 """Every method, in the order protocol.md documents them."""
 

@@ -53,6 +53,8 @@ REQUESTS = (
     "lecode/facts/retire",
     "lecode/facts/restore",
     "lecode/memory/doctor",
+    "lecode/memory/scanSecrets",
+    "lecode/memory/scrubSecrets",
     "lecode/facts/rememberSelection",
     "lecode/facts/correctSelection",
     "lecode/facts/reanchor",
@@ -73,6 +75,8 @@ COMMANDS = (
     "lecode.facts.restore",
     "lecode.session.delete",
     "lecode.answer",
+    "lecode.memory.scanSecrets",
+    "lecode.memory.scrubSecrets",
 )
 NOTIFICATIONS = (
     "lecode/memory/didChange",

@@ -39,7 +39,7 @@ PARTS: dict[str, set[str]] = {
     "anchors": {"facts", "sessions", "project"},
 }
 CROSSING = ("recall", "injection", "selection", "working", "learning_status", "scrub")
-FEATURES = ("notes", "sessions", "facts", "chat", "anchors", "questions")
+FEATURES = ("notes", "sessions", "facts", "chat", "anchors", "questions", "secrets")
 
 
 def module_name(path: Path) -> str:

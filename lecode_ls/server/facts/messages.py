@@ -190,6 +190,15 @@ class FactsRecallParams(WorkspaceParams):
     """Page size in characters (default 4096, at most 8192)."""
 
 
+class ScrubbedRecord(Message):
+    seq: int
+    """The record."""
+    scrub_id: int
+    """The scrub that rewrote it (the latest)."""
+    at: str
+    """When (ISO 8601 UTC)."""
+
+
 class RecallFactResult(Message):
     """A fact and a page of its evidence (R1-R7). Only a valid answer carries text."""
 
@@ -214,6 +223,9 @@ class RecallFactResult(Message):
     """Offset of this page."""
     next_offset: int | None = None
     """Offset of the next page; null when this is the last."""
+    scrubbed: list[ScrubbedRecord] | None = None
+    """The cited records a secret scrub rewrote (`lecode/memory/scrubSecrets`), when any: the
+    evidence was re-attached to their new digest then, so it is scrubbed, not tampered."""
 
 
 class FactsCorrectParams(WorkspaceParams):

@@ -39,6 +39,8 @@ export const Requests = {
   factsRememberSelection: "lecode/facts/rememberSelection",
   factsCorrectSelection: "lecode/facts/correctSelection",
   factsReanchor: "lecode/facts/reanchor",
+  memoryScanSecrets: "lecode/memory/scanSecrets",
+  memoryScrubSecrets: "lecode/memory/scrubSecrets",
 } as const;
 
 export const Notifications = {
@@ -59,6 +61,8 @@ export const Commands = {
   factsRestore: "lecode.facts.restore",
   sessionDelete: "lecode.session.delete",
   answer: "lecode.answer",
+  memoryScanSecrets: "lecode.memory.scanSecrets",
+  memoryScrubSecrets: "lecode.memory.scrubSecrets",
 } as const;
 
 /** No fields. */
@@ -741,6 +745,17 @@ export interface RecallFactResult {
   offset?: number | null;
   /** Offset of the next page; null when this is the last. */
   nextOffset?: number | null;
+  /** The cited records a secret scrub rewrote (`lecode/memory/scrubSecrets`), when any: the evidence was re-attached to their new digest then, so it is scrubbed, not tampered. */
+  scrubbed?: ScrubbedRecord[] | null;
+}
+
+export interface ScrubbedRecord {
+  /** The record. */
+  seq: number;
+  /** The scrub that rewrote it (the latest). */
+  scrubId: number;
+  /** When (ISO 8601 UTC). */
+  at: string;
 }
 
 export interface FactsCorrectParams {
@@ -958,6 +973,80 @@ export interface AnchorsDidChangeParams {
   paths: string[];
 }
 
+export interface ScanSecretsParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** How many places to list, 0 to 1000 (default 100); `found` counts them all. */
+  limit?: number;
+}
+
+export interface ScanSecretsResult {
+  /** Secrets found in notes, transcripts and fact revisions, in all. */
+  found: number;
+  /** Of which, by kind. */
+  kinds: Partial<Record<string, number>>;
+  /** The first `limit` of them, notes first, then transcripts, then facts. */
+  places: SecretPlace[];
+  /** Whether `found` is more than the places listed. */
+  truncated: boolean;
+  /** Every other file of the store whose bytes hold a secret. */
+  raw: RawFile[];
+  /** Transcripts that could not be read (damaged): not scanned. */
+  unreadable: string[];
+}
+
+export interface RawFile {
+  /** A store file read byte for byte (SQLite's databases and WAL, indexes, titles). */
+  file: string;
+  /** Secrets in its bytes: live text, and copies in free pages or the WAL a read cannot see. */
+  found: number;
+  /** Of which, by kind. */
+  kinds: Partial<Record<string, number>>;
+}
+
+export interface SecretPlace {
+  /** What the detector found (`github-token`, `aws-access-key`, `url-password`, ...). */
+  kind: string;
+  /** The store file, relative to the project's store folder (`MEMORY.md.bak`, `sessions/<id>.jsonl`, `facts.sqlite3`). */
+  file: string;
+  /** In a transcript: the session. */
+  sessionId?: string | null;
+  /** In a transcript: the record. */
+  seq?: number | null;
+  /** In facts.sqlite3: the fact. */
+  factId?: number | null;
+  /** In facts.sqlite3: the revision of that fact (older ones count: they are kept). */
+  revision?: number | null;
+  /** In a Markdown file or its `.bak`: the 1-based line. */
+  line?: number | null;
+}
+
+export interface ScrubSecretsParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** An exact string to scrub as well, detectable or not (a token just rotated), 8 to 16,384 characters; it becomes `[secret:given:<8 hex>]`. Never logged, never stored. */
+  secret?: string | null;
+}
+
+export interface ScrubSecretsResult {
+  /** The Markdown files and `.bak` copies rewritten. */
+  notes: string[];
+  /** The sessions whose transcripts were rewritten. */
+  sessions: string[];
+  /** Transcript records rewritten. */
+  records: number;
+  /** Source references moved to their records' new digest (their facts stay `valid`). */
+  reattached: number;
+  /** Facts whose text (in any revision) was redacted. */
+  facts: number[];
+  /** Fact revisions rewritten. */
+  revisions: number;
+  /** Whether SQLite's leftovers are gone (false: another process held a read on facts.sqlite3; the next scrub finishes it). */
+  purged: boolean;
+  /** What a scan finds afterwards in notes, transcripts and facts (0 unless a file could not be rewritten). */
+  remaining: number;
+}
+
 export interface MemoryCommandArgs {
   /** arguments[0]: the text after `/memory`, e.g. `show`, `search foo`, `log 2026-11-29`. */
   text: string;
@@ -1064,4 +1153,14 @@ export interface AnswerResult {
   questionId: number;
   /** Whether the answer was the yes: what it allows now happens, and its outcome is shown. */
   yes: boolean;
+}
+
+export interface ScanSecretsCommand {
+  /** `{workspaceUri?, limit?}`. */
+  params?: ScanSecretsParams;
+}
+
+export interface ScrubSecretsCommand {
+  /** `{workspaceUri?, secret?}`. */
+  params?: ScrubSecretsParams;
 }
