@@ -71,7 +71,7 @@ class Runtime:
         if folder in self._migrated or not self.settings.memory.enabled:
             return
         self._migrated.add(folder)
-        copied = migrate_legacy(self.config_dir, self.project, folder)
+        copied = migrate_legacy(self.config_dir, self.project, folder, self.redactor.text)
         if copied:
             log.info("imported %d legacy memory file(s) from %s", len(copied), folder)
 

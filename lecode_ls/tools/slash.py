@@ -17,6 +17,7 @@ from datetime import date
 from typing import Any
 
 from lecode_ls.errors import InvalidParams, ReadonlyMode
+from lecode_ls.memory import scrub
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import describe, latest_learning
@@ -57,6 +58,8 @@ HELP = """\
 /memory retire <fact-id>  retire a fact: kept, listed and recallable, no longer injected
 /memory restore <fact-id> restore a retired fact (or keep one proposed for retirement)
 /memory doctor            the memory's health: every number with its fact IDs
+/memory secrets [scrub]   where the store holds credentials (kind and place, never the
+                          value); scrub: rewrite every copy, keeping the facts' evidence
 /memory recall <fact-id> [offset]
                           a fact and a page of its evidence (JSON)
 /memory read <session-id> <start-seq> <end-seq> [offset]
@@ -296,6 +299,46 @@ def _doctor(runtime: Runtime, args: list[str], _: Invocation) -> str:
     return "\n".join(lines)  # at most 50 IDs a number: well within 16,384 bytes
 
 
+SECRET_PLACES = 20  # places `/memory secrets` lists (the count covers them all)
+
+
+def _secrets(runtime: Runtime, args: list[str], run: Invocation) -> str:
+    _usage(args, 0, 1, "secrets [scrub]")
+    if args and args[0] != "scrub":
+        raise InvalidParams("text: usage: /memory secrets [scrub]", field="text")
+    runtime.require_facts()
+    if args:
+        if run.readonly:
+            raise ReadonlyMode("/memory secrets scrub: memory cannot be changed in readonly mode")
+        done = scrub.scrub(runtime)
+        return (
+            f"Scrubbed {done['records']} transcript records in {len(done['sessions'])} sessions, "
+            f"{len(done['notes'])} Markdown files, {done['revisions']} revisions of "
+            f"{len(done['facts'])} facts; {done['reattached']} sources re-attached (their facts "
+            f"stay valid); {done['remaining']} left."
+        )
+    found = scrub.scan(runtime, SECRET_PLACES)
+    if not found["found"] and not found["raw"]:
+        return "No secrets found in this project's memory."
+    kinds = ", ".join(f"{kind} {count}" for kind, count in found["kinds"].items())
+    lines = [f"{found['found']} secrets found" + (f" ({kinds})" if kinds else "")]
+    for place in found["places"]:
+        where = place["file"]
+        if "seq" in place:
+            where += f" record {place['seq']}"
+        elif "fact_id" in place:
+            where = f"fact #{place['fact_id']} revision {place['revision']}"
+        elif "line" in place:
+            where += f":{place['line']}"
+        lines.append(f"  {place['kind']}: {where}")
+    if found["truncated"]:
+        lines.append(f"  … {found['found'] - len(found['places'])} more")
+    for raw in found["raw"]:
+        lines.append(f"  {raw['file']} holds {raw['found']} in its bytes")
+    lines.append("/memory secrets scrub rewrites every copy.")
+    return "\n".join(lines)
+
+
 def _restore(runtime: Runtime, args: list[str], run: Invocation) -> str:
     return _retire(runtime, args, run, retire=False)
 
@@ -371,6 +414,7 @@ _SIMPLE: dict[str, Callable[[Runtime, list[str], Invocation], str]] = {
     "unpin": _unpin,
     "retire": _retire,
     "doctor": _doctor,
+    "secrets": _secrets,
     "restore": _restore,
 }
 

@@ -130,3 +130,20 @@ async def test_the_commands_answer_as_the_requests_and_bad_params_name_the_field
         assert error.data["field"] == field and "42" not in error.message
     error = await rpc_error(client, "lecode/memory/scanSecrets", {"limit": 1_000_000})
     assert error.data["field"] == "limit"
+
+
+async def test_slash_memory_secrets_lists_then_scrubs(
+    start: Start, repo: Path, isolated_config_dir: Path
+) -> None:
+    client = await start(repo)
+    info = await call(client, "lecode/project/info", {})
+    session = older_store(Path(info["storePath"]))
+    listed = (await call(client, "lecode/command", {"line": "/memory secrets"}))["output"]
+    assert listed.splitlines()[0].endswith(")") and " secrets found (" in listed.splitlines()[0]
+    assert f"sessions/{session}.jsonl record 1" in listed and "MEMORY.md.bak:1" in listed
+    assert not any(value in listed for value in SECRETS.values())
+    done = (await call(client, "lecode/command", {"line": "/memory secrets scrub"}))["output"]
+    assert done.startswith("Scrubbed 1 transcript records in 1 sessions") and "0 left" in done
+    assert leaks(isolated_config_dir) == []
+    after = (await call(client, "lecode/command", {"line": "/memory secrets"}))["output"]
+    assert after == "No secrets found in this project's memory."

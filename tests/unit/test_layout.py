@@ -24,6 +24,7 @@ from lecode_ls.memory.project.layout import (
     migrate_legacy,
     store_dir,
 )
+from lecode_ls.memory.secrets import Redactor
 
 LEGACY_MARKDOWN = {
     "MEMORY.md": b"# Long-term\n- use tabs\n",
@@ -125,6 +126,17 @@ class TestLegacyImportCopies:
         assert copied == sorted(LEGACY_MARKDOWN)
         store = store_dir(config, project)
         assert files_under(store) == LEGACY_MARKDOWN | {LEGACY_IMPORTS: f"{legacy.name}\n".encode()}
+
+    def test_a_secret_in_a_legacy_note_is_redacted_as_it_is_copied(
+        self, config: Path, project: Project, cwd: Path, legacy: Path
+    ) -> None:
+        # covers P5 (legacy notes come in through the store's redaction step, issue 27)
+        token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+        (legacy / "MEMORY.md").write_text(f"deploy token {token}\n")
+        redactor = Redactor(store_dir(config, project))
+        migrate_legacy(config, project, cwd, redactor.text)
+        copied = (store_dir(config, project) / "MEMORY.md").read_text()
+        assert token not in copied and copied.startswith("deploy token [secret:github-token:")
 
     def test_copied_files_are_readable_by_their_owner_only(
         self, config: Path, project: Project, cwd: Path, legacy: Path

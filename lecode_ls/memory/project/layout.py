@@ -7,9 +7,10 @@ Nothing here creates a store on its own: `store_dir` only names the folder, and
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from lecode_ls import platform
@@ -49,7 +50,12 @@ def store_dir(config_dir: Path, project: Project) -> Path:
     return config_dir / "memory" / project.slug
 
 
-def migrate_legacy(config_dir: Path, project: Project, cwd: Path) -> list[str]:
+def migrate_legacy(
+    config_dir: Path,
+    project: Project,
+    cwd: Path,
+    redact: Callable[[str], str] | None = None,
+) -> list[str]:
     """Copy the legacy store of working directory `cwd` into `project`'s store, once.
 
     Older lecode keyed its store by the resolved working directory, so a session started in a
@@ -58,7 +64,8 @@ def migrate_legacy(config_dir: Path, project: Project, cwd: Path) -> list[str]:
     (MEMORY.md, scratchpad.md, daily/YYYY-MM-DD.md, notes/<name>.md) is copied only where the
     project store has no file of that name: nothing is merged, nothing is overwritten, and the
     legacy files are left as they are. SQLite databases, `.bak` files, symbolic links and any
-    other file are never copied.
+    other file are never copied. `redact` (the store's redaction step, P5) runs over each
+    file's text before it is written, as over every note write.
 
     The legacy slug is then recorded in `.legacy-imports`, so a file the user deletes from the
     project store later does not come back on the next start. Returns the store-relative names
@@ -101,6 +108,9 @@ def migrate_legacy(config_dir: Path, project: Project, cwd: Path) -> list[str]:
         if data is None:
             complete = False
             continue
+        if redact is not None:
+            with contextlib.suppress(UnicodeDecodeError):  # not text: the store refuses to read it
+                data = redact(data.decode("utf-8")).encode("utf-8")
         try:
             atomic_write(destination, data, backup=False)
         except OSError as exc:
