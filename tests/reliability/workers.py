@@ -19,6 +19,10 @@ Modes:
   commit hook as each transaction starts to commit, so a kill can be aimed inside a commit.
 - `race FOLDER PLAN`: print `{"ready": true}`, wait for a line on stdin, then run the JSON list
   of operations PLAN and print each outcome; exit when done.
+- `scrub FOLDER STOP_AT`: scrub the secrets of FOLDER's project store (memory/scrub.py), and at
+  the STOP_AT-th step (a file renamed into place, or an SQLite commit beginning) print
+  `{"step": n, "what": ...}` and wait to be killed there; prints `{"done": true, "steps": n}`
+  when the scrub finished first.
 - `create`: for each stdin line `DB TEXT`, open a new FactStore on DB, remember TEXT, print the
   outcome; used to race the first creation of a database between processes.
 """
@@ -294,6 +298,39 @@ def run_create() -> None:
             store.close()
 
 
+def run_scrub(folder: str, stop_at: int) -> None:
+    import apsw
+
+    from lecode_ls import platform
+    from lecode_ls.memory import scrub
+
+    steps = {"n": 0}
+
+    def step(what: str) -> None:
+        steps["n"] += 1
+        if steps["n"] == stop_at:
+            emit(step=steps["n"], what=what)
+            sys.stdin.read()  # the test kills us here, before the step happens
+            raise AssertionError("the test should have killed this worker")
+
+    real_replace = platform.replace
+
+    def replace(source: Path, target: Path) -> None:
+        step(f"replace {target.name}")
+        real_replace(source, target)
+
+    platform.replace = replace  # type: ignore[assignment]
+
+    def hook(conn: apsw.Connection) -> None:
+        conn.set_commit_hook(lambda: step("commit") or False)
+
+    apsw.connection_hooks.append(hook)
+    runtime = runtime_for(folder)
+    emit(ready=True)
+    scrub.scrub(runtime)
+    emit(done=True, steps=steps["n"])
+
+
 def main(argv: list[str]) -> None:
     mode, args = argv[0], argv[1:]
     if mode == "append":
@@ -302,6 +339,8 @@ def main(argv: list[str]) -> None:
         run_facts(args[0], int(args[1]))
     elif mode == "race":
         run_race(args[0], json.loads(args[1]))
+    elif mode == "scrub":
+        run_scrub(args[0], int(args[1]))
     elif mode == "create":
         run_create()
     else:
