@@ -3,10 +3,11 @@ often it fires on text that holds no secret.
 
 In-process, interleaved with the floor, p50 and p99: redacting a 10 KB chat message (prose and
 code with one GitHub token), a 1 MiB `read` result (this repository's own source, concatenated)
-and a 1 MiB line of base64; and a scan of every record of a 100,000-record session (read back
-through `SessionStore.read`, then `Redactor.find` on each record's text). The floor is what the
-store pays anyway for the same bytes: their SHA-256 (every record is digested, S1-S3), and for
-the scan, reading the records.
+and a 1 MiB line of base64; then `scrub.scan` (what `lecode/memory/scanSecrets` runs) of a store
+holding a 100,000-record session, and `scrub.scrub` of a person-given string found in 100 of its
+records (the transcript rewritten, SQLite purged). The floor is what the store pays anyway for
+the same bytes: their SHA-256 (every record is digested, S1-S3), and for the scan and the scrub,
+reading the records.
 
 Then the false-positive rate: `Redactor.find` over every text file of this repository and of
 its installed dependencies (.venv: source, metadata, RECORD files full of sha256 digests,
@@ -22,9 +23,13 @@ import os
 import tempfile
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import markdown_table, now, percentile, ratio, run_bench
+from lecode_ls.memory import scrub
+from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.secrets import Redactor
 from lecode_ls.memory.sessions import SessionStore
 
@@ -131,6 +136,24 @@ def _false_positives(redactor: Redactor) -> str:
     )
 
 
+@dataclass(frozen=True)
+class _Stores:
+    """A project's stores, as memory/scrub.py reads them (the runtime's, without a server)."""
+
+    store_path: Path
+    markdown: MarkdownStore
+    sessions: SessionStore
+    facts: FactStore
+    redactor: Redactor
+
+    @classmethod
+    def at(cls, root: Path, redactor: Redactor) -> _Stores:
+        facts = FactStore(root / "facts.sqlite3", root=root, redactor=redactor)
+        return cls(
+            root, MarkdownStore(root, redactor), SessionStore(root, redactor), facts, redactor
+        )
+
+
 def _measure(quick: bool) -> str:
     warmup, n = (2, 10) if quick else (20, 200)
     records = 1_000 if quick else 100_000
@@ -149,23 +172,30 @@ def _measure(quick: bool) -> str:
         redactor.text(message)  # rules compiled and the key made outside the timing
         times = _timed(calls, warmup, n)
 
-        store = SessionStore(Path(tmp) / "scan", redactor)
+        stores = _Stores.at(Path(tmp) / "scan", redactor)
+        rotated = "correct-horse-" + "battery-staple-42"  # no rule detects it: given to the scrub
         body = [
-            {"role": "user" if i % 2 else "assistant", "content": f"message {i} " + "x" * 200}
+            {
+                "role": "user" if i % 2 else "assistant",
+                "content": f"message {i} "
+                + "x" * 200
+                + (f" pw {rotated}" if i % (records // 100) == 0 else ""),
+            }
             for i in range(records)
         ]
-        session, _ = store.import_records(body)
+        session, _ = stores.sessions.import_records(body)
         scan_times: dict[str, list[float]] = {"scan": [], "read": []}
         for _ in range(1 if quick else 3):
             start = now()
-            store.read(session, 0, records)
+            stores.sessions.read(session, 0, records)
             scan_times["read"].append(now() - start)
             start = now()
-            for record in store.read(session, 0, records):
-                content = record.get("content")
-                if isinstance(content, str):
-                    redactor.find(content)
+            scrub.scan(stores, 0)  # the store's every record, note and file, as the request does
             scan_times["scan"].append(now() - start)
+        start = now()
+        done = scrub.scrub(stores, rotated)
+        scrub_time = now() - start
+        assert done["records"] == 100 and done["remaining"] == 0, done
         fp = _false_positives(redactor)
 
     labels = {
@@ -189,12 +219,22 @@ def _measure(quick: bool) -> str:
     scan, read_alone = min(scan_times["scan"]), min(scan_times["read"])
     rows.append(
         [
-            f"scan of a {records:,}-record session (read + find)",
+            f"`scanSecrets` of a store with a {records:,}-record session",
             len(scan_times["scan"]),
             f"{scan * 1e3:.0f} (best)",
             "",
             f"{read_alone * 1e3:.0f} (read alone)",
             ratio(scan, read_alone),
+        ]
+    )
+    rows.append(
+        [
+            "`scrubSecrets` of a given string in 100 of its records",
+            1,
+            f"{scrub_time * 1e3:.0f}",
+            "",
+            f"{read_alone * 1e3:.0f} (read alone)",
+            ratio(scrub_time, read_alone),
         ]
     )
     table = markdown_table(
