@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from lecode_ls.server.chat.state import Chat
     from lecode_ls.server.messages import Message
     from lecode_ls.server.questions.state import Questions
+    from lecode_ls.server.sessions.follow import Following
 
 log = logging.getLogger(__name__)
 
@@ -206,6 +207,8 @@ class LecodeServer(LanguageServer):
         self.facts_listeners: list[Callable[[Runtime], Coroutine[Any, Any, None]]] = []
         """Called after every change to a project's facts, before the client hears of it (code
         anchors re-check the open documents; wiring.attach adds it)."""
+        self.following: dict[Path, Following] = {}
+        """Per project, what following other agents' transcripts has done (sessions/follow.py)."""
 
     @cached_property
     def settings(self) -> Settings:

@@ -146,6 +146,23 @@ async def settled(client: Any, config: Path, want: int, title: str) -> list[dict
     raise AssertionError(f"no followed session {title!r} with {want} records")
 
 
+async def polled(client: Any, polls: int = 2) -> None:
+    """Return once `polls` more polls of the followed transcripts have completed (counted by
+    `lecode/project/info`): a poll that began after this call has read every file. A hang
+    guard, not a timing."""
+
+    async def count() -> int:
+        info = await call(client, "lecode/project/info")
+        return info["following"]["polls"] if "following" in info else 0
+
+    start = await count()
+    for _ in range(600):
+        if await count() >= start + polls:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the follower did not complete {polls} polls")
+
+
 def agent_homes(tmp_path: Path) -> dict[str, str]:
     return {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "CODEX_HOME": str(tmp_path / "codex")}
 
@@ -192,12 +209,15 @@ class TestFollowing:
             line = json.dumps(records[3])
             f.write(line[:20])
             f.flush()
-            await asyncio.sleep(2.5)
+            await polled(client)  # a poll reads the half line: it must not take it
             f.write(
                 line[20:] + "\n" + json.dumps(records[4]) + "\n" + json.dumps(records[1]) + "\n"
             )
         body = (await settled(client, isolated_config_dir, 5, "Claude Code 5f0c6a1e"))[1:]
-        await asyncio.sleep(2.5)  # another poll: nothing more comes
+        await polled(client)  # another poll: nothing more comes
+        info = await call(client, "lecode/project/info")
+        assert info["following"]["agents"] == ["claude-code", "codex"]
+        assert info["following"]["appended"] == 4 + 4  # Claude Code's 4, Codex's 4
         body = (await settled(client, isolated_config_dir, 5, "Claude Code 5f0c6a1e"))[1:]
         assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-3", "u-4"]
         titles = [s["title"] for s in (await call(client, "lecode/session/list"))["sessions"]]
@@ -243,8 +263,12 @@ class TestFollowing:
         (claude_dir / "linked.jsonl").symlink_to(real)
         os.mkfifo(claude_dir / "pipe.jsonl")
         write_jsonl(claude_dir / "plain.jsonl", claude_records(project)[:2])
-        client = await start(repo, env=env)  # not following: nothing is read
-        await asyncio.sleep(2.5)
+        client = await start(repo, env=env)  # off by default: no poll runs
+        assert "following" not in await call(client, "lecode/project/info")
+        await client.shutdown_session()
+        # Following Codex only: polls run, and Claude Code's transcripts are never read.
+        client = await start(repo, options={"agents": {"follow": ["codex"]}}, env=env)
+        await polled(client)
         assert (await call(client, "lecode/session/list"))["sessions"] == []
         await client.shutdown_session()
         client = await start(repo, options=FOLLOW, env=env)

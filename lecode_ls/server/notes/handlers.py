@@ -7,6 +7,7 @@ a result model. Errors are core `LecodeError`s; the boundary in `wiring` convert
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from lecode_ls.memory.project import read_agents, read_instructions
 from lecode_ls.server.notes import messages as p
@@ -21,11 +22,21 @@ async def ping(ls: LecodeServer, params: p.PingParams) -> p.PingResult:
 
 async def project_info(ls: LecodeServer, params: p.ProjectInfoParams) -> p.ProjectInfoResult:
     runtime, _ = await ls.runtime(params.workspace_uri)
+    info: dict[str, Any] = {}
+    following = ls.following.get(runtime.project.root)
+    if following is not None:
+        info["following"] = p.FollowingStatus(
+            agents=list(following.agents),
+            polls=following.polls,
+            appended=following.appended,
+            last_poll=following.last_poll,
+        )
     return p.ProjectInfoResult(
         project_root=str(runtime.project.root),
         slug=runtime.project.slug,
         store_path=str(runtime.store_path),
         memory_enabled=ls.settings.memory.enabled,
+        **info,
     )
 
 

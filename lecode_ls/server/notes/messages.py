@@ -40,6 +40,20 @@ class ProjectInfoResult(Message):
     """The folder that holds this project's memory."""
     memory_enabled: bool
     """Whether `[memory] enabled` is true."""
+    following: FollowingStatus | None = None
+    """While `[agents] follow` names an agent: what following their transcripts has done for
+    this project since the server started."""
+
+
+class FollowingStatus(Message):
+    agents: list[str]
+    """The agents followed (`claude-code`, `codex`)."""
+    polls: int
+    """Polls of their transcripts completed (one about every 2 s)."""
+    appended: int
+    """Records those polls appended to this project's sessions."""
+    last_poll: str | None
+    """When the last poll ended (ISO 8601 UTC)."""
 
 
 # --- lecode/memory/* -------------------------------------------------------------------------

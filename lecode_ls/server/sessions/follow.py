@@ -5,8 +5,10 @@ an agent and memory is enabled."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from lecode_ls.agents.follow import Follower
@@ -18,6 +20,17 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 2.0
 
 
+@dataclass
+class Following:
+    """What following has done for one project since the server started (`lecode/project/info`
+    shows it): the polls that completed, the records they appended, and when the last ended."""
+
+    agents: list[Agent]
+    polls: int = 0
+    appended: int = 0
+    last_poll: str | None = None
+
+
 async def follow_agents(ls: LecodeServer, interval: float = POLL_SECONDS) -> None:
     followers: dict[Path, Follower] = {}
     while True:
@@ -25,6 +38,7 @@ async def follow_agents(ls: LecodeServer, interval: float = POLL_SECONDS) -> Non
         agents: list[Agent] = list(ls.settings.agents.follow)
         if not agents or not ls.settings.memory.enabled:
             followers.clear()
+            ls.following.clear()
             continue
         for folder in ls.workspace_folders():
             try:
@@ -45,5 +59,11 @@ async def _poll_folder(
         )
         followers[root] = follower
     appended = await asyncio.to_thread(follower.poll)
+    status = ls.following.get(root)
+    if status is None or status.agents != agents:
+        status = ls.following[root] = Following(agents)
+    status.polls += 1
+    status.appended += appended
+    status.last_poll = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     if appended:
         log.info("followed transcripts: %d record(s) appended", appended)

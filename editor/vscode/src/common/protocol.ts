@@ -87,6 +87,19 @@ export interface ProjectInfoResult {
   storePath: string;
   /** Whether `[memory] enabled` is true. */
   memoryEnabled: boolean;
+  /** While `[agents] follow` names an agent: what following their transcripts has done for this project since the server started. */
+  following?: FollowingStatus | null;
+}
+
+export interface FollowingStatus {
+  /** The agents followed (`claude-code`, `codex`). */
+  agents: string[];
+  /** Polls of their transcripts completed (one about every 2 s). */
+  polls: number;
+  /** Records those polls appended to this project's sessions. */
+  appended: number;
+  /** When the last poll ended (ISO 8601 UTC). */
+  lastPoll: string | null;
 }
 
 export interface MemoryListParams {
