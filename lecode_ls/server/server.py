@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from lecode_ls.server.chat.state import Chat
     from lecode_ls.server.messages import Message
     from lecode_ls.server.questions.state import Questions
-    from lecode_ls.server.sessions.follow import Following
+    from lecode_ls.server.sessions.state import Following
 
 log = logging.getLogger(__name__)
 

@@ -8,27 +8,16 @@ import asyncio
 import datetime
 import logging
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from lecode_ls.agents.follow import Follower
 from lecode_ls.agents.transcripts import Agent
 from lecode_ls.server.server import LecodeServer
+from lecode_ls.server.sessions.state import Following
 
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 2.0
-
-
-@dataclass
-class Following:
-    """What following has done for one project since the server started (`lecode/project/info`
-    shows it): the polls that completed, the records they appended, and when the last ended."""
-
-    agents: list[Agent]
-    polls: int = 0
-    appended: int = 0
-    last_poll: str | None = None
 
 
 async def follow_agents(ls: LecodeServer, interval: float = POLL_SECONDS) -> None:
