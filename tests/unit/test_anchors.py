@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 from datetime import date
@@ -405,6 +406,19 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def ended_within(pid: int, seconds: float) -> bool:
+    """Whether process `pid` has ended, or ends within `seconds` (a zombie has ended)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        readable, _, _ = select.select([fd], [], [], seconds)
+        return bool(readable) or not alive(pid)
+    finally:
+        os.close(fd)
+
+
 def drop_blob(repo: Path, path: str, commit: str = "HEAD") -> str:
     """Remove the loose object of `path`'s blob at `commit`: what a partial clone lacks."""
     blob = subprocess.run(
@@ -495,8 +509,10 @@ class TestHostileRepositoryConfig:
         monkeypatch.setattr(renames, "GIT_TIMEOUT", 0.5)
         assert TestGitChanges().where(runtime, fact_id) == [("deleted", None, None)]
         # Before, the read waited for the child to close the pipe (600 s here); now the whole
-        # group is killed at the bound, the child included.
-        assert not alive(int(pid_file.read_text()))
+        # group is killed at the bound, the child included. The kill is delivered, not yet
+        # done, when the read returns: wait for the child's exit on a pidfd (a hang guard of
+        # 10 s, not a timing; a child left running would take 600 s).
+        assert ended_within(int(pid_file.read_text()), 10)
 
 
 class TestVerifiedFactAnchor:
