@@ -24,6 +24,7 @@ from pydantic import (
     field_validator,
 )
 
+from lecode_ls.memory.project import instruction_pattern_problem
 from lecode_ls.memory.secrets import MAX_EXTRA_PATTERNS, check_extra_pattern
 
 
@@ -145,23 +146,6 @@ SECRET_FILES = (
     ".config/gcloud/application_default_credentials.json",
     ".kube/config",
 )
-
-
-GLOB_CHARS = frozenset("*?[")
-
-
-def instruction_pattern_problem(pattern: str) -> str | None:
-    """Why `pattern` is not a working-folder-relative file name or last-component glob, or None."""
-    if "\\" in pattern or "\x00" in pattern:
-        return "use / between folders, and no NUL"
-    if pattern.startswith(("/", "~")) or (len(pattern) > 1 and pattern[1] == ":"):
-        return "must be relative to the working folder"
-    parts = pattern.split("/")
-    if any(part in ("", ".", "..") for part in parts):
-        return 'must not contain "..", "." or an empty folder name'
-    if any(GLOB_CHARS & set(part) for part in parts[:-1]):
-        return "a glob (* ? [) is allowed in the file name only, not in a folder"
-    return None
 
 
 class AgentSettings(_Section):

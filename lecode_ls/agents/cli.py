@@ -59,14 +59,18 @@ def main(argv: list[str]) -> int:
     folder = Path(args.cwd or hook.cwd or Path.cwd())
 
     try:
-        from lecode_ls.agents.context import memory_context
+        from lecode_ls.agents.context import agent_context
         from lecode_ls.memory.project import config_dir
 
-        section = memory_context(config_dir(os.environ), folder, prompt)
+        # A session's start gets the project's instruction files too; a prompt only the
+        # memory (the agent keeps what its session started with).
+        agent = None if args.form == "markdown" else args.form
+        text = agent_context(
+            config_dir(os.environ), folder, prompt, agent, instructions=hook.event == "SessionStart"
+        )
     except Exception as error:
         log.warning("no section (%s)", type(error).__name__)
-        section = None
-    text = section.text if section is not None else ""
+        text = ""
     sys.stdout.write(render(text, args.form, hook.event))
     return 0
 

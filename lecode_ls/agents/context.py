@@ -24,6 +24,7 @@ server validates it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,14 @@ from lecode_ls.memory.anchors import DriftTracker
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
 from lecode_ls.memory.notes import MarkdownStore
-from lecode_ls.memory.project import resolve_project, store_dir
+from lecode_ls.memory.project import (
+    AGENTS_FILE,
+    AGENTS_HEADING,
+    instruction_parts,
+    read_agents,
+    resolve_project,
+    store_dir,
+)
 from lecode_ls.memory.selection import select, turn_query
 from lecode_ls.memory.sessions import PeekVerdicts
 
@@ -55,6 +63,13 @@ class MemoryView:
 @dataclass(frozen=True)
 class ContextSettings:
     memory: MemoryView = MemoryView()
+    instruction_files: tuple[str, ...] = ()
+    """`[agent] instruction_files`, as written (each pattern is checked where it is read)."""
+
+
+NATIVE = {"claude": "CLAUDE.md", "codex": AGENTS_FILE, "gemini": "GEMINI.md"}
+"""The instruction file each agent reads itself: `lecode-ls context` never sends it again."""
+MAX_PATTERNS = 100
 
 
 @dataclass
@@ -97,8 +112,15 @@ def load_settings(config_dir: Path) -> ContextSettings:
     except tomllib.TOMLDecodeError as error:
         log.warning("config.toml is not valid TOML (%s); using the defaults", error)
         return ContextSettings()
+    agent = raw.get("agent")
+    listed = agent.get("instruction_files") if isinstance(agent, dict) else None
+    patterns = (
+        tuple(p for p in listed if isinstance(p, str))[:MAX_PATTERNS]
+        if isinstance(listed, list)
+        else ()
+    )
     if not raw.get("memory"):
-        return ContextSettings()
+        return ContextSettings(instruction_files=patterns)
     from lecode_ls.config import validate  # pydantic: only when there is a [memory] to check
 
     settings, problems = validate({"memory": raw["memory"]})
@@ -106,14 +128,51 @@ def load_settings(config_dir: Path) -> ContextSettings:
         log.warning("%s", problem)
     memory = settings.memory
     return ContextSettings(
-        MemoryView(memory.enabled, memory.max_bytes, memory.facts_max_bytes, memory.drifted_facts)
+        MemoryView(memory.enabled, memory.max_bytes, memory.facts_max_bytes, memory.drifted_facts),
+        patterns,
     )
 
 
-def memory_context(config_dir: Path, folder: Path, prompt: str) -> InjectedMemory:
+def instructions_context(folder: Path, patterns: Sequence[str], agent: str | None) -> str:
+    """AGENTS.md and the `[agent] instruction_files` of `folder`, each under the heading the
+    chat's system prompt gives it (L7), leaving out the file `agent` reads itself (NATIVE):
+    one project's conventions reach every agent from one place."""
+    native = NATIVE.get(agent or "")
+    parts: list[str] = []
+    used = 0
+    if native != AGENTS_FILE:
+        try:
+            text, exists = read_agents(folder)
+        except LecodeError as error:
+            log.warning("AGENTS.md not read: %s", error)
+            text, exists = "", False
+        if exists and text.strip():
+            parts.append(AGENTS_HEADING + text)
+            used = len(text.encode("utf-8"))
+    skip = (native,) if native is not None else ()
+    parts.extend(instruction_parts(folder, patterns, used=used, skip=skip))
+    return "\n\n".join(part.rstrip("\n") for part in parts)
+
+
+def agent_context(
+    config_dir: Path, folder: Path, prompt: str, agent: str | None, *, instructions: bool
+) -> str:
+    """What `lecode-ls context` prints: with `instructions` (a session's start), the project's
+    instruction files first; then the memory section for `prompt`. Never writes."""
+    settings = load_settings(config_dir)
+    parts = []
+    if instructions:
+        parts.append(instructions_context(folder, settings.instruction_files, agent))
+    parts.append(memory_context(config_dir, folder, prompt, settings).text)
+    return "\n\n".join(part for part in parts if part)
+
+
+def memory_context(
+    config_dir: Path, folder: Path, prompt: str, settings: ContextSettings | None = None
+) -> InjectedMemory:
     """The memory section for `prompt` in the project of `folder`; empty (with the reason
     logged) when there is nothing to show or it cannot be read. Never writes."""
-    settings = load_settings(config_dir)
+    settings = settings or load_settings(config_dir)
     if not settings.memory.enabled:
         log.info("memory is disabled ([memory] enabled = false): no section")
         return InjectedMemory("")

@@ -161,6 +161,48 @@ class TestClaudeCodeHook:
             set(FACTS)
         )  # no prompt: the recent facts
 
+    def test_a_session_start_gets_the_instruction_files_the_agent_does_not_read_itself(
+        self, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers I1, L7 (issue 28, item 5): one project's conventions reach every agent
+        populate(repo, isolated_config_dir, FACTS)
+        (repo / "AGENTS.md").write_text("Run make check before a commit.\n")
+        (repo / "CLAUDE.md").write_text("Claude: prefer small diffs.\n")
+        (repo / "GEMINI.md").write_text("Gemini: cite files.\n")
+        (isolated_config_dir / "config.toml").write_text(
+            '[agent]\ninstruction_files = ["CLAUDE.md", "GEMINI.md"]\n'
+        )
+
+        def started(form: str) -> str:
+            start = json.dumps({"cwd": str(repo), "hook_event_name": "SessionStart"})
+            out = json.loads(context(isolated_config_dir, "--format", form, stdin=start).stdout)
+            text: str = out["hookSpecificOutput"]["additionalContext"]
+            assert {f["text"] for f in facts_of(text)} == set(FACTS)  # the memory follows
+            return text
+
+        claude = started("claude")
+        assert "# AGENTS.md (the project's instructions" in claude
+        assert "make check" in claude and "cite files" in claude and "small diffs" not in claude
+        assert claude.index("make check") < claude.index("cite files") < claude.index(FACTS[0])
+        codex = started("codex")
+        assert "make check" not in codex and "small diffs" in codex and "cite files" in codex
+        gemini = started("gemini")
+        assert "make check" in gemini and "small diffs" in gemini and "cite files" not in gemini
+        # A prompt gets the memory only: the agent keeps what its session started with.
+        prompt = json.dumps({"cwd": str(repo), "hook_event_name": "UserPromptSubmit",
+                             "prompt": "mailer deploys"})  # fmt: skip
+        out = json.loads(context(isolated_config_dir, "--format", "claude", stdin=prompt).stdout)
+        assert "make check" not in out["hookSpecificOutput"]["additionalContext"]
+
+    def test_the_hooks_path_does_not_load_the_settings_model(self) -> None:
+        # Start-up is a hook's cost: pydantic (a third of the imports) loads only for a
+        # config.toml with a [memory] table (bench/context.py).
+        probe = "import sys, lecode_ls.agents.context; print('pydantic' in sys.modules)"
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+        )
+        assert done.stdout.strip() == "False"
+
     def test_codex_and_gemini_forms(self, repo: Path, isolated_config_dir: Path) -> None:
         populate(repo, isolated_config_dir, FACTS)
         codex = json.dumps({"cwd": str(repo), "hook_event_name": "UserPromptSubmit",

@@ -4,18 +4,21 @@ layout, the Git checkout's root and HEAD, AGENTS.md and the other agents' instru
 Code outside this part imports only the names `__all__` lists (a test keeps it so).
 """
 
-from lecode_ls.memory.project.agents import read_agents
+from lecode_ls.memory.project.agents import AGENTS_FILE, AGENTS_HEADING, read_agents
 from lecode_ls.memory.project.checkout import SHA, checkout_root, git_dir, head_commit, relative
 from lecode_ls.memory.project.identity import Project, read_small, resolve_project
 from lecode_ls.memory.project.instructions import (
     INSTRUCTIONS_MAX_BYTES,
     Instruction,
     instruction_parts,
+    instruction_pattern_problem,
     read_instructions,
 )
 from lecode_ls.memory.project.layout import config_dir, migrate_legacy, store_dir
 
 __all__ = [
+    "AGENTS_FILE",
+    "AGENTS_HEADING",
     "INSTRUCTIONS_MAX_BYTES",
     "SHA",
     "Instruction",
@@ -25,6 +28,7 @@ __all__ = [
     "git_dir",
     "head_commit",
     "instruction_parts",
+    "instruction_pattern_problem",
     "migrate_legacy",
     "read_agents",
     "read_instructions",

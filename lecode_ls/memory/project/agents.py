@@ -19,6 +19,10 @@ AGENTS_MAX_BYTES = 256 * 1024
 TRUNCATION_MARKER = f"[... {AGENTS_FILE} truncated at {AGENTS_MAX_BYTES} bytes]"
 
 
+AGENTS_HEADING = "# AGENTS.md (the project's instructions for coding agents)\n\n"
+"""What AGENTS.md is shown under, in the chat's system prompt and in `lecode-ls context`."""
+
+
 def cut_utf8(data: bytes, limit: int) -> bytes:
     """The first `limit` bytes of `data`, shortened so no UTF-8 sequence is cut in half."""
     if len(data) <= limit:

@@ -15,16 +15,32 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecode_ls.config import GLOB_CHARS, instruction_pattern_problem
 from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.project.agents import AGENTS_FILE, AGENTS_MAX_BYTES, cut_utf8
 from lecode_ls.platform.paths import canonical
 
 log = logging.getLogger(__name__)
+
+GLOB_CHARS = frozenset("*?[")
+
+
+def instruction_pattern_problem(pattern: str) -> str | None:
+    """Why `pattern` is not a working-folder-relative file name or last-component glob, or None."""
+    if "\\" in pattern or "\x00" in pattern:
+        return "use / between folders, and no NUL"
+    if pattern.startswith(("/", "~")) or (len(pattern) > 1 and pattern[1] == ":"):
+        return "must be relative to the working folder"
+    parts = pattern.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return 'must not contain "..", "." or an empty folder name'
+    if any(GLOB_CHARS & set(part) for part in parts[:-1]):
+        return "a glob (* ? [) is allowed in the file name only, not in a folder"
+    return None
+
 
 INSTRUCTIONS_MAX_BYTES = AGENTS_MAX_BYTES
 """One budget for AGENTS.md and every instruction file together, AGENTS.md first."""
@@ -107,17 +123,18 @@ def _read_one(folder: Path, relative: str, budget: int) -> tuple[Instruction, in
 
 
 def read_instructions(
-    folder: Path, patterns: Sequence[str], *, used: int = 0
+    folder: Path, patterns: Sequence[str], *, used: int = 0, skip: Collection[str] = ()
 ) -> tuple[list[Instruction], list[str]]:
     """The instruction files `patterns` name in `folder`, and notes on globs that were cut.
 
     `used` is what AGENTS.md already took of INSTRUCTIONS_MAX_BYTES. A file named twice is read
-    once; AGENTS.md itself is never read again here. A pattern that `instruction_pattern_problem` refuses
+    once; AGENTS.md itself is never read again here, nor a path in `skip` (the file an agent
+    reads natively, for `lecode-ls context`). A pattern that `instruction_pattern_problem` refuses
     (config validation keeps them out; this is the second fence) and a missing file are skipped;
     a refused file is returned with its reason. Once the budget is spent, later files are
     refused with "over the size budget".
     """
-    seen = {AGENTS_FILE}
+    seen = {AGENTS_FILE, *skip}
     read: list[Instruction] = []
     notes: list[str] = []
     budget = max(0, INSTRUCTIONS_MAX_BYTES - used)
@@ -148,14 +165,16 @@ INSTRUCTION_HEADING = (
 INSTRUCTION_CUT = "[... {path} cut: AGENTS.md and the instruction files share {cap} bytes]"
 
 
-def instruction_parts(folder: Path, patterns: Sequence[str], *, used: int) -> list[str]:
+def instruction_parts(
+    folder: Path, patterns: Sequence[str], *, used: int, skip: Collection[str] = ()
+) -> list[str]:
     """The system prompt's parts for `patterns`, each under its labelled heading (L7).
 
     A refused file and a cut glob are logged (the server log names no content), never shown.
     """
     if not patterns:
         return []
-    items, notes = read_instructions(folder, patterns, used=used)
+    items, notes = read_instructions(folder, patterns, used=used, skip=skip)
     parts = []
     for item in items:
         if item.refused is not None:
