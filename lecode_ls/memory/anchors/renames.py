@@ -34,7 +34,6 @@ from pathlib import Path
 
 from lecode_ls.memory.facts import StoredAnchor
 from lecode_ls.memory.project import SHA, git_dir, read_small
-from lecode_ls.platform.process import run_bounded
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +95,8 @@ def git_renames(checkout: Path, commit: str, timeout: float = GIT_TIMEOUT) -> di
         "--no-ext-diff", "--no-textconv", commit, "--",
     ]  # fmt: skip
     try:
+        from lecode_ls.platform.process import run_bounded  # subprocess: only when Git runs
+
         run = run_bounded(command, env=_git_env(), timeout=timeout, max_output=MAX_OUTPUT)
     except OSError as exc:
         log.debug("git not run: %s", exc.strerror)

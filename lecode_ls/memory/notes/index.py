@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 
 from lecode_ls import platform
 from lecode_ls.memory.notes.pattern import required_literals
-from lecode_ls.platform.watch import FolderWatch
 
 if TYPE_CHECKING:
     import apsw
@@ -97,6 +96,8 @@ class NoteIndex:
         self._scan = scan
         self._listed = listed
         self._load = load
+        from lecode_ls.platform.watch import FolderWatch  # ctypes: only once a search runs
+
         self._watch = FolderWatch(root, subfolders)
         self._db: apsw.Connection | None = None
         self._broken = False  # could not be created here: searches read every file
