@@ -20,6 +20,7 @@ import { bundledMcpCommand, bundledServerCommand } from "./install/bundled";
 import { type FactDeps, factCommands } from "./facts/commands";
 import { proposalCommands } from "./facts/proposals";
 import { retirementCommands } from "./facts/retirements";
+import { secretCommands, traceLogsParams } from "./facts/secrets";
 import { PROVIDE_SETTING, registerMcpProvider } from "./mcp/provider";
 import { guarded, memoryCommands } from "./notes/commands";
 import { MemoryFileSystem } from "./notes/fileSystem";
@@ -163,12 +164,27 @@ export function activate(context: vscode.ExtensionContext): void {
   const memoryView = api.createTreeView<MemoryNode>("lecode.memory", { treeDataProvider: tree, showCollapseAll: true });
   const factsView = api.createTreeView<FactNode>("lecode.facts", { treeDataProvider: facts, showCollapseAll: true });
   const fileFilter = new FactsFileFilter(facts, factsView);
+  // The secret scan's listing, in a channel of its own, made the first time a scan finds one.
+  let secretsChannel: vscode.OutputChannel | undefined;
+  const secretsListing = {
+    write: (text: string) => {
+      secretsChannel ??= api.createOutputChannel("lecode: Secrets");
+      secretsChannel.replace(text);
+    },
+    reveal: () => secretsChannel?.show(true),
+  };
   const commands: Record<string, (arg?: unknown) => unknown> = {
     ...memoryCommands({ sender: client, projects, now: () => new Date() }),
     ...factCommands(factDeps),
     ...proposalCommands(factDeps),
     ...retirementCommands(factDeps),
     ...anchorCommands(factDeps),
+    ...secretCommands({
+      sender: client,
+      projects,
+      listing: secretsListing,
+      tracesParams: () => traceLogsParams(configuration().get("trace.server")),
+    }),
     "lecode.showFactsOfFile": guarded(async () => fileFilter.on()),
     "lecode.showAllFacts": guarded(async () => fileFilter.off()),
     "lecode.searchFacts": guarded(async () => {
@@ -304,6 +320,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
     ...Object.entries(commands).map(([id, run]) => api.registerCommand(id, run)),
+    { dispose: () => secretsChannel?.dispose() },
   );
   background("starting lecode-ls", client.start());
 }

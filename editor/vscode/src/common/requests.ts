@@ -42,6 +42,10 @@ import {
   type PingParams,
   type ReanchorParams,
   type ReanchorResult,
+  type ScanSecretsParams,
+  type ScanSecretsResult,
+  type ScrubSecretsParams,
+  type ScrubSecretsResult,
   type RememberSelectionParams,
   type SelectionResult,
   type PingResult,
@@ -100,6 +104,8 @@ export interface RequestTypes {
   [Requests.factsRememberSelection]: [RememberSelectionParams, SelectionResult];
   [Requests.factsCorrectSelection]: [CorrectSelectionParams, SelectionResult];
   [Requests.factsReanchor]: [ReanchorParams, ReanchorResult];
+  [Requests.memoryScanSecrets]: [ScanSecretsParams, ScanSecretsResult];
+  [Requests.memoryScrubSecrets]: [ScrubSecretsParams, ScrubSecretsResult];
 }
 
 export type Method = keyof RequestTypes;

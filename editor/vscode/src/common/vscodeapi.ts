@@ -43,6 +43,11 @@ export function createLogOutputChannel(name: string): vscode.LogOutputChannel {
   return vscode.window.createOutputChannel(name, { log: true });
 }
 
+/** A plain output channel (no timestamps or levels), for a listing the person reads. */
+export function createOutputChannel(name: string): vscode.OutputChannel {
+  return vscode.window.createOutputChannel(name);
+}
+
 export function createTreeView<T>(
   id: string,
   options: vscode.TreeViewOptions<T>,
