@@ -241,6 +241,13 @@ class AgentsSettings(_Section):
     $CLAUDE_CONFIG_DIR or ~/.claude/projects/), "codex" (its rollouts under $CODEX_HOME or
     ~/.codex/sessions/). Empty (the default): nothing is read."""
 
+    learn_after_idle_seconds: int = Field(300, ge=0, le=86_400)
+    """A followed session that grew and then stayed unchanged this long is compacted once, as
+    a chat is, and automatic learning runs after it under its usual gates ([memory]
+    auto_learn, memory_write allowed, a provider set), so what the person told the other agent
+    can become facts whose evidence is that agent's own records. Costs one summary call (and
+    the extraction's) per idle session; without auto_learn nothing is compacted."""
+
 
 class PrivacySettings(_Section):
     """`[privacy]`: the secrets redacted where text enters memory (chat, tool results, imports,

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.conftest import Start, call
-from tests.e2e.facts import error_of
+from tests.e2e.facts import candidate, error_of, seq_of
 from tests.fakes.agent_transcripts import claude_plain, claude_records, codex_records, write_jsonl
+from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 
 def stored(config: Path, session: str) -> list[dict[str, Any]]:
@@ -218,6 +219,7 @@ class TestFollowing:
         info = await call(client, "lecode/project/info")
         assert info["following"]["agents"] == ["claude-code", "codex"]
         assert info["following"]["appended"] == 4 + 4  # Claude Code's 4, Codex's 4
+        assert info["following"]["compactions"] == 0  # [memory] auto_learn is off
         body = (await settled(client, isolated_config_dir, 5, "Claude Code 5f0c6a1e"))[1:]
         assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-3", "u-4"]
         titles = [s["title"] for s in (await call(client, "lecode/session/list"))["sessions"]]
@@ -275,6 +277,67 @@ class TestFollowing:
         await settled(client, isolated_config_dir, 2, "Claude Code plain")
         titles = [s["title"] for s in (await call(client, "lecode/session/list"))["sessions"]]
         assert titles == ["Claude Code plain"]
+
+
+def chatter(cwd: Path, exchanges: int) -> list[dict[str, Any]]:
+    """A Claude Code session of plain exchanges after `claude_plain`'s: enough for a compaction
+    to cover the first while the last messages stay raw."""
+    base = claude_plain(cwd)[1]
+    made = []
+    for n in range(exchanges):
+        for role, text in (("user", f"Question {n}?"), ("assistant", f"Answer {n}.")):
+            uuid = f"x-{n}-{role}"
+            made.append({**base, "type": role, "uuid": uuid, "parentUuid": None,
+                         "message": {"role": role, "content": text}})  # fmt: skip
+    return made
+
+
+class TestLearningFromFollowed:
+    # covers A1-A8 over another agent's transcript: learning runs as over lecode's own chats
+    async def test_an_idle_followed_session_is_compacted_and_the_persons_words_become_a_fact(
+        self, start: Start, repo: Path, tmp_path: Path
+    ) -> None:
+        env = agent_homes(tmp_path)
+        project = repo.resolve()
+        claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        preference = "We always use tabs in the Makefile, never spaces."
+        records = claude_plain(project)[:2] + chatter(project, 4)
+        write_jsonl(claude_dir / "learn.jsonl", records)
+
+        def respond(body: dict[str, Any]) -> Stream:
+            system = body["messages"][0]["content"]
+            if system.startswith("You maintain the working summary"):
+                return Stream(text_chunks("So far: tabs in the Makefile."))
+            assert system.startswith("You extract durable project facts"), system[:80]
+            payload = body["messages"][1]["content"]
+            seq = seq_of(payload, preference)
+            return Stream(text_chunks(json.dumps({"candidates": [candidate(preference, seq)]})))
+
+        async with FakeOpenAI(respond=respond) as server:
+            options = {
+                **FOLLOW,
+                "agents": {"follow": ["claude-code"], "learn_after_idle_seconds": 0},
+                "provider": {"base_url": server.base_url, "model": "gpt-4o", "api_key_env": ""},
+                "memory": {"auto_learn": True, "learning": "model"},
+                "agent": {"permissions": {"memory_write": "allow"}},
+            }
+            client = await start(repo, options=options, env=env)
+            for _ in range(600):  # a hang guard: the compaction runs after the next polls
+                info = await call(client, "lecode/project/info")
+                if info.get("following", {}).get("compactions", 0) >= 1:
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise AssertionError("the idle followed session was never compacted")
+            listed = await call(client, "lecode/facts/list", {})
+            (fact,) = listed["facts"]
+            assert fact["text"] == preference and fact["status"] == "valid"
+            recalled = await call(client, "lecode/facts/recall", {"factId": fact["factId"]})
+            (cited,) = json.loads(recalled["sourceText"])
+            assert cited["meta"]["origin"]["id"] == "u-1"  # the other agent's own record
+            await polled(client)  # idle, unchanged: it is not compacted again
+            info = await call(client, "lecode/project/info")
+            assert info["following"]["compactions"] == 1
 
 
 class TestImportCommand:

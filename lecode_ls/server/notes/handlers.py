@@ -30,6 +30,7 @@ async def project_info(ls: LecodeServer, params: p.ProjectInfoParams) -> p.Proje
             polls=following.polls,
             appended=following.appended,
             last_poll=following.last_poll,
+            compactions=following.compactions,
         )
     return p.ProjectInfoResult(
         project_root=str(runtime.project.root),

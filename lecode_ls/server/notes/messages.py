@@ -54,6 +54,9 @@ class FollowingStatus(Message):
     """Records those polls appended to this project's sessions."""
     last_poll: str | None
     """When the last poll ended (ISO 8601 UTC)."""
+    compactions: int
+    """Followed sessions compacted once idle (`[agents] learn_after_idle_seconds`), learning
+    after each as after a chat's."""
 
 
 # --- lecode/memory/* -------------------------------------------------------------------------

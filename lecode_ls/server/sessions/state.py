@@ -3,7 +3,7 @@ transcripts, per project (follow.py updates it, `lecode/project/info` shows it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lecode_ls.agents.transcripts import Agent
 
@@ -17,3 +17,9 @@ class Following:
     polls: int = 0
     appended: int = 0
     last_poll: str | None = None
+    compactions: int = 0
+    """Compactions (with learning after them) of followed sessions once they went idle."""
+    grown: dict[str, float] = field(default_factory=dict)
+    """The followed sessions that grew since their last compaction, with when they last grew
+    (the loop's clock)."""
+    compacting: set[str] = field(default_factory=set)

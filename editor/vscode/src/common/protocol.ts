@@ -100,6 +100,8 @@ export interface FollowingStatus {
   appended: number;
   /** When the last poll ended (ISO 8601 UTC). */
   lastPoll: string | null;
+  /** Followed sessions compacted once idle (`[agents] learn_after_idle_seconds`), learning after each as after a chat's. */
+  compactions: number;
 }
 
 export interface MemoryListParams {

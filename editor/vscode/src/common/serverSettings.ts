@@ -65,6 +65,8 @@ export interface CompactionSettings {
 export interface AgentsSettings {
   /** The agents whose transcripts of the project the language server follows, appending what they add to a session of its own (verbatim, each record's origin kept), so learning and memory_remember_quote can use what the person told them: "claude-code" (its sessions under $CLAUDE_CONFIG_DIR or ~/.claude/projects/), "codex" (its rollouts under $CODEX_HOME or ~/.codex/sessions/). Empty (the default): nothing is read. */
   follow: ("claude-code" | "codex")[];
+  /** A followed session that grew and then stayed unchanged this long is compacted once, as a chat is, and automatic learning runs after it under its usual gates ([memory] auto_learn, memory_write allowed, a provider set), so what the person told the other agent can become facts whose evidence is that agent's own records. Costs one summary call (and the extraction's) per idle session; without auto_learn nothing is compacted. */
+  learn_after_idle_seconds: number;
 }
 
 /** Every section the server reads, as the editor sends it. */
@@ -139,7 +141,8 @@ export const SERVER_DEFAULTS: ServerSections = {
     "mid_turn_threshold": 0.8
   },
   "agents": {
-    "follow": []
+    "follow": [],
+    "learn_after_idle_seconds": 300
   }
 };
 
@@ -180,5 +183,9 @@ export const BOUNDS: Record<string, { minimum: number; maximum: number }> = {
   "compaction.mid_turn_threshold": {
     "minimum": 0.1,
     "maximum": 1.0
+  },
+  "agents.learn_after_idle_seconds": {
+    "minimum": 0,
+    "maximum": 86400
   }
 };
