@@ -8,6 +8,7 @@ Everything here is synchronous and blocking: the server calls it through `asynci
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -16,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from lecode_ls.config import Settings
-from lecode_ls.errors import ExcludedEvidence, MemoryDisabled
+from lecode_ls.errors import ExcludedEvidence, LecodeError, MemoryDisabled
 from lecode_ls.memory.anchors import DriftTracker, verified_fact_anchor
 from lecode_ls.memory.facts import FactStore, NewAnchor, Purpose, SourceLike
 from lecode_ls.memory.files import STALE_TEMP_SECONDS, remove_stale_temps
 from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.project import Project, migrate_legacy, resolve_project, store_dir
+from lecode_ls.memory.scrub import finish_pending
 from lecode_ls.memory.secrets import Redactor
 from lecode_ls.memory.sessions import (
     Origin,
@@ -83,7 +85,9 @@ class Runtime:
         A temp file must have gone unwritten for a minute, so one left by a crash just before
         this server started (an editor restarts a crashed server at once) is taken by a later
         call: with `due_only`, this runs at most once per STALE_TEMP_SECONDS (the server calls it
-        that often). Nothing happens while memory is disabled; nothing is ever raised.
+        that often). A secret scrub a crash left pending is finished too (memory/scrub.py:
+        its facts were never stale meanwhile). Nothing happens while memory is disabled;
+        nothing is ever raised.
         """
         now = time.monotonic()
         if not self.settings.memory.enabled or self.closed:
@@ -95,6 +99,9 @@ class Runtime:
         for sub in ("", "daily", "notes", "sessions"):
             folder = self.store_path / sub if sub else self.store_path
             removed += [f"{sub}/{name}" if sub else name for name in remove_stale_temps(folder)]
+        with contextlib.suppress(LecodeError):  # a damaged store: the next scan or scrub says so
+            if finish_pending(self):
+                log.info("finished a secret scrub a crash had left pending")
         return removed
 
     def require_memory(self) -> MarkdownStore:

@@ -268,6 +268,7 @@ def scrub(stores: Stores, secret: str | None = None) -> dict[str, Any]:
         return stores.redactor.value(item) if depth >= _DEPTH else item
 
     notes = stores.markdown.scrub(text)
+    titles = stores.sessions.scrub_titles(text)
     sessions: list[str] = []
     records = attached = 0
     for info in stores.sessions.list():
@@ -282,6 +283,7 @@ def scrub(stores: Stores, secret: str | None = None) -> dict[str, Any]:
     purged = stores.facts.scrubs.purge()
     return {
         "notes": notes,
+        "titles": titles,
         "sessions": sessions,
         "records": records,
         "reattached": attached,

@@ -67,6 +67,7 @@ def planted(runtime: Runtime) -> tuple[str, int, int]:
             check=runtime.check_source,
             has_authored_text=runtime.has_authored_text,
         )
+        runtime.sessions.rename(session, f"deploy with {TOKEN}")
         runtime.markdown.write("MEMORY.md", f"token {TOKEN}\n", "replace")
         runtime.markdown.write("MEMORY.md", f"password {ROTATED}, id {UUID}\n", "append")
     return session, cited, holder
@@ -120,7 +121,7 @@ class TestScrub:
         )  # every revision cites seq 1: the cited fact, both of the holder
         assert done["facts"] == [holder] and done["revisions"] == 2
         assert set(done["notes"]) == {"MEMORY.md", "MEMORY.md.bak"}  # appended: both hold it
-        assert done["remaining"] == 0 and done["purged"]
+        assert done["remaining"] == 0 and done["purged"] and done["titles"]
         store = every_byte(runtime.store_path)
         assert TOKEN.encode() not in store and TOKEN[-16:].encode() not in store
         for kept in (COMMIT, DIGEST, UUID, ROTATED):  # not detected, not given: left as it was
@@ -168,8 +169,20 @@ class TestScrub:
         assert again["sessions"] == [] and again["notes"] == [] and again["facts"] == []
 
 
+class TestTitles:
+    def test_a_title_given_or_renamed_is_redacted_at_the_door(self, runtime: Runtime) -> None:
+        # covers P5: a title is text that enters memory (the header, titles.json)
+        session = runtime.sessions.create(f"deploy {TOKEN}")
+        runtime.sessions.rename(session, f"again {TOKEN}")
+        imported, _ = runtime.sessions.import_records([{"role": "user", "content": "hi"}], TOKEN)
+        titles = {i.session_id: i.title for i in runtime.sessions.list()}
+        assert titles[session].startswith("again [secret:github-token:")
+        assert titles[imported].startswith("[secret:github-token:")
+        assert TOKEN.encode() not in every_byte(runtime.store_path)
+
+
 class TestACrashBetweenTheSteps:
-    def test_a_reference_left_on_its_old_digest_stays_valid_and_is_reattached_later(
+    def test_a_reference_left_on_its_old_digest_stays_valid_and_is_reattached_when_the_project_opens(
         self, runtime: Runtime
     ) -> None:
         session, cited, _ = planted(runtime)
@@ -192,7 +205,9 @@ class TestACrashBetweenTheSteps:
         fact = runtime.facts.get(cited)
         assert fact is not None and fact.source is not None and fact.source.digest == old_digest
         assert status(runtime, cited) == "valid"  # moved by a scrub, not tampered
-        assert finish_pending(runtime) == 1
+        assert runtime.facts.scrubs.pending()
+        runtime.remove_debris()  # what the server runs when a project opens, and every minute
+        assert runtime.facts.scrubs.pending() == []
         fact = runtime.facts.get(cited)
         assert fact is not None and fact.source is not None and fact.source.digest != old_digest
         assert status(runtime, cited) == "valid" and finish_pending(runtime) == 0

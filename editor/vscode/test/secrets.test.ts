@@ -45,6 +45,7 @@ const scan = (overrides: Partial<ScanSecretsResult> = {}): ScanSecretsResult => 
 
 const scrubbed: ScrubSecretsResult = {
   notes: ["MEMORY.md", "MEMORY.md.bak"],
+  titles: false,
   sessions: [SESSION],
   records: 1,
   reattached: 2,

@@ -368,7 +368,7 @@ class SessionStore:
         refuse_symlinks(self.root, paths.jsonl)
         if not paths.jsonl.is_file():
             raise session_not_found(paths)
-        cleaned = _check_title(title, "title")
+        cleaned = self.redactor.text(_check_title(title, "title"))  # a door too (P5)
         self._titles.set(paths.session_id, cleaned or None)
         if cleaned:
             return cleaned
@@ -400,7 +400,7 @@ class SessionStore:
         header = {
             "seq": 0,
             "kind": "session",
-            "title": _check_title(title, "title"),
+            "title": self.redactor.text(_check_title(title, "title")),
             "created": _now(),
             "origin": origin,
         }
@@ -495,6 +495,11 @@ class SessionStore:
         self._histories.pop(paths.session_id, None)
         return done
 
+    def scrub_titles(self, redact: Callable[[str], str]) -> bool:
+        """Rewrite sessions/titles.json with every title `redact` changes; whether it did."""
+        self._check_open()
+        return self._titles.scrub(redact)
+
     # -- attach and delete (S6) ------------------------------------------------------------
 
     def _lock_fd(self, paths: TranscriptPaths) -> int:
@@ -586,9 +591,9 @@ class SessionStore:
         elif exported is not None:
             requested = check_session_id(exported.get("id"), "records[0].id")
         if title is not None:
-            title = _check_title(title, "title")
+            title = self.redactor.text(_check_title(title, "title"))
         elif exported is not None:
-            title = _check_title(exported.get("title", ""), "records[0].title")
+            title = self.redactor.text(_check_title(exported.get("title", ""), "records[0].title"))
         body = [
             self._new_record(record, f"records[{index}]", seq=index + shift, imported=True)
             for index, record in enumerate(records)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -99,3 +99,20 @@ class Titles:
                 atomic_write(self.path, data, backup=False)
         except OSError as error:
             raise StoreError(f"sessions: could not keep the title: {error.strerror}") from None
+
+    def scrub(self, redact: Callable[[str], str]) -> bool:
+        """Rewrite every title `redact` changes, atomically (a secret scrub); whether any did."""
+        if not self.read():
+            return False
+        refuse_symlinks(self.root, self.path)
+        try:
+            with self._lock:
+                titles = self.read()
+                scrubbed = {key: redact(title) for key, title in titles.items()}
+                if scrubbed == titles:
+                    return False
+                data = json.dumps(scrubbed, ensure_ascii=False, sort_keys=True).encode("utf-8")
+                atomic_write(self.path, data, backup=False)
+                return True
+        except OSError as error:
+            raise StoreError(f"sessions: could not rewrite the titles: {error.strerror}") from None

@@ -64,6 +64,8 @@ class ScrubSecretsParams(WorkspaceParams):
 class ScrubSecretsResult(Message):
     notes: list[str]
     """The Markdown files and `.bak` copies rewritten."""
+    titles: bool
+    """Whether session titles (sessions/titles.json, what renames keep) were rewritten."""
     sessions: list[str]
     """The sessions whose transcripts were rewritten."""
     records: int

@@ -26,6 +26,7 @@ SCAN_EXAMPLE = {
 }
 SCRUB_EXAMPLE = {
     "notes": ["MEMORY.md", "MEMORY.md.bak"],
+    "titles": False,
     "sessions": [SID],
     "records": 1,
     "reattached": 2,

@@ -1046,6 +1046,8 @@ export interface ScrubSecretsParams {
 export interface ScrubSecretsResult {
   /** The Markdown files and `.bak` copies rewritten. */
   notes: string[];
+  /** Whether session titles (sessions/titles.json, what renames keep) were rewritten. */
+  titles: boolean;
   /** The sessions whose transcripts were rewritten. */
   sessions: string[];
   /** Transcript records rewritten. */
