@@ -45,13 +45,6 @@ const CODE_SERVER = process.env.LECODE_CODE_SERVER ?? "";
 const SHOTS = process.env.LECODE_SCREENSHOTS ?? join(EXTENSION, "test-results", "vscode");
 const VERSION = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).version as string;
 const WAIT = 120_000;
-/** VS Code's version inside code-server ("4.103.2 <commit> with Code 1.103.2"). */
-const CODE_VERSION = (() => {
-  const found = /with Code (\d+)\.(\d+)/.exec(CODE_SERVER ? spawnSync(CODE_SERVER, ["--version"], { encoding: "utf8" }).stdout ?? "" : "");
-  return found ? [Number(found[1]), Number(found[2])] : [0, 0];
-})();
-/** VS Code 1.101 brought the MCP server definition provider API (issue 28, item 4). */
-const HAS_MCP_API = CODE_VERSION[0] > 1 || (CODE_VERSION[0] === 1 && CODE_VERSION[1] >= 101);
 
 let tmp: string;
 let project: string;
@@ -306,35 +299,6 @@ describe("the packaged extension in code-server", () => {
 
   // covers issue 28, item 4: on 1.101+ agent mode lists lecode's memory with no mcp.json (before
   // 1.101, as code-server 4.100.3, the test above is the check that nothing changed).
-  it.skipIf(!HAS_MCP_API)("lists lecode memory among VS Code's MCP servers, and VS Code starts its lecode-ls mcp for the project", { timeout: 900_000 }, async () => {
-    await page.keyboard.press("F1");
-    await page.keyboard.type("MCP: List Servers");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "MCP: List Servers" }).first().waitFor();
-    await page.keyboard.press("Enter");
-    const server = page.locator(".quick-input-list .monaco-list-row", { hasText: "lecode memory" }).first();
-    await server.waitFor({ timeout: WAIT });
-    await shot("mcp-1-listed");
-    // Its Start Server starts it (the MCP SDK is installed first, with pip): the process is the
-    // bundled environment's `lecode_ls mcp --project <project>`.
-    await server.click();
-    const start = page.locator(".quick-input-list .monaco-list-row", { hasText: /Start Server/ }).first();
-    await start.waitFor({ timeout: WAIT });
-    await start.click();
-    const python = join(userData, "User", "globalStorage", "lecode.lecode", "server", VERSION, "bin", "python");
-    const wanted = [python, "-m", "lecode_ls", "mcp", "--project", project].join("\0");
-    await until(
-      "VS Code's lecode-ls mcp process",
-      () =>
-        readdirSync("/proc").find((pid) => {
-          try {
-            return /^\d+$/.test(pid) && readFileSync(join("/proc", pid, "cmdline"), "utf8").startsWith(wanted);
-          } catch {
-            return false;
-          }
-        }),
-      600_000,
-    );
-  });
 
   it("writes memory through the Memory tree", async () => {
     await row("MEMORY.md").first().click();
