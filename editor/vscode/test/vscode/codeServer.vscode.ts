@@ -27,7 +27,6 @@
 // (proposed retirements and the memory doctor in VS Code)
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -35,6 +34,7 @@ import { type BrowserContext, type FrameLocator, type Page, chromium } from "pla
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
 import { CHROMIUM_ARGS } from "../webview/page";
+import { WAIT, startCodeServer as startOn, until } from "./harness";
 import { FakeOpenAI } from "../e2e/fakeOpenAI";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
@@ -44,7 +44,6 @@ const VSIX = join(EXTENSION, "lecode.vsix");
 const CODE_SERVER = process.env.LECODE_CODE_SERVER ?? "";
 const SHOTS = process.env.LECODE_SCREENSHOTS ?? join(EXTENSION, "test-results", "vscode");
 const VERSION = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).version as string;
-const WAIT = 120_000;
 
 let tmp: string;
 let project: string;
@@ -57,27 +56,6 @@ let codeServer: ChildProcess | undefined;
 let port: number;
 let context: BrowserContext;
 let page: Page;
-
-/** Wait until `check` returns a value other than undefined (a condition on disk or in a log). */
-async function until<T>(what: string, check: () => T | undefined, timeout = WAIT): Promise<T> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port: free } = server.address() as { port: number };
-      server.close(() => resolve(free));
-    });
-  });
-}
 
 function files(root: string): string[] {
   if (!existsSync(root)) return [];
@@ -186,32 +164,9 @@ function withoutUv(): NodeJS.ProcessEnv {
 }
 
 async function startCodeServer(): Promise<void> {
-  port = await freePort();
-  codeServer = spawn(
-    CODE_SERVER,
-    [
-      "--auth", "none",
-      "--bind-addr", `127.0.0.1:${port}`,
-      "--user-data-dir", userData,
-      "--extensions-dir", extensionsDir,
-      "--disable-telemetry",
-      "--disable-update-check",
-      "--disable-workspace-trust",
-      "--disable-getting-started-override",
-      project,
-    ],
-    { env: withoutUv(), stdio: ["ignore", "pipe", "pipe"] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let output = "";
-    const seen = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("HTTP server listening on")) resolve();
-    };
-    codeServer?.stdout?.on("data", seen);
-    codeServer?.stderr?.on("data", seen);
-    codeServer?.once("exit", (code) => reject(new Error(`code-server exited (${code}): ${output}`)));
-  });
+  const started = await startOn({ binary: CODE_SERVER, userData, extensionsDir, project, env: withoutUv() });
+  codeServer = started.process;
+  port = started.port;
 }
 
 /** The chat view's page, inside VS Code's webview iframes. */

@@ -19,7 +19,6 @@
 // covers issue 28, item 4 (agent mode lists lecode's memory with no set-up) in a real VS Code
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -27,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { type BrowserContext, type Page, chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS } from "../webview/page";
+import { WAIT, startCodeServer as startOn, until } from "./harness";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const EXTENSION = join(HERE, "..", "..");
@@ -35,7 +35,6 @@ const VSIX = join(EXTENSION, "lecode.vsix");
 const CODE_SERVER = process.env.LECODE_CODE_SERVER_MCP ?? "";
 const SHOTS = process.env.LECODE_SCREENSHOTS ?? join(EXTENSION, "test-results", "vscode-mcp");
 const VERSION = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).version as string;
-const WAIT = 120_000;
 /** The label src/mcp/provider.ts gives the server of a window with one folder. */
 const LABEL = "lecode memory";
 
@@ -51,26 +50,6 @@ let context: BrowserContext;
 let page: Page;
 
 /** Wait until `check` returns a value other than undefined (a condition on disk or in a log). */
-async function until<T>(what: string, check: () => T | undefined, timeout = WAIT): Promise<T> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port: free } = server.address() as { port: number };
-      server.close(() => resolve(free));
-    });
-  });
-}
-
 async function shot(name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`) });
@@ -141,32 +120,9 @@ function environment(): NodeJS.ProcessEnv {
 }
 
 async function startCodeServer(): Promise<void> {
-  port = await freePort();
-  codeServer = spawn(
-    CODE_SERVER,
-    [
-      "--auth", "none",
-      "--bind-addr", `127.0.0.1:${port}`,
-      "--user-data-dir", userData,
-      "--extensions-dir", extensionsDir,
-      "--disable-telemetry",
-      "--disable-update-check",
-      "--disable-workspace-trust",
-      "--disable-getting-started-override",
-      project,
-    ],
-    { env: environment(), stdio: ["ignore", "pipe", "pipe"] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let output = "";
-    const seen = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("HTTP server listening on")) resolve();
-    };
-    codeServer?.stdout?.on("data", seen);
-    codeServer?.stderr?.on("data", seen);
-    codeServer?.once("exit", (code) => reject(new Error(`code-server exited (${code}): ${output}`)));
-  });
+  const started = await startOn({ binary: CODE_SERVER, userData, extensionsDir, project, env: environment() });
+  codeServer = started.process;
+  port = started.port;
 }
 
 const quickPick = (text: string | RegExp) => page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first();
