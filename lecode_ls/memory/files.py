@@ -18,6 +18,7 @@ import secrets
 import stat
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -67,11 +68,14 @@ def fsync_dir(folder: Path) -> None:
     platform.fsync_dir(folder)
 
 
-def atomic_write(path: Path, data: bytes, *, backup: bool) -> None:
+def atomic_write(
+    path: Path, data: bytes, *, backup: bool, locked: Callable[[], None] | None = None
+) -> None:
     """Replace `path` with `data` so that readers and crashes see either the old or new bytes.
 
     With `backup`, the previous content (if the file exists) is first copied atomically to
-    `<file>.bak`. Missing parent folders are created with mode 0700. On any failure, disk full
+    `<file>.bak`. Missing parent folders are created with mode 0700. `locked` runs right after
+    the rename, while the new file is still locked (a transcript's index is written there). On any failure, disk full
     included, the temp file is removed and the original error is re-raised (an `OSError`;
     callers turn it into a `StoreError`).
     """
@@ -91,6 +95,8 @@ def atomic_write(path: Path, data: bytes, *, backup: bool) -> None:
         write_all(fd, data)
         platform.fsync(fd)
         platform.replace(temp, path)
+        if locked is not None:
+            locked()
     except BaseException:
         # BaseException: a KeyboardInterrupt mid-write must not leave a stray temp file either.
         with contextlib.suppress(FileNotFoundError):

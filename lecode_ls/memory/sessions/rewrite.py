@@ -22,9 +22,8 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lecode_ls import platform
 from lecode_ls.memory.canonical import canonical_json, records_digest
-from lecode_ls.memory.files import atomic_write, fsync_dir, temp_path, write_all
+from lecode_ls.memory.files import atomic_write, fsync_dir
 from lecode_ls.memory.sessions.records import kind_code
 from lecode_ls.memory.sessions.transcript import open_locked
 from lecode_ls.memory.sessions.transcript_files import ENTRY, TranscriptPaths, TranscriptState
@@ -58,27 +57,18 @@ def rewrite(
 
 def _replace(paths: TranscriptPaths, records: Records) -> None:
     lines = [canonical_json(record) + b"\n" for record in records]
-    temp = temp_path(paths.jsonl)
-    fd = platform.open_file(temp, write=True, create=True, exclusive=True)
-    try:
-        platform.lock(fd)  # held until the index is written: no one reads the new file before
-        write_all(fd, b"".join(lines))
-        platform.fsync(fd)
-        with contextlib.suppress(FileNotFoundError):
-            paths.idx.unlink()  # the old index must never describe the new file
-        platform.replace(temp, paths.jsonl)
-        entries, offset = [], 0
-        for record, line in zip(records, lines, strict=True):
-            entries.append(ENTRY.pack(offset | kind_code(record) << 56))
-            offset += len(line)
+    entries, offset = [], 0
+    for record, line in zip(records, lines, strict=True):
+        entries.append(ENTRY.pack(offset | kind_code(record) << 56))
+        offset += len(line)
+
+    def index() -> None:  # the new file is still locked: no one reads it before its index
         atomic_write(paths.idx, b"".join(entries), backup=False)
         fsync_dir(paths.jsonl.parent)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            temp.unlink()
-        raise
-    finally:
-        platform.close(fd)
+
+    with contextlib.suppress(FileNotFoundError):
+        paths.idx.unlink()  # the old index must never describe the new file
+    atomic_write(paths.jsonl, b"".join(lines), backup=False, locked=index)
 
 
 def redact_records(
