@@ -53,8 +53,12 @@ async def _poll_folder(
             runtime.sessions, runtime.store_path, runtime.drift.folders, agents, os.environ
         )
         followers[root] = follower
-    before = {c.session: c.line for c in follower.cursors().values()}
-    appended = await asyncio.to_thread(follower.poll)
+
+    def poll() -> tuple[dict[str, int], int]:  # the cursors before, then the poll: off the loop
+        before = {c.session: c.line for c in follower.cursors().values()}
+        return before, follower.poll()
+
+    before, appended = await asyncio.to_thread(poll)
     status = ls.following.get(root)
     if status is None or status.agents != agents:
         status = ls.following[root] = Following(agents)
