@@ -33,7 +33,7 @@ from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.facts import FactStore, Moved
 from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.notes import MAX_FILE_BYTES, MarkdownStore
-from lecode_ls.memory.secrets import KEY_FILE, Redactor
+from lecode_ls.memory.secrets import KEY_FILE, Finding, Redactor
 from lecode_ls.memory.sessions import SessionStore, redact_records
 
 DEFAULT_PLACES = 100
@@ -135,11 +135,12 @@ def check_secret(secret: object) -> str | None:
 # -- scan ------------------------------------------------------------------------------------------
 
 
-def scan(stores: Stores, limit: int = DEFAULT_PLACES) -> dict[str, Any]:
-    """Where the detector finds secrets in the store (see the module docstring)."""
+def scan(stores: Stores, limit: int = DEFAULT_PLACES, given: str | None = None) -> dict[str, Any]:
+    """Where the detector finds secrets in the store (see the module docstring), and `given`
+    (a person-given string, kind `given`: what a scrub of it counts as remaining)."""
     finish_pending(stores)
     found = Scan(check_limit(limit))
-    find = stores.redactor.find
+    find = _finder(stores.redactor, given)
     structured: set[Path] = set()
     for name in _note_names(stores.markdown):
         path = stores.store_path / name
@@ -175,6 +176,21 @@ def scan(stores: Stores, limit: int = DEFAULT_PLACES) -> dict[str, Any]:
         if kinds:
             found.raw[path.relative_to(stores.store_path).as_posix()] = kinds
     return found.to_json()
+
+
+def _finder(redactor: Redactor, given: str | None) -> Callable[[str], list[Finding]]:
+    if given is None:
+        return redactor.find
+
+    def find(text: str) -> list[Finding]:
+        found = redactor.find(text)
+        at = text.find(given)
+        while at >= 0 and len(found) < MAX_PLACES:
+            found.append(Finding("given", at, at + len(given)))
+            at = text.find(given, at + len(given))
+        return found
+
+    return find
 
 
 def _note_names(markdown: MarkdownStore) -> Iterator[str]:
@@ -222,7 +238,7 @@ def _raw_files(root: Path, structured: set[Path]) -> Iterator[Path]:
             yield path
 
 
-def _raw_kinds(path: Path, find: Callable[[str], list[Any]]) -> Counter[str]:
+def _raw_kinds(path: Path, find: Callable[[str], list[Finding]]) -> Counter[str]:
     """The secrets in a file's bytes, read in overlapping chunks (bounded memory)."""
     kinds: Counter[str] = Counter()
     try:
@@ -290,7 +306,7 @@ def scrub(stores: Stores, secret: str | None = None) -> dict[str, Any]:
         "facts": sorted({fact_id for fact_id, _ in revisions}),
         "revisions": len(revisions),
         "purged": purged,
-        "remaining": scan(stores, 0)["found"],
+        "remaining": scan(stores, 0, secret)["found"],
     }
 
 

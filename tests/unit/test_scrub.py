@@ -138,7 +138,10 @@ class TestScrub:
 
     def test_a_given_string_goes_everywhere_too(self, runtime: Runtime) -> None:
         _, cited, _ = planted(runtime)
+        before = scan(runtime, 100, ROTATED)  # what the scrub counts as remaining, if any
+        assert before["kinds"]["given"] == 2  # the chat and MEMORY.md (its .bak is older)
         done = scrub(runtime, ROTATED)
+        assert done["remaining"] == 0 and scan(runtime, 100, ROTATED)["found"] == 0
         store = every_byte(runtime.store_path)
         assert ROTATED.encode() not in store and TOKEN.encode() not in store
         assert b"[secret:given:" in store
