@@ -26,15 +26,13 @@
 // issue 30 (a newcomer's first start, the set-up step, the chat beside Copilot Chat), issue 26
 // (proposed retirements and the memory doctor in VS Code)
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type BrowserContext, type FrameLocator, type Page, chromium } from "playwright-core";
+import { type BrowserContext, type FrameLocator, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
-import { CHROMIUM_ARGS } from "../webview/page";
-import { WAIT, startCodeServer as startOn, until } from "./harness";
+import { type Folders, WAIT, environment, installVsix, makeFolders, openWorkbench, startCodeServer as startOn, until } from "./harness";
 import { FakeOpenAI } from "../e2e/fakeOpenAI";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
@@ -45,12 +43,12 @@ const CODE_SERVER = process.env.LECODE_CODE_SERVER ?? "";
 const SHOTS = process.env.LECODE_SCREENSHOTS ?? join(EXTENSION, "test-results", "vscode");
 const VERSION = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).version as string;
 
+let folders: Folders;
 let tmp: string;
 let project: string;
 let configDir: string;
 let userData: string;
 let extensionsDir: string;
-let home: string;
 let model: FakeOpenAI;
 let codeServer: ChildProcess | undefined;
 let port: number;
@@ -150,17 +148,8 @@ async function focusedInChat(): Promise<string> {
  * person's configuration and cache through XDG_CONFIG_HOME and XDG_CACHE_HOME.
  */
 function withoutUv(): NodeJS.ProcessEnv {
-  const realHome = process.env.HOME ?? tmpdir();
   const path = (process.env.PATH ?? "").split(":").filter((dir) => dir !== "" && !existsSync(join(dir, "uv")));
-  const { OPENAI_API_KEY: _key, ...rest } = process.env; // no key a provider could be sent
-  return {
-    ...rest,
-    PATH: path.join(":"),
-    HOME: home,
-    XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME ?? join(realHome, ".config"),
-    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? join(realHome, ".cache"),
-    LECODE_CONFIG_DIR: configDir,
-  };
+  return environment(folders, path.join(":"));
 }
 
 async function startCodeServer(): Promise<void> {
@@ -188,13 +177,8 @@ describe("the packaged extension in code-server", () => {
       throw new Error(`no code-server at $LECODE_CODE_SERVER (${JSON.stringify(CODE_SERVER)}): run test/vscode/install-code-server.sh DIR and set it to DIR/node_modules/.bin/code-server`);
     }
     if (!existsSync(VSIX)) throw new Error(`no ${VSIX}: run npm run package first`);
-    tmp = realpathSync(mkdtempSync(join(tmpdir(), "lecode-code-server-")));
-    project = join(tmp, "project");
-    configDir = join(tmp, "config");
-    userData = join(tmp, "user-data");
-    extensionsDir = join(tmp, "extensions");
-    home = join(tmp, "home");
-    for (const dir of [project, configDir, userData, extensionsDir, home]) mkdirSync(dir);
+    folders = makeFolders("lecode-code-server-");
+    ({ tmp, project, configDir, userData, extensionsDir } = folders);
     spawnSync("git", ["init", "-q", "-b", "main"], { cwd: project });
     writeFileSync(join(project, "README.md"), "# project\n");
     writeFileSync(join(project, "app.py"), 'import sys\nGREETING = "hello"\nprint(GREETING)\n');
@@ -202,22 +186,11 @@ describe("the packaged extension in code-server", () => {
     await model.start();
     await seedFact();
     writeUserSettings();
-    const installed = spawnSync(CODE_SERVER, ["--user-data-dir", userData, "--extensions-dir", extensionsDir, "--install-extension", VSIX], {
-      encoding: "utf8",
-    });
+    const installed = installVsix(CODE_SERVER, folders, VSIX);
     expect(installed.status, installed.stderr).toBe(0);
     await startCodeServer();
-    const browserDir = mkdtempSync(join(tmp, "chromium-"));
-    context = await chromium.launchPersistentContext(browserDir, {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1400, height: 900 },
-      // VS Code's clipboard in a browser is the page's: the chat's Copy is checked through it.
-      permissions: ["clipboard-read", "clipboard-write"],
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(project)}`);
+    // VS Code's clipboard in a browser is the page's: the chat's Copy is checked through it.
+    ({ context, page } = await openWorkbench(folders, port, { permissions: ["clipboard-read", "clipboard-write"] }));
   }, 300_000);
 
   afterEach(async (test) => {

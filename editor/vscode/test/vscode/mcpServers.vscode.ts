@@ -18,15 +18,13 @@
  */
 // covers issue 28, item 4 (agent mode lists lecode's memory with no set-up) in a real VS Code
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
+import { type BrowserContext, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM_ARGS } from "../webview/page";
-import { WAIT, startCodeServer as startOn, until } from "./harness";
+import { type Folders, WAIT, environment, installVsix, makeFolders, openWorkbench, startCodeServer as startOn, until } from "./harness";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const EXTENSION = join(HERE, "..", "..");
@@ -38,6 +36,7 @@ const VERSION = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")
 /** The label src/mcp/provider.ts gives the server of a window with one folder. */
 const LABEL = "lecode memory";
 
+let folders: Folders;
 let tmp: string;
 let project: string;
 let configDir: string;
@@ -102,25 +101,8 @@ async function toolsListed(): Promise<string[]> {
   return listed.tools.map((tool) => tool.name);
 }
 
-/**
- * The environment of code-server, and so of the extension host and of the MCP server VS Code
- * starts: HOME is a fresh folder (no agent's configuration of the person is read) and the store
- * is the test's (LECODE_CONFIG_DIR); uv and pip keep the person's cache through XDG_CACHE_HOME.
- */
-function environment(): NodeJS.ProcessEnv {
-  const realHome = process.env.HOME ?? tmpdir();
-  const { OPENAI_API_KEY: _key, ...rest } = process.env;
-  return {
-    ...rest,
-    HOME: home,
-    XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME ?? join(realHome, ".config"),
-    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? join(realHome, ".cache"),
-    LECODE_CONFIG_DIR: configDir,
-  };
-}
-
 async function startCodeServer(): Promise<void> {
-  const started = await startOn({ binary: CODE_SERVER, userData, extensionsDir, project, env: environment() });
+  const started = await startOn({ binary: CODE_SERVER, userData, extensionsDir, project, env: environment(folders) });
   codeServer = started.process;
   port = started.port;
 }
@@ -150,13 +132,8 @@ describe("lecode's MCP server in a VS Code with the MCP server definition provid
       throw new Error(`$LECODE_CODE_SERVER_MCP is VS Code ${major}.${minor}: the MCP server definition provider API needs 1.101 or newer`);
     }
     if (!existsSync(VSIX)) throw new Error(`no ${VSIX}: run npm run package first`);
-    tmp = realpathSync(mkdtempSync(join(tmpdir(), "lecode-code-server-mcp-")));
-    project = join(tmp, "project");
-    configDir = join(tmp, "config");
-    userData = join(tmp, "user-data");
-    extensionsDir = join(tmp, "extensions");
-    home = join(tmp, "home");
-    for (const dir of [project, configDir, userData, extensionsDir, home]) mkdirSync(dir);
+    folders = makeFolders("lecode-code-server-mcp-");
+    ({ tmp, project, configDir, userData, extensionsDir, home } = folders);
     writeFileSync(join(project, "README.md"), "# project\n");
     writeFileSync(join(project, "app.py"), 'GREETING = "hello"\nprint(GREETING)\n');
     const git = (...args: string[]) => expect(spawnSync("git", args, { cwd: project, encoding: "utf8" }).status).toBe(0);
@@ -176,20 +153,10 @@ describe("lecode's MCP server in a VS Code with the MCP server definition provid
         "update.mode": "none",
       }),
     );
-    const installed = spawnSync(CODE_SERVER, ["--user-data-dir", userData, "--extensions-dir", extensionsDir, "--install-extension", VSIX], {
-      encoding: "utf8",
-    });
+    const installed = installVsix(CODE_SERVER, folders, VSIX);
     expect(installed.status, installed.stderr).toBe(0);
     await startCodeServer();
-    const browserDir = mkdtempSync(join(tmp, "chromium-"));
-    context = await chromium.launchPersistentContext(browserDir, {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1400, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(project)}`);
+    ({ context, page } = await openWorkbench(folders, port));
     await page.locator(".monaco-workbench").waitFor({ timeout: WAIT });
   }, 300_000);
 
