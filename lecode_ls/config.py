@@ -276,6 +276,16 @@ class PrivacySettings(_Section):
         return literals
 
 
+class TeamSettings(_Section):
+    """`[team]`: facts shared with the team as files in the repository (`.lecode/facts/`)."""
+
+    name: str | None = Field(None, min_length=1, max_length=200)
+    """The name a fact you share is signed with (`sharedBy`); default: Git's `user.name`."""
+    inject: bool = True
+    """Whether the checkout's valid shared facts are shown to the model, as team evidence
+    within `[memory] facts_max_bytes` (after your own facts)."""
+
+
 class Settings(_Section):
     """Every setting of lecode-ls. Each section is a table of config.toml."""
 
@@ -286,6 +296,7 @@ class Settings(_Section):
     mcp: McpSettings = McpSettings()
     agents: AgentsSettings = AgentsSettings()
     privacy: PrivacySettings = PrivacySettings()
+    team: TeamSettings = TeamSettings()
 
 
 def _drop(tree: dict[str, Any], loc: tuple[str | int, ...]) -> bool:

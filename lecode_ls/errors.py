@@ -133,6 +133,36 @@ class FactUnavailable(LecodeError):
     code = "fact_unavailable"
 
 
+class FactNotValid(LecodeError):
+    """the fact's evidence does not validate now (missing, stale, hidden, or no source): only a valid fact can be shared"""
+
+    code = "fact_not_valid"
+
+
+class SecretInFact(LecodeError):
+    """the fact's text or a record of its evidence holds a secret: nothing is shared; `field` names which (`text`, or `evidence.records[<seq>]`)"""
+
+    code = "secret_in_fact"
+
+
+class NotACheckout(LecodeError):
+    """sharing needs a Git checkout with a commit: the folder is in none (or Git cannot be run)"""
+
+    code = "not_a_checkout"
+
+
+class SharedFactTooLarge(LecodeError):
+    """the shared file would pass its size bound (its evidence is too large): nothing is shared"""
+
+    code = "shared_fact_too_large"
+
+
+class SharedFactNotFound(NotFound):
+    """no shared fact of that ID in the checkout (`.lecode/facts/<id>.json`)"""
+
+    code = "shared_fact_not_found"
+
+
 class RevisionNotFound(NotFound):
     """A revision number that the named fact does not have."""
 

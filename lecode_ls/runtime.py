@@ -33,6 +33,7 @@ from lecode_ls.memory.sessions import (
     source_snapshot,
     validate_source,
 )
+from lecode_ls.memory.team import Team
 from lecode_ls.memory.working import SummaryVerdicts
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,8 @@ class Runtime:
         """What the working view found of each compaction summary (memory/working.py)."""
         self.drift = DriftTracker(self.facts)
         """Where the facts' code anchors are now, in open buffers or on disk (memory/anchors/drift.py)."""
+        self.team = Team(self.facts)
+        """The facts shared in each checkout's `.lecode/facts/`, verified (memory/team)."""
         self._migrated: set[Path] = set()
         self._swept_at: float | None = None
         self.closed = False

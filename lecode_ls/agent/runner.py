@@ -51,9 +51,10 @@ from lecode_ls.agent.replay import complete_arguments, replay
 from lecode_ls.errors import ContextOverflow, LecodeError, ProviderError
 from lecode_ls.memory.anchors import read_paths
 from lecode_ls.memory.injection import InjectedMemory, build_memory_section
-from lecode_ls.memory.project import AGENTS_HEADING, instruction_parts, read_agents
+from lecode_ls.memory.project import AGENTS_HEADING, checkout_root, instruction_parts, read_agents
 from lecode_ls.memory.selection import QueryVector, TurnSelection, turn_query
 from lecode_ls.memory.sessions import UsageTotal
+from lecode_ls.memory.team import Shelf
 from lecode_ls.memory.working import working_view
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import BY_NAME, ToolResult, run_tool, tool_definitions
@@ -576,6 +577,14 @@ class ChatTurn:
         )
         return request, memory, check
 
+    def _team_shelf(self) -> Shelf | None:
+        """The shared facts of the active folder's checkout (issue 29), when they are shown."""
+        settings = self.runtime.settings
+        if not settings.memory.enabled or not settings.team.inject:
+            return None
+        checkout = checkout_root(self.folder, [*self.runtime.drift.folders, self.folder])
+        return None if checkout is None else self.runtime.team.shelf(checkout)
+
     async def _request(self, final: bool = False) -> tuple[ChatRequest, InjectedMemory]:
         if self.embeddings is not None and self._selection.query is None:  # once per turn
             from lecode_ls.agent.embeddings import query_vector  # httpx: with the first chat
@@ -595,7 +604,7 @@ class ChatTurn:
                     self._vector,
                 )
                 selection = self._selection.refresh(self.runtime, query)
-            memory = build_memory_section(self.runtime, paths, selection)
+            memory = build_memory_section(self.runtime, paths, selection, self._team_shelf())
             self._selection.shown.update(memory.fact_ids)
             agents, exists = read_agents(self.folder)
             base = (

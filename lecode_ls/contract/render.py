@@ -223,9 +223,50 @@ def _method_md(method: Method) -> str:
     return "\n".join(parts)
 
 
+SHARED_FILES = """## Shared-fact files (`.lecode/facts/<id>.json`, format version 1)
+
+A fact shared with the team (`lecode/facts/share`) is a file in the repository, one a fact, so
+that two people sharing two facts never touch one file. It is committed, reviewed and merged like
+code: a fact shared on a branch is on that branch only until it merges, and each worktree reads
+its own branch's. The file is written with sorted keys and two-space indents.
+
+Any tool can read or write it. A reader verifies it on its own, without the session it came
+from: `evidence.digest` is `sha256:` + hex of the canonical JSON (sorted keys, no whitespace,
+UTF-8) of the array `evidence.records`, which holds every transcript record from the first
+cited seq to the last; the cited records hold user or assistant text; a fact whose text reads
+`path contains "<JSON line>"` bundles the `read` that showed that line; `repository` is a commit
+the clone holds (the repository's root commit); anchor paths stay inside the checkout. lecode-ls
+lists a file that fails any of these as `unverified`, with the reason, and never shows it to a
+model. The bounds a reader holds to (lecode_ls/memory/team/format.py): {bounds}.
+
+Related open formats: Cognition's "Agent Memory Repo" keeps one entry a file with a source link.
+This format carries the evidence itself (the records and their digest), which a link cannot, so
+an export would lose what makes the fact checkable; none is offered.
+
+```json
+{schema}
+```
+"""
+
+
+def _shared_files() -> str:
+    from lecode_ls.memory.team import format as team_format
+
+    bounds = ", ".join(
+        f"{name} {getattr(team_format, name)}"
+        for name in (
+            "MAX_ENTRIES", "MAX_FILES", "MAX_FILE_BYTES", "MAX_TOTAL_BYTES", "MAX_RECORDS",
+            "MAX_ANCHORS", "MAX_HISTORY", "LOAD_SECONDS",
+        )
+    )  # fmt: skip
+    schema = json.dumps(team_format.SCHEMA, indent=2, ensure_ascii=False)
+    return SHARED_FILES.format(bounds=bounds, schema=schema)
+
+
 def render_markdown() -> str:
     sections = [INTRO + _error_rows(), "## Methods\n"]
     sections.extend(_method_md(method) for method in METHODS)
+    sections.append(_shared_files())
     return "\n".join(sections).rstrip() + "\n"
 
 

@@ -21,6 +21,11 @@ included: I2):
     {... "anchors": [{"path", ("renamed_from",) "start_line", "end_line", "status"}], "drift": ...}
     ...
 
+    ## Team facts (<LABEL>; <TEAM_NOTE>)
+    <one line of explanation>
+    {"team_id": "3f9a...", "shared_by": "...", "file": ".lecode/facts/3f9a....json",
+     "revision": 1, "source": {...}, "text": "...", ("anchors", "drift" as above)}
+
 The order is for the provider's prompt cache (llama-server, and the prefix caches of hosted APIs):
 a request that differs from the one before only after byte N re-reads only what follows N. What
 changes least comes first: MEMORY.md (long-term notes), then the scratchpad (a checklist, edited
@@ -74,6 +79,7 @@ from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.recall import LABEL
 from lecode_ls.memory.selection import RECENT, Pick, Selection, TurnQuery, candidates, select
 from lecode_ls.memory.sessions import ExclusionReader, SourceRef
+from lecode_ls.memory.team import Shelf, TeamFact
 
 
 class Verdicts(Protocol):
@@ -158,6 +164,7 @@ class InjectedMemory:
     bytes: int = 0
     reasons: dict[int, str] = field(default_factory=dict)  # why each shown fact was chosen
     notes: list[NoteShare] = field(default_factory=list)  # each non-empty Markdown file's share
+    team: list[str] = field(default_factory=list)  # the shared facts shown, by team ID
 
     @property
     def fact_ids(self) -> list[int]:
@@ -169,7 +176,10 @@ def _size(text: str) -> int:
 
 
 def build_memory_section(
-    runtime: ProjectMemory, read_paths: Iterable[str] = (), selection: Selection | None = None
+    runtime: ProjectMemory,
+    read_paths: Iterable[str] = (),
+    selection: Selection | None = None,
+    team: Shelf | None = None,
 ) -> InjectedMemory:
     """The memory section for the next provider request, read fresh from storage (I1-I5).
 
@@ -177,7 +187,8 @@ def build_memory_section(
     is touched (no database is created). `read_paths` are the checkout-relative files the
     conversation read: facts anchored in them (or in files open in the editor) come after the
     pinned ones. `selection` is the turn's (selection.py); without one, pinned and recent facts
-    are considered (no query to rank for).
+    are considered (no query to rank for). `team` is the active checkout's shelf of shared
+    facts: its valid ones fill what the person's own facts leave of the allocation.
     """
     memory = runtime.settings.memory
     budget = memory.max_bytes - _size(MEMORY_HEADING)  # the heading counts against the cap
@@ -186,12 +197,15 @@ def build_memory_section(
     if selection is None:
         selection = select(runtime, TurnQuery())
     picks = candidates(runtime, selection, read_paths)
-    facts_text, shown = _facts_block(
-        picks,
-        runtime,
-        withhold=memory.drifted_facts == "withhold",
-        budget=min(memory.facts_max_bytes, budget),
-    )
+    withhold = memory.drifted_facts == "withhold"
+    facts_budget = min(memory.facts_max_bytes, budget)
+    facts_text, shown = _facts_block(picks, runtime, withhold=withhold, budget=facts_budget)
+    team_shown: list[str] = []
+    if team is not None:
+        team_text, team_shown = team_block(
+            team, set(read_paths), withhold=withhold, budget=facts_budget - _size(facts_text)
+        )
+        facts_text += team_text
     notes = [(name, runtime.markdown.read(name)[0]) for name in NOTES_FILES]
     notes_budget = budget - _size(facts_text)
     parts: list[str] = []
@@ -218,6 +232,7 @@ def build_memory_section(
         _size(text),
         {fact_id: reasons[fact_id] for fact_id, _ in shown},
         shares,
+        team_shown,
     )
 
 
@@ -302,6 +317,85 @@ def _facts_block(
     return "\n" + FACTS_HEADER + "".join(lines[i] for i in order), [shown[i] for i in order]
 
 
+TEAM_NOTE = "shared in the repository by teammates, not by this person"
+TEAM_HEADER = (
+    f"## Team facts ({LABEL}; {TEAM_NOTE})\n"
+    "One JSON object a line: team_id, who shared it (shared_by, as its file says), its file in "
+    "the repository, its revision, its evidence (the sharer's session_id, seqs and digest, "
+    "verified against the records bundled in the file) and the text. A teammate's claim: "
+    "weigh it like any evidence.\n"
+)
+
+
+def team_block(
+    shelf: Shelf, read_paths: set[str], *, withhold: bool, budget: int
+) -> tuple[str, list[str]]:
+    """The team's valid shared facts within `budget` bytes (issue 29), and the IDs shown: those
+    anchored in the files read or open first, then by ID, at most MAX_INSPECTED_FACTS looked
+    at. A fact that is also the person's own is not shown twice (it is a durable fact), and a
+    hidden or unverified one never."""
+    room = budget - _size("\n" + TEAM_HEADER)
+    shown_facts = [
+        fact for fact in shelf.facts() if fact.status == "valid" and fact.local_fact_id is None
+    ]
+    if room <= LINE_OVERHEAD or not shown_facts:
+        return "", []
+    shown_facts.sort(key=lambda fact: (not _anchored_in(fact, read_paths), fact.id))
+    lines: list[str] = []
+    ids: list[str] = []
+    for fact in shown_facts[:MAX_INSPECTED_FACTS]:
+        if fact.doc is None or _size(fact.doc.text) + LINE_OVERHEAD > room:
+            continue
+        line = _team_line(fact, shelf, withhold)
+        if line is None or _size(line) > room:
+            continue
+        lines.append(line)
+        ids.append(fact.id)
+        room -= _size(line)
+    if not lines:
+        return "", []
+    return "\n" + TEAM_HEADER + "".join(lines), ids
+
+
+def _anchored_in(fact: TeamFact, paths: set[str]) -> bool:
+    return fact.doc is not None and any(anchor.path in paths for anchor in fact.doc.anchors)
+
+
+def _team_line(fact: TeamFact, shelf: Shelf, withhold: bool) -> str | None:
+    doc = fact.doc
+    assert doc is not None
+    entry: dict[str, object] = {
+        "team_id": fact.id,
+        "shared_by": doc.shared_by,
+        "file": fact.file,
+        "revision": doc.revision,
+        "source": {
+            "session_id": doc.evidence.session_id,
+            "seqs": list(doc.evidence.seqs),
+            "digest": doc.evidence.digest,
+        },
+        "text": doc.text,
+    }
+    states = shelf.anchor_states(fact, shelf.buffer_text)
+    if states:
+        entry["anchors"] = [
+            {
+                "path": anchor.path,
+                "start_line": where.start_line or anchor.start_line,
+                "end_line": where.end_line or anchor.end_line,
+                "status": where.status,
+            }
+            for anchor, where, _ in states
+        ]
+        drifted = [where.status for _, where, _ in states if where.status in DRIFTED]
+        if drifted:
+            if withhold:
+                return None
+            entry["drift"] = drifted[0]
+            entry["drift_note"] = TEAM_DRIFT_NOTE.format(status=drifted[0])
+    return json.dumps(entry, ensure_ascii=False) + "\n"
+
+
 def valid_facts(runtime: ProjectMemory) -> list[Fact]:
     """The facts injection would consider: the first 50 in ID order, not suppressed, not retired, every
     revision's evidence valid now. For other bounded uses of "existing valid facts" (automatic
@@ -336,6 +430,10 @@ def similar_valid_facts(runtime: ProjectMemory, text: str, count: int) -> list[F
 
 DRIFT_NOTE = (
     "the code this fact is anchored to was {status} since it was remembered: check the code "
+    "before relying on the fact"
+)
+TEAM_DRIFT_NOTE = (
+    "the code this fact is anchored to was {status} since it was shared: check the code "
     "before relying on the fact"
 )
 

@@ -19,6 +19,7 @@ from lecode_ls.errors import (
     InvalidParams,
     LecodeError,
     SessionNotFound,
+    SharedFactNotFound,
     SourceInvalid,
 )
 from lecode_ls.memory.anchors import DriftTracker, state_json
@@ -30,6 +31,7 @@ from lecode_ls.memory.sessions import (
     source_snapshot,
     validate_source,
 )
+from lecode_ls.memory.team import Shelf, TeamFact, TextOf
 
 MAX_OUTPUT_BYTES = 16_384
 DEFAULT_LIMIT = 4096
@@ -339,3 +341,106 @@ def check_retirable(facts: FactStore, sessions: SessionStore, fact_id: int) -> N
             "forget it instead",
             field="fact_id",
         )
+
+
+# -- the team's shared facts (issue 29) ---------------------------------------------------------
+
+
+def _team_head(fact: TeamFact) -> dict[str, Any]:
+    answer: dict[str, Any] = {"team_id": fact.id, "file": fact.file, "status": fact.status}
+    if fact.reason is not None:
+        answer["reason"] = fact.reason
+    doc = fact.doc
+    if doc is not None:
+        answer["shared_by"] = doc.shared_by[:200]
+        answer["shared_at"] = doc.shared_at
+    return answer
+
+
+def _team_text(answer: dict[str, Any], fact: TeamFact) -> None:
+    doc = fact.doc
+    if doc is None or fact.status == "unverified":
+        return
+    evidence = doc.evidence
+    answer["revision"] = doc.revision
+    answer["text"] = doc.text[:FACT_TEXT_CHARS]
+    answer["fact_text_truncated"] = len(doc.text) > FACT_TEXT_CHARS
+    answer["source"] = {
+        "session_id": evidence.session_id,
+        "seqs": list(evidence.seqs),
+        "digest": evidence.digest,
+    }
+
+
+def team_anchor_json(index: int, anchor: Any, where: Any, against: str | None) -> dict[str, Any]:
+    """A shared fact's anchor and its drift now, as listings show one (the AnchorModel)."""
+    entry: dict[str, Any] = {
+        "index": index,
+        "path": anchor.path,
+        "start_line": anchor.start_line,
+        "end_line": anchor.end_line,
+        "sha256": anchor.sha256,
+        "commit": anchor.commit,
+        "captured_at": anchor.captured_at,
+        "status": where.status,
+    }
+    if where.start_line is not None:
+        entry["current_start_line"] = where.start_line
+        entry["current_end_line"] = where.end_line
+    if against is not None:
+        entry["checked_against"] = against
+    return entry
+
+
+def list_team(shelf: Shelf, offset: int, text_of: TextOf) -> dict[str, Any]:
+    """One page (LIST_PAGE) of the checkout's shared facts by ID, within MAX_OUTPUT_BYTES, each
+    with its status, and for a valid one its text, evidence reference and anchors' drift."""
+    every = shelf.facts()
+    answer: dict[str, Any] = {
+        "facts": [],
+        "offset": offset,
+        "next_offset": None,
+        "total": len(every),
+        "skipped": dict(shelf.skipped),
+        "pending": shelf.pending,
+    }
+    for at in range(offset, min(offset + LIST_PAGE, len(every))):
+        fact = every[at]
+        entry = _team_head(fact)
+        _team_text(entry, fact)
+        if fact.local_fact_id is not None:
+            entry["local_fact_id"] = fact.local_fact_id
+        if fact.status == "valid" and fact.doc is not None and fact.doc.anchors:
+            entry["anchors"] = [
+                team_anchor_json(i, *state)
+                for i, state in enumerate(shelf.anchor_states(fact, text_of))
+            ]
+        answer["facts"].append(entry)
+        if _size(answer) > MAX_OUTPUT_BYTES:
+            answer["facts"].pop()
+            answer["next_offset"] = at
+            return answer
+    if offset + LIST_PAGE < len(every):
+        answer["next_offset"] = offset + LIST_PAGE
+    return answer
+
+
+def recall_team(
+    shelf: Shelf, team_id: str, offset: int = 0, limit: int | None = None
+) -> dict[str, Any]:
+    """Recall a shared fact (R1-R7 for the team's): its status and, when valid, its text and a
+    page of the records bundled in its file, verified at the last refresh."""
+    offset, limit = _check_page(offset, limit)
+    fact = shelf.get(team_id)
+    if fact is None:
+        raise SharedFactNotFound(
+            f"teamId: no shared fact {team_id} in this checkout", field="teamId"
+        )
+    answer = _team_head(fact)
+    if fact.status != "valid" or fact.doc is None:
+        return answer
+    answer["label"] = LABEL
+    _team_text(answer, fact)
+    evidence = fact.doc.evidence
+    rendered = _render(evidence.records, evidence.seqs, evidence.seqs[0])
+    return _paged(answer, rendered, offset, limit)

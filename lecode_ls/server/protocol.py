@@ -16,6 +16,7 @@ from lecode_ls.server.notes import methods as notes
 from lecode_ls.server.questions import methods as questions
 from lecode_ls.server.secrets import methods as secrets
 from lecode_ls.server.sessions import methods as sessions
+from lecode_ls.server.team import methods as team
 
 METHODS: tuple[Method, ...] = (
     *notes.METHODS,
@@ -24,12 +25,14 @@ METHODS: tuple[Method, ...] = (
     *facts.METHODS,
     *anchors.METHODS,
     *secrets.METHODS,
+    *team.METHODS,
     *notes.COMMANDS,
     *anchors.COMMANDS,
     *facts.COMMANDS,
     *sessions.COMMANDS,
     *questions.COMMANDS,
     *secrets.COMMANDS,
+    *team.COMMANDS,
 )
 """Every method, in the order protocol.md documents them."""
 

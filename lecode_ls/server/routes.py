@@ -55,6 +55,11 @@ REQUESTS = (
     "lecode/memory/doctor",
     "lecode/memory/scanSecrets",
     "lecode/memory/scrubSecrets",
+    "lecode/facts/share",
+    "lecode/facts/unshare",
+    "lecode/facts/team",
+    "lecode/facts/teamRecall",
+    "lecode/facts/teamForget",
     "lecode/facts/rememberSelection",
     "lecode/facts/correctSelection",
     "lecode/facts/reanchor",
@@ -77,6 +82,8 @@ COMMANDS = (
     "lecode.answer",
     "lecode.memory.scanSecrets",
     "lecode.memory.scrubSecrets",
+    "lecode.facts.share",
+    "lecode.facts.unshare",
 )
 NOTIFICATIONS = (
     "lecode/memory/didChange",

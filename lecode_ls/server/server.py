@@ -49,18 +49,7 @@ log = logging.getLogger(__name__)
 
 def facts_stamp(runtime: Runtime) -> tuple[int, ...]:
     """What changes whenever the facts database is written (its file or its WAL)."""
-    stamp: list[int] = []
-    for path in (
-        runtime.facts_path,
-        runtime.facts_path.with_name(runtime.facts_path.name + "-wal"),
-    ):
-        try:
-            info = path.stat()
-        except OSError:
-            stamp += [0, 0]
-        else:
-            stamp += [info.st_mtime_ns, info.st_size]
-    return tuple(stamp)
+    return runtime.facts.stamp()
 
 
 def _range(rng: types.Range) -> tuple[Position, Position]:
@@ -328,6 +317,10 @@ class LecodeServer(LanguageServer):
         if runtime is None:
             runtime = await asyncio.to_thread(self.runtimes.for_folder, folder)
             log.info("serving %s: project %s", folder, runtime.project.root)
+            # Shared facts' anchors are checked against the open buffers (memory/team).
+            runtime.team.buffers = lambda checkout, rel: self.buffers.text(
+                unquote(path_to_uri(checkout / rel))
+            )
             # From now on, a change to its facts by anyone is news (see watch_facts).
             stamp = await asyncio.to_thread(facts_stamp, runtime)
             self._fact_stamps.setdefault(runtime.project.root, stamp)

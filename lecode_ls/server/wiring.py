@@ -28,6 +28,7 @@ from lecode_ls.server.messages import Message
 from lecode_ls.server.method import Method
 from lecode_ls.server.protocol import METHODS_BY_NAME
 from lecode_ls.server.server import LecodeServer
+from lecode_ls.server.team import watch as team_watch
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +145,7 @@ def attach(ls: LecodeServer) -> None:
     ls.facts_listeners.append(recheck)
     ls.facts_listeners.append(vectors)
     ls.run_task(anchor_lsp.watch_checkouts(ls), "watch-checkouts")
+    ls.run_task(team_watch.watch_team(ls), "watch-team")
 
 
 async def standard(ls: LecodeServer, name: str, params: Any) -> Any:

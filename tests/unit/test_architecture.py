@@ -37,9 +37,10 @@ PARTS: dict[str, set[str]] = {
     "facts": {"secrets"},
     "project": {"notes"},  # the store layout copies legacy notes
     "anchors": {"facts", "sessions", "project"},
+    "team": {"anchors", "facts", "sessions", "secrets"},  # shared facts (issue 29)
 }
 CROSSING = ("recall", "injection", "selection", "working", "learning_status", "scrub")
-FEATURES = ("notes", "sessions", "facts", "chat", "anchors", "questions", "secrets")
+FEATURES = ("notes", "sessions", "facts", "chat", "anchors", "questions", "secrets", "team")
 
 
 def module_name(path: Path) -> str:

@@ -124,6 +124,9 @@ class TestTheApi:
             "citing",  # a read: how many facts a session's deletion leaves missing (S6)
             "get_many",  # `get` of several facts in one read (injection's candidates)
             "scrubbed_digest",  # a read: a reference's digest a secret scrub moved (issue 27)
+            "exclude",  # a teammate's shared fact forgotten here: its evidence only (issue 29)
+            "holding",  # a read: the facts citing exactly a shared fact's evidence (issue 29)
+            "stamp",  # what changes when the database is written (caches of it)
         }  # fmt: skip
 
 
@@ -648,6 +651,7 @@ class TestUnverifiedStorage:
             created_at=evidence.created_at,
             source=None,
             provenance=(Positions("s1", (4,)),),
+            text="a",
         )
 
     def test_revise_checks_the_expected_revision(self, store: FactStore) -> None:

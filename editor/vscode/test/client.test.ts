@@ -119,10 +119,11 @@ describe("clientOptions", () => {
       agent: {},
       compaction: {},
       agents: {},
+      team: {},
       // Issue 24: the server sends its notifications only to a client that asks for them.
       notifications: ["lecode/memory/didChange", "lecode/chat/delta", "lecode/facts/didChange", "lecode/anchors/didChange"],
     });
-    expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory", "lecode.provider", "lecode.agent", "lecode.compaction", "lecode.agents"] });
+    expect(options.synchronize).toEqual({ configurationSection: ["lecode.memory", "lecode.provider", "lecode.agent", "lecode.compaction", "lecode.agents", "lecode.team"] });
   });
 
   it("sends settings changes as {lecode: {memory}}, never the extension's server section, then announces them", async () => {
@@ -130,7 +131,7 @@ describe("clientOptions", () => {
     let announcedAfter: unknown[] | undefined;
     const options = clientOptions(output, logger, hooks(client, undefined, () => (announcedAfter = [...client.notifications])));
     await options.middleware?.workspace?.didChangeConfiguration?.(["lecode.memory"], async () => {});
-    const sent = [["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 }, provider: {}, agent: {}, compaction: {}, agents: {} } } }]];
+    const sent = [["workspace/didChangeConfiguration", { settings: { lecode: { memory: { max_bytes: 4096 }, provider: {}, agent: {}, compaction: {}, agents: {}, team: {} } } }]];
     expect(client.notifications).toEqual(sent);
     expect(announcedAfter).toEqual(sent);
   });

@@ -117,11 +117,12 @@ describe("settingsForServer", () => {
       agent: { permissions: { memory_forget: "deny" } },
       compaction: {},
       agents: {},
+      team: {},
     });
   });
 
   it("sends empty sections when nothing is set", () => {
-    expect(settingsForServer(configuration({}))).toEqual({ memory: {}, provider: {}, agent: {}, compaction: {}, agents: {} });
+    expect(settingsForServer(configuration({}))).toEqual({ memory: {}, provider: {}, agent: {}, compaction: {}, agents: {}, team: {} });
   });
 
   it("sends every section of config.toml, compaction included", () => {
@@ -140,7 +141,7 @@ describe("settingsForServer", () => {
             ? { workspaceFolderValue: true as T }
             : {},
     };
-    expect(settingsForServer(config)).toEqual({ memory: { enabled: false, auto_learn: true }, provider: {}, agent: {}, compaction: {}, agents: {} });
+    expect(settingsForServer(config)).toEqual({ memory: { enabled: false, auto_learn: true }, provider: {}, agent: {}, compaction: {}, agents: {}, team: {} });
   });
 });
 

@@ -7,20 +7,29 @@ Code outside this part imports only the names `__all__` lists (a test keeps it s
 from lecode_ls.memory.anchors.capture import (
     fact_path_line,
     make_anchor,
+    read_line_number,
     read_paths,
     verified_fact_anchor,
 )
 from lecode_ls.memory.anchors.drift import MAX_FILE_BYTES, AnchorState, DriftTracker, state_json
-from lecode_ls.memory.anchors.text import DRIFTED, split_lines
+from lecode_ls.memory.anchors.renames import git_stamp, git_user_name, has_commit, root_commit
+from lecode_ls.memory.anchors.text import DRIFTED, Located, Text, split_lines
 
 __all__ = [
     "DRIFTED",
     "MAX_FILE_BYTES",
     "AnchorState",
     "DriftTracker",
+    "Located",
+    "Text",
     "fact_path_line",
+    "git_stamp",
+    "git_user_name",
+    "has_commit",
     "make_anchor",
+    "read_line_number",
     "read_paths",
+    "root_commit",
     "split_lines",
     "state_json",
     "verified_fact_anchor",

@@ -17,10 +17,13 @@ followed: Git cannot tell either. Without `git` on PATH, or when it fails (a com
 lacks, a blob it does not have, a repository Git refuses), nothing is followed and the anchor
 stays `deleted`.
 
-This is the one place lecode-ls runs Git (identity and checkouts read its files), and it is
-bounded: Git runs only when some anchored file is missing, once per state of the checkout (see
-`git_stamp`), for at most MAX_COMMITS commits and GIT_TIMEOUT seconds in all, each run stopped
-after MAX_OUTPUT bytes of output.
+This is the one place lecode-ls runs Git (identity and checkouts read its files; `run_git`
+runs every command), and it is bounded: rename detection runs only when some anchored file is
+missing, once per state of the checkout (see `git_stamp`), for at most MAX_COMMITS commits and
+GIT_TIMEOUT seconds in all, each run stopped after MAX_OUTPUT bytes of output. Shared facts
+(memory/team) ask three more things through `run_git`, each as bounded: the repository's root
+commit and `user.name` when a fact is shared, and whether a shared file's repository commit is
+in this clone, once per such commit and state of the checkout.
 """
 
 from __future__ import annotations
@@ -78,10 +81,10 @@ def _git_env() -> dict[str, str]:
     return env
 
 
-def git_renames(checkout: Path, commit: str, timeout: float = GIT_TIMEOUT) -> dict[str, str] | None:
-    """Git's renames from `commit` (or "HEAD") to the index of `checkout`: old path -> new path,
-    "/"-separated and relative to the checkout; None when Git is absent, fails or passes a
-    bound."""
+def run_git(checkout: Path, args: Sequence[str], timeout: float = GIT_TIMEOUT) -> bytes | None:
+    """Git's output for `git <args>` in `checkout`, run as the module docstring says (no hook,
+    fsmonitor, pager, external diff, textconv or transport); None when Git is absent, fails or
+    passes a bound. Every Git run of lecode-ls goes through here."""
     import shutil  # here: 11 ms of imports (bz2, lzma) that `lecode-ls context` never needs
 
     git = shutil.which("git")
@@ -90,9 +93,7 @@ def git_renames(checkout: Path, commit: str, timeout: float = GIT_TIMEOUT) -> di
     command = [
         git, "--no-pager", "-C", str(checkout),
         "-c", "core.fsmonitor=false", "-c", "protocol.allow=never",
-        "-c", f"core.hooksPath={os.devnull}",
-        "diff-index", "--cached", "-M", "--diff-filter=R", "-z", "--name-status",
-        "--no-ext-diff", "--no-textconv", commit, "--",
+        "-c", f"core.hooksPath={os.devnull}", *args,
     ]  # fmt: skip
     try:
         from lecode_ls.platform.process import run_bounded  # subprocess: only when Git runs
@@ -103,7 +104,20 @@ def git_renames(checkout: Path, commit: str, timeout: float = GIT_TIMEOUT) -> di
         return None
     if run.code != 0 or run.timed_out or len(run.output) > MAX_OUTPUT:
         return None
-    output = run.output
+    return run.output
+
+
+def git_renames(checkout: Path, commit: str, timeout: float = GIT_TIMEOUT) -> dict[str, str] | None:
+    """Git's renames from `commit` (or "HEAD") to the index of `checkout`: old path -> new path,
+    "/"-separated and relative to the checkout; None when Git is absent, fails or passes a
+    bound."""
+    args = [
+        "diff-index", "--cached", "-M", "--diff-filter=R", "-z", "--name-status",
+        "--no-ext-diff", "--no-textconv", commit, "--",
+    ]  # fmt: skip
+    output = run_git(checkout, args, timeout)
+    if output is None:
+        return None
     fields = output.decode("utf-8", "surrogateescape").split("\0")
     renames: dict[str, str] = {}
     for at in range(0, len(fields) - 2, 3):
@@ -111,6 +125,28 @@ def git_renames(checkout: Path, commit: str, timeout: float = GIT_TIMEOUT) -> di
         if status.startswith("R"):
             renames[old] = new
     return renames
+
+
+def root_commit(checkout: Path) -> str | None:
+    """The first parentless commit reachable from HEAD (what every clone of the repository
+    shares: a shared fact names its repository by it), or None."""
+    output = run_git(checkout, ["rev-list", "--max-parents=0", "HEAD", "--"])
+    lines = output.decode("ascii", "replace").split() if output else []
+    return sorted(lines)[0] if lines and all(SHA.fullmatch(line) for line in lines) else None
+
+
+def has_commit(checkout: Path, commit: str) -> bool:
+    """Whether the repository of `checkout` holds `commit` (a full SHA; never fetched)."""
+    if not SHA.fullmatch(commit):
+        return False
+    return run_git(checkout, ["cat-file", "-e", f"{commit}^{{commit}}"]) is not None
+
+
+def git_user_name(checkout: Path) -> str | None:
+    """Git's `user.name` in `checkout` (its config is read; nothing runs), or None."""
+    output = run_git(checkout, ["config", "--get", "user.name"], timeout=2.0)
+    name = output.decode("utf-8", "replace").strip() if output else ""
+    return name or None
 
 
 class Renames:

@@ -93,6 +93,7 @@ class RevisionEvidence:
     created_at: str
     source: StoredRef | None  # attached reference; must still be validated before use
     provenance: tuple[Positions, ...]  # legacy claims, untrusted and never upgraded
+    text: str = ""  # the revision's text
 
 
 def check_text(text: object) -> str:

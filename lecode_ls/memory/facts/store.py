@@ -418,6 +418,57 @@ class FactStore:
                     conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
                 return True
 
+    def exclude(self, source: PositionsLike) -> bool:
+        """Exclude evidence that is no fact of this store (a teammate's shared fact, forgotten
+        here: memory/team) as forget excludes a fact's (F7): content-free exclusions of its
+        positions and generation + 1, in one BEGIN IMMEDIATE transaction. False, and nothing
+        written, when every position was excluded already."""
+        session_id, seqs = check_positions(source, "source")
+        with self._db.lock, self._db.write() as conn:
+            known = {
+                as_int(seq)
+                for (seq,) in schema.rows(
+                    conn, "SELECT seq FROM exclusions WHERE session_id = ?", (session_id,)
+                )
+            }
+            if known.issuperset(seqs):
+                return False
+            generation = schema.generation(conn) + 1
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'generation'", (generation,))
+            conn.executemany(
+                "INSERT OR IGNORE INTO exclusions (session_id, seq, generation) VALUES (?, ?, ?)",
+                [(session_id, seq, generation) for seq in seqs],
+            )
+            return True
+
+    def holding(self, session_id: str, digest: str) -> builtins.list[int]:
+        """The facts whose current revision cites exactly this evidence (session and digest),
+        in ID order: a shared fact's bundle names the sharer's own fact so. Unverified (F9)."""
+        with self._db.read() as conn:
+            if conn is None:
+                return []
+            rows = schema.rows(
+                conn,
+                "SELECT r.fact_id FROM source_refs r JOIN facts f ON f.id = r.fact_id "
+                "AND f.current_revision = r.revision WHERE r.session_id = ? AND r.digest = ? "
+                "ORDER BY r.fact_id",
+                (session_id, digest),
+            )
+            return [as_int(fact_id) for (fact_id,) in rows]
+
+    def stamp(self) -> tuple[int, ...]:
+        """What changes whenever the database is written, by anyone (its file's and its WAL's
+        modification time and size): for caches of what it holds."""
+        stamp: list[int] = []
+        for path in (self.path, self.path.with_name(self.path.name + "-wal")):
+            try:
+                info = path.stat()
+            except OSError:
+                stamp += [0, 0]
+            else:
+                stamp += [info.st_mtime_ns, info.st_size]
+        return tuple(stamp)
+
     # -- unverified storage ----------------------------------------------------------------------
 
     def add(
@@ -605,7 +656,8 @@ class FactStore:
             schema.current_revision(conn, fact_id)
             revisions = schema.rows(
                 conn,
-                "SELECT r.revision, r.created_at, s.session_id, s.seqs, s.digest FROM revisions r "
+                "SELECT r.revision, r.created_at, s.session_id, s.seqs, s.digest, r.text "
+                "FROM revisions r "
                 "LEFT JOIN source_refs s ON s.fact_id = r.fact_id AND s.revision = r.revision "
                 "WHERE r.fact_id = ? ORDER BY r.revision",
                 (fact_id,),
@@ -624,8 +676,9 @@ class FactStore:
                 created_at=str(created),
                 source=to_ref(session_id, seqs, digest),
                 provenance=tuple(legacy.get(as_int(revision), ())),
+                text=str(text),
             )
-            for revision, created, session_id, seqs, digest in revisions
+            for revision, created, session_id, seqs, digest, text in revisions
         ]
 
     def source(self, fact_id: int, revision: int) -> StoredRef | None:

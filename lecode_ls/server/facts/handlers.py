@@ -42,7 +42,7 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
 
     def read() -> dict[str, Any]:
         learning = latest_learning(runtime.sessions, runtime.facts, session_id)
-        return list_facts(
+        answer = list_facts(
             runtime.facts,
             runtime.sessions,
             params.offset,
@@ -53,8 +53,27 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
             verdicts=runtime.verdicts,
             retire_after=runtime.settings.memory.retire_after(),
         )
+        _mark_shared(runtime, answer["facts"])
+        return answer
 
     return p.FactsListResult.model_validate(await asyncio.to_thread(read))
+
+
+def _mark_shared(runtime: Runtime, entries: list[dict[str, Any]]) -> None:
+    """Mark the listed facts that are shared in the first folder's checkout (issue 29)."""
+    checkout = runtime.drift.default_checkout()
+    if checkout is None or not entries:
+        return
+    shelf = runtime.team.shelf(checkout)
+    for entry in entries:
+        shared = shelf.for_local(entry["fact_id"])
+        if shared is not None and shared.doc is not None:
+            entry["shared"] = {
+                "team_id": shared.id,
+                "file": shared.file,
+                "shared_by": shared.doc.shared_by,
+                "shared_at": shared.doc.shared_at,
+            }
 
 
 def _anchor_path(ls: LecodeServer, path: str | None) -> str | None:

@@ -62,6 +62,19 @@ class FactsListParams(WorkspaceParams):
     characters are read). With `path`, only the matching facts anchored in that file."""
 
 
+class SharedModel(Message):
+    """A fact shared with the team (`lecode/facts/share`): which file, who shared it, when."""
+
+    team_id: str
+    """The shared fact's ID (20 hex digits)."""
+    file: str
+    """Its file, relative to the checkout root (`.lecode/facts/<teamId>.json`)."""
+    shared_by: str | None = None
+    """The sharer's Git `user.name` (or `[team] name`), as the file says: untrusted."""
+    shared_at: str | None = None
+    """When it was shared (ISO 8601 UTC), as the file says."""
+
+
 FactStatus = Literal["valid", "retired", "missing", "stale", "hidden", "unverified"]
 """A fact's status: `retired` is a valid fact the person retired (listed, recallable with its
 evidence, restorable; not injected, not known to learning)."""
@@ -78,6 +91,8 @@ class FactEntry(Message):
     """Its evidence (valid facts only)."""
     text: str | None = None
     """Its text, at most 512 characters (valid facts only; untrusted data)."""
+    shared: SharedModel | None = None
+    """The file it is shared in, in the first folder's checkout; absent when not shared."""
     fact_text_truncated: bool | None = None
     """Whether `text` was cut at 512 characters."""
     anchors: list[AnchorModel] | None = None

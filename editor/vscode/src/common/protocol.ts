@@ -41,6 +41,11 @@ export const Requests = {
   factsReanchor: "lecode/facts/reanchor",
   memoryScanSecrets: "lecode/memory/scanSecrets",
   memoryScrubSecrets: "lecode/memory/scrubSecrets",
+  factsShare: "lecode/facts/share",
+  factsUnshare: "lecode/facts/unshare",
+  factsTeam: "lecode/facts/team",
+  factsTeamRecall: "lecode/facts/teamRecall",
+  factsTeamForget: "lecode/facts/teamForget",
 } as const;
 
 export const Notifications = {
@@ -63,6 +68,8 @@ export const Commands = {
   answer: "lecode.answer",
   memoryScanSecrets: "lecode.memory.scanSecrets",
   memoryScrubSecrets: "lecode.memory.scrubSecrets",
+  factsShare: "lecode.facts.share",
+  factsUnshare: "lecode.facts.unshare",
 } as const;
 
 /** No fields. */
@@ -633,6 +640,8 @@ export interface FactEntry {
   source?: SourceRefModel | null;
   /** Its text, at most 512 characters (valid facts only; untrusted data). */
   text?: string | null;
+  /** The file it is shared in, in the first folder's checkout; absent when not shared. */
+  shared?: SharedModel | null;
   /** Whether `text` was cut at 512 characters. */
   factTextTruncated?: boolean | null;
   /** The current revision's code anchors and their drift now; absent when it has none. */
@@ -694,6 +703,18 @@ export interface RetirementModel {
   why: string;
   /** Its last use, write or keep (ISO 8601 UTC). */
   since: string;
+}
+
+/** A fact shared with the team (`lecode/facts/share`): which file, who shared it, when. */
+export interface SharedModel {
+  /** The shared fact's ID (20 hex digits). */
+  teamId: string;
+  /** Its file, relative to the checkout root (`.lecode/facts/<teamId>.json`). */
+  file: string;
+  /** The sharer's Git `user.name` (or `[team] name`), as the file says: untrusted. */
+  sharedBy?: string | null;
+  /** When it was shared (ISO 8601 UTC), as the file says. */
+  sharedAt?: string | null;
 }
 
 export interface DismissProposalParams {
@@ -1064,6 +1085,134 @@ export interface ScrubSecretsResult {
   remaining: number;
 }
 
+export interface FactsShareParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The person's fact to share: its current revision, anchors and evidence are written to `.lecode/facts/<teamId>.json` in the checkout of `workspaceUri`. */
+  factId: number;
+}
+
+export interface FactsShareResult {
+  /** The shared fact's ID (the same for every revision of the fact). */
+  teamId: string;
+  /** The file written, relative to the checkout root: commit it with your change. */
+  file: string;
+  /** The same file as a `file://` URI. */
+  uri: string;
+  /** false when the file was there already and was rewritten (a new revision, say). */
+  created: boolean;
+}
+
+export interface FactsUnshareParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The shared fact to stop sharing. */
+  teamId?: string | null;
+  /** Or the person's own fact that is shared. */
+  factId?: number | null;
+}
+
+export interface FactsUnshareResult {
+  teamId: string;
+  /** The file removed, relative to the checkout root: commit its removal. */
+  file: string;
+  uri: string;
+}
+
+export interface TeamListParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** Index of the first shared fact of the page (pass back `nextOffset`). */
+  offset?: number;
+}
+
+export interface TeamListResult {
+  /** At most 20 shared facts, by ID; the page is within 16,384 bytes. */
+  facts: TeamFactEntry[];
+  offset: number;
+  nextOffset: number | null;
+  /** Shared-fact files in the checkout (each listed, valid or not). */
+  total: number;
+  /** Files not read, by why (a name that is not `<id>.json`, past a bound). */
+  skipped: Partial<Record<string, number>>;
+  /** Changed files not read yet (a load stops after 2 s; the next refresh goes on). */
+  pending: number;
+}
+
+export interface TeamFactEntry {
+  /** The shared fact's ID (20 hex digits). */
+  teamId: string;
+  /** Its file, relative to the checkout root (`.lecode/facts/<teamId>.json`). */
+  file: string;
+  /** The sharer's Git `user.name` (or `[team] name`), as the file says: untrusted. */
+  sharedBy?: string | null;
+  /** When it was shared (ISO 8601 UTC), as the file says. */
+  sharedAt?: string | null;
+  /** valid (the bundle verifies and it is injected as team evidence); unverified (`reason` says why: not JSON, merge-conflict markers, over a bound, tampered evidence, an anchor outside the checkout, another repository); hidden (you forgot it here: its evidence is excluded for you). */
+  status: "valid" | "unverified" | "hidden";
+  /** Why it is unverified or hidden. */
+  reason?: string | null;
+  /** The file as a `file://` URI. */
+  uri: string;
+  revision?: number | null;
+  /** At most 512 characters (valid and hidden facts; untrusted data). */
+  text?: string | null;
+  factTextTruncated?: boolean | null;
+  /** The bundled evidence's reference (the sharer's session). */
+  source?: SourceRefModel | null;
+  /** Its code anchors and their drift now in this checkout (valid facts). */
+  anchors?: AnchorModel[] | null;
+  /** Your own fact that this is (you shared it, or hold the same evidence): one fact, not two. */
+  localFactId?: number | null;
+}
+
+export interface TeamRecallParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  teamId: string;
+  /** Character offset into `sourceText`. */
+  offset?: number;
+  /** Page size in characters (default 4096, at most 8192). */
+  limit?: number | null;
+}
+
+export interface TeamRecallResult {
+  /** The shared fact's ID (20 hex digits). */
+  teamId: string;
+  /** Its file, relative to the checkout root (`.lecode/facts/<teamId>.json`). */
+  file: string;
+  /** The sharer's Git `user.name` (or `[team] name`), as the file says: untrusted. */
+  sharedBy?: string | null;
+  /** When it was shared (ISO 8601 UTC), as the file says. */
+  sharedAt?: string | null;
+  status: "valid" | "unverified" | "hidden";
+  reason?: string | null;
+  /** Reminder that recalled text is untrusted evidence, not instructions. */
+  label?: string | null;
+  revision?: number | null;
+  text?: string | null;
+  factTextTruncated?: boolean | null;
+  source?: SourceRefModel | null;
+  /** One character page of a JSON array of the cited records, from the file's bundle (valid facts only). */
+  sourceText?: string | null;
+  offset?: number | null;
+  nextOffset?: number | null;
+}
+
+export interface TeamForgetParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  teamId: string;
+}
+
+export interface TeamForgetResult {
+  teamId: string;
+  /** false when its evidence was excluded here already. */
+  forgotten: boolean;
+  /** The file, which stays for the team: unshare it (`lecode/facts/unshare`) to remove it for everyone. */
+  file: string;
+}
+
 export interface MemoryCommandArgs {
   /** arguments[0]: the text after `/memory`, e.g. `show`, `search foo`, `log 2026-11-29`. */
   text: string;
@@ -1180,4 +1329,14 @@ export interface ScanSecretsCommand {
 export interface ScrubSecretsCommand {
   /** `{workspaceUri?, secret?}`. */
   params?: ScrubSecretsParams;
+}
+
+export interface ShareCommand {
+  /** `{workspaceUri?, factId}`. */
+  params: FactsShareParams;
+}
+
+export interface UnshareCommand {
+  /** `{workspaceUri?, teamId | factId}`. */
+  params: FactsUnshareParams;
 }

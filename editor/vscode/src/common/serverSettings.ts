@@ -69,6 +69,14 @@ export interface AgentsSettings {
   learn_after_idle_seconds: number;
 }
 
+/** `[team]`: facts shared with the team as files in the repository (`.lecode/facts/`). */
+export interface TeamSettings {
+  /** The name a fact you share is signed with (`sharedBy`); default: Git's `user.name`. */
+  name: string | null;
+  /** Whether the checkout's valid shared facts are shown to the model, as team evidence within `[memory] facts_max_bytes` (after your own facts). */
+  inject: boolean;
+}
+
 /** Every section the server reads, as the editor sends it. */
 export interface ServerSections {
   memory: MemorySettings;
@@ -76,10 +84,11 @@ export interface ServerSections {
   agent: AgentSettings;
   compaction: CompactionSettings;
   agents: AgentsSettings;
+  team: TeamSettings;
 }
 
 /** The sections forwarded to the server: every section of config.toml. */
-export const SERVER_SECTIONS = ["memory", "provider", "agent", "compaction", "agents"] as const;
+export const SERVER_SECTIONS = ["memory", "provider", "agent", "compaction", "agents", "team"] as const;
 
 /** The server's defaults, key by key. */
 export const SERVER_DEFAULTS: ServerSections = {
@@ -143,6 +152,10 @@ export const SERVER_DEFAULTS: ServerSections = {
   "agents": {
     "follow": [],
     "learn_after_idle_seconds": 300
+  },
+  "team": {
+    "name": null,
+    "inject": true
   }
 };
 

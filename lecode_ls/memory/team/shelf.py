@@ -1,0 +1,360 @@
+"""The team's facts in one checkout: `.lecode/facts/*.json` read, verified and kept current.
+
+Each worktree is a checkout of its own branch, so each has its own shelf: a fact shared on a
+feature branch is on that branch's shelf only, until the branch merges.
+
+`refresh()` is cheap when nothing changed (one listing of the folder and a stat of each file),
+so the server calls it before every read and from the poll that watches Git's state. A file is
+read and verified again only when its size, time or inode changed; a pull, a checkout or a
+merge replaces the files it touches.
+
+Verification, per file (`format.decode` has checked its shape and bounds first):
+
+- the bundle: `evidence.digest` is the S2 digest of the bundled records; the session ID has the
+  exact form; the cited records hold user or assistant text (F6); a verified project fact
+  (`path contains "line"`, A5) bundles the read that showed that line;
+- the repository: the file names a commit this clone holds (a file copied from another
+  repository does not);
+- the anchors: each path is relative, and stays inside the checkout once links are resolved;
+- the person's own store: evidence a forget here excluded is `hidden` (the person forgot the
+  team's fact for good, for themselves); a fact of theirs whose current revision cites exactly
+  this evidence with this text is the same fact (`local_fact_id`), not a second one.
+
+Anything that fails is listed `unverified` with the reason and never injected. A shared file is
+untrusted evidence, whoever wrote it: nothing in it is run, followed or written anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from lecode_ls import platform
+from lecode_ls.errors import LecodeError
+from lecode_ls.memory.anchors import (
+    MAX_FILE_BYTES as MAX_CODE_BYTES,
+)
+from lecode_ls.memory.anchors import (
+    Located,
+    Text,
+    fact_path_line,
+    git_stamp,
+    has_commit,
+    read_line_number,
+)
+from lecode_ls.memory.canonical import records_digest
+from lecode_ls.memory.facts import FactStore, check_path
+from lecode_ls.memory.files import NotRegularFile, read_regular
+from lecode_ls.memory.sessions import check_session_id
+from lecode_ls.memory.team import format as f
+from lecode_ls.memory.team.format import SharedAnchor, SharedDoc, Unverifiable
+from lecode_ls.platform.paths import canonical, is_within
+
+Status = Literal["valid", "unverified", "hidden"]
+
+
+@dataclass(frozen=True)
+class TeamFact:
+    """One shared-fact file of the checkout, as verified now."""
+
+    id: str
+    file: str  # relative to the checkout: ".lecode/facts/<id>.json"
+    status: Status
+    reason: str | None  # why it is unverified or hidden
+    doc: SharedDoc | None  # None when the file could not be read as a shared fact
+    local_fact_id: int | None = None  # the person's own fact that this one is
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        doc = self.doc
+        return (self.id, self.status, self.reason, doc and doc.revision, doc and doc.text,
+                doc and doc.evidence.digest, self.local_fact_id)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Read:
+    key: tuple[int, int, int]  # the file's modification time, size and inode when read
+    doc: SharedDoc | None
+    reason: str | None  # what the file itself fails, or None
+
+
+TextOf = Callable[[str], str | None]
+"""The open editor buffer of a checkout-relative file, or None (then the disk is read)."""
+
+
+class Shelf:
+    """The shared facts of one checkout (see the module docstring). Thread-safe."""
+
+    def __init__(self, checkout: Path, local: FactStore) -> None:
+        self.checkout = checkout
+        self._local = local
+        self._lock = threading.Lock()
+        self._read: dict[str, _Read] = {}
+        self._facts: dict[str, TeamFact] = {}
+        self._seen: tuple[object, ...] | None = None
+        self._commits: dict[str, bool] = {}
+        self.skipped: dict[str, int] = {}
+        """Files not read, by why (over a bound, not named `<id>.json`)."""
+        self.pending = 0
+        """Changed files the last load had no time for: read at the next refresh."""
+        self.buffer_text: TextOf = lambda rel: None
+        """The editor's open buffers of this checkout (the server sets it): anchors are checked
+        against them, else against the disk."""
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def refresh(self) -> bool:
+        """Read what changed since the last call; True when the listing changed. Blocking."""
+        with self._lock:
+            before = [fact.key for fact in self._facts.values()]
+            listed, skipped = self._listing()
+            git = git_stamp(self.checkout)
+            seen = (tuple(sorted(listed.items())), git, self._local.stamp())
+            if seen == self._seen and not self.pending:
+                return False
+            if self._seen is None or git != self._seen[1]:
+                self._commits.clear()  # a fetch may have brought a named commit
+            self._load(listed)
+            self.skipped = skipped
+            self._facts = self._overlay()
+            # An unfinished load must run again even if nothing else changes.
+            self._seen = seen if not self.pending else None
+            return [fact.key for fact in self._facts.values()] != before
+
+    def _listing(self) -> tuple[dict[str, tuple[int, int, int, int]], dict[str, int]]:
+        """The folder's shared-fact files: name -> (kind: 2 a link, 1 a regular file, 0 anything
+        else; mtime, size, inode), and the names
+        skipped, by reason. A folder that is a link, or leads out of the checkout, is not read."""
+        folder = self.checkout / f.FOLDER
+        skipped: dict[str, int] = {}
+        for part in (self.checkout / ".lecode", folder):
+            found = platform.kind(part)
+            if found == "link":
+                return {}, {"the folder is a symbolic link": 1}
+            if found != "dir":
+                return {}, {}
+        if not is_within(canonical(folder), self.checkout):
+            return {}, {"the folder leads out of the checkout": 1}
+        listed: dict[str, tuple[int, int, int, int]] = {}
+        try:
+            with os.scandir(folder) as entries:
+                for looked, entry in enumerate(entries):
+                    if looked >= f.MAX_ENTRIES:
+                        skipped[f"past {f.MAX_ENTRIES} names in the folder"] = 1
+                        break
+                    if entry.name.startswith("."):
+                        continue  # a writer's temp file, or a dotfile: not a shared fact
+                    if f.FILE.fullmatch(entry.name) is None:
+                        skipped["not named <20 hex digits>.json"] = (
+                            skipped.get("not named <20 hex digits>.json", 0) + 1
+                        )
+                        continue
+                    if len(listed) >= f.MAX_FILES:
+                        name = f"past {f.MAX_FILES} files"
+                        skipped[name] = skipped.get(name, 0) + 1
+                        continue
+                    info = entry.stat(follow_symlinks=False)
+                    found = platform.kind(folder / entry.name)
+                    kind = 2 if found == "link" else 1 if found == "file" else 0
+                    listed[entry.name] = (kind, info.st_mtime_ns, info.st_size, info.st_ino)
+        except OSError:
+            return {}, {}
+        return listed, skipped
+
+    def _load(self, listed: dict[str, tuple[int, int, int, int]]) -> None:
+        """Read and check every listed file that changed, within LOAD_SECONDS and
+        MAX_TOTAL_BYTES; drop the ones gone."""
+        deadline = time.monotonic() + f.LOAD_SECONDS
+        held = {name: read for name, read in self._read.items() if name in listed}
+        total = sum(read.key[1] for read in held.values() if read.doc is not None)
+        self.pending = 0
+        for name in sorted(listed):
+            kind, mtime, size, inode = listed[name]
+            key = (mtime, size, inode)
+            known = held.get(name)
+            if known is not None and known.key == key:
+                continue
+            if time.monotonic() > deadline:
+                self.pending += 1
+                continue
+            if kind == 2:
+                held[name] = _Read(key, None, "the file is a symbolic link")
+            elif kind == 0:
+                held[name] = _Read(key, None, "not a regular file")
+            elif size > f.MAX_FILE_BYTES:
+                held[name] = _Read(key, None, f"over {f.MAX_FILE_BYTES} bytes")
+            elif total + size > f.MAX_TOTAL_BYTES:
+                held[name] = _Read(key, None, f"past {f.MAX_TOTAL_BYTES} bytes of shared facts")
+            else:
+                held[name] = self._read_one(name, key)
+                if held[name].doc is not None:
+                    total += size
+        self._read = held
+
+    def _read_one(self, name: str, key: tuple[int, int, int]) -> _Read:
+        team_id = name.removesuffix(".json")
+        try:
+            data = read_regular(self.checkout / f.FOLDER / name, f.MAX_FILE_BYTES + 1)
+        except (OSError, NotRegularFile):
+            return _Read(key, None, "the file cannot be read")
+        if data is None:
+            return _Read(key, None, "the file is gone")
+        if len(data) > f.MAX_FILE_BYTES:
+            return _Read(key, None, f"over {f.MAX_FILE_BYTES} bytes")
+        try:
+            doc = f.decode(data, team_id)
+        except Unverifiable as failed:
+            return _Read(key, None, failed.reason)
+        return _Read(key, doc, bundle_problem(doc))
+
+    # -- what the person's own store and the checkout say --------------------------------------
+
+    def _overlay(self) -> dict[str, TeamFact]:
+        found: dict[str, TeamFact] = {}
+        excluded: dict[str, frozenset[int]] = {}
+        for name in sorted(self._read):
+            read = self._read[name]
+            team_id = name.removesuffix(".json")
+            file = f"{f.FOLDER}/{name}"
+            doc = read.doc
+            reason = read.reason or (self._placement_problem(doc) if doc is not None else None)
+            if doc is None or reason is not None:
+                found[team_id] = TeamFact(team_id, file, "unverified", reason, doc)
+                continue
+            evidence = doc.evidence
+            try:
+                if evidence.session_id not in excluded:
+                    excluded[evidence.session_id] = self._local.excluded_seqs(evidence.session_id)
+                if excluded[evidence.session_id].intersection(evidence.seqs):
+                    found[team_id] = TeamFact(
+                        team_id, file, "hidden", "you forgot this fact's evidence", doc
+                    )
+                    continue
+                local = self._same_fact(doc)
+            except LecodeError:  # the person's store is unreadable: the file alone decides
+                local = None
+            found[team_id] = TeamFact(team_id, file, "valid", None, doc, local)
+        return found
+
+    def _same_fact(self, doc: SharedDoc) -> int | None:
+        for fact_id in self._local.holding(doc.evidence.session_id, doc.evidence.digest):
+            fact = self._local.get(fact_id)
+            if fact is not None and fact.text == doc.text:
+                return fact_id
+        return None
+
+    def _placement_problem(self, doc: SharedDoc) -> str | None:
+        """What the checkout says against the file: its repository, its anchors' paths."""
+        known = self._commits.get(doc.repository)
+        if known is None:
+            known = self._commits[doc.repository] = has_commit(self.checkout, doc.repository)
+        if not known:
+            return "it names a repository this clone does not hold"
+        for anchor in doc.anchors:
+            if _anchor_path_problem(self.checkout, anchor.path):
+                return f"anchor path {anchor.path[:100]!r} leads out of the checkout"
+        return None
+
+    # -- answers ---------------------------------------------------------------------------
+
+    def facts(self) -> list[TeamFact]:
+        """Every shared-fact file read, by ID."""
+        with self._lock:
+            return list(self._facts.values())
+
+    def get(self, team_id: str) -> TeamFact | None:
+        with self._lock:
+            return self._facts.get(team_id)
+
+    def for_local(self, fact_id: int) -> TeamFact | None:
+        """The shared fact that the person's fact `fact_id` is, if any."""
+        with self._lock:
+            return next((t for t in self._facts.values() if t.local_fact_id == fact_id), None)
+
+    def forget_cached(self, name: str) -> None:
+        """Drop what is known of one file (the server just wrote or removed it)."""
+        with self._lock:
+            self._read.pop(name, None)
+            self._seen = None
+
+    def anchor_states(
+        self, fact: TeamFact, text_of: TextOf
+    ) -> list[tuple[SharedAnchor, Located, str | None]]:
+        """Where each anchor's lines are now: (anchor, where, "buffer" | "disk" | None when
+        unchecked), against the open buffer when `text_of` gives one, else the file."""
+        states: list[tuple[SharedAnchor, Located, str | None]] = []
+        for anchor in fact.doc.anchors if fact.doc is not None else ():
+            text, against = text_of(anchor.path), "buffer"
+            if text is None:
+                text, against = self._disk_text(anchor.path), "disk"
+            if text is None:
+                states.append((anchor, Located("deleted"), "disk"))
+            elif len(text) > MAX_CODE_BYTES or "\x00" in text:
+                states.append((anchor, Located("unchecked"), None))
+            else:
+                where = Text(text).locate(
+                    anchor.start_line, anchor.end_line, anchor.sha256, anchor.first_sha256
+                )
+                states.append((anchor, where, against))
+        return states
+
+    def _disk_text(self, path: str) -> str | None:
+        if _anchor_path_problem(self.checkout, path):
+            return None
+        try:
+            data = read_regular(self.checkout / path, MAX_CODE_BYTES + 1)
+        except (OSError, NotRegularFile):
+            return None
+        return None if data is None else data.decode("utf-8", "replace")
+
+
+def bundle_problem(doc: SharedDoc) -> str | None:
+    """What the file's own evidence fails (see the module docstring), or None."""
+    evidence = doc.evidence
+    try:
+        check_session_id(evidence.session_id)
+    except LecodeError:
+        return "evidence.sessionId: not a session ID"
+    try:
+        digest = records_digest(evidence.records)
+    except (TypeError, ValueError):
+        return "evidence.records: not canonical JSON"
+    if digest != evidence.digest:
+        return "evidence: the records do not hash to its digest (tampered)"
+    first = evidence.seqs[0]
+    cited = [evidence.records[seq - first] for seq in evidence.seqs]
+    if not any(
+        record.get("kind") == "message"
+        and record.get("role") in ("user", "assistant")
+        and _has_text(record.get("content"))
+        for record in cited
+    ):
+        return "evidence: no user or assistant text among the cited records"
+    parsed = fact_path_line(doc.text)
+    if parsed is not None and read_line_number(evidence.records, *parsed) is None:
+        return "evidence: no read of that line in the bundled records"
+    return None
+
+
+def _anchor_path_problem(checkout: Path, path: str) -> bool:
+    try:
+        check_path(path)
+    except LecodeError:
+        return True
+    return path.startswith("/") or not is_within(canonical(checkout / path), checkout)
+
+
+def _has_text(content: object) -> bool:
+    if isinstance(content, str):
+        return bool(content.strip())
+    if isinstance(content, list):
+        return any(
+            isinstance(part, dict) and part.get("type") == "text" and _has_text(part.get("text"))
+            for part in content
+        )
+    return False

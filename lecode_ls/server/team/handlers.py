@@ -1,0 +1,136 @@
+"""Handlers of the team-memory methods. Files are read, verified and written in a worker thread.
+
+Every request is about the checkout of its `workspaceUri` (default: the first folder): a linked
+worktree shares the project's own memory but has its own branch, so its own shared facts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from lecode_ls.errors import NotACheckout, SharedFactNotFound
+from lecode_ls.memory import team
+from lecode_ls.memory.project import checkout_root
+from lecode_ls.memory.recall import list_team, recall_team
+from lecode_ls.platform.paths import path_to_uri
+from lecode_ls.runtime import Runtime
+from lecode_ls.server.documents import buffer_text
+from lecode_ls.server.messages import WorkspaceParams
+from lecode_ls.server.server import LecodeServer
+from lecode_ls.server.team import messages as p
+
+
+async def _checkout(ls: LecodeServer, params: WorkspaceParams) -> tuple[Runtime, Path]:
+    runtime, _ = await ls.runtime(params.workspace_uri)
+    runtime.require_facts()
+    folder = ls.folder_for(params.workspace_uri)
+    checkout = checkout_root(folder, runtime.drift.folders)
+    if checkout is None:
+        raise NotACheckout("workspaceUri: the folder is not in a checkout", field="workspaceUri")
+    return runtime, checkout
+
+
+def text_of(ls: LecodeServer, checkout: Path) -> team.TextOf:
+    """The open buffers of one checkout's files, by checkout-relative path."""
+    return lambda rel: buffer_text(ls, path_to_uri(checkout / rel))
+
+
+async def share(ls: LecodeServer, params: p.FactsShareParams) -> p.FactsShareResult:
+    runtime, checkout = await _checkout(ls, params)
+
+    def write() -> tuple[str, str, bool]:
+        doc = team.build(
+            runtime.facts,
+            runtime.sessions,
+            runtime.redactor,
+            checkout,
+            params.fact_id,
+            check=runtime.check_source,
+            shared_by=runtime.settings.team.name,
+        )
+        file, created = team.write(checkout, doc)
+        runtime.team.shelf(checkout)
+        return doc.id, file, created
+
+    team_id, file, created = await asyncio.to_thread(write)
+    await ls.facts_changed(runtime)
+    return p.FactsShareResult(
+        team_id=team_id, file=file, uri=path_to_uri(checkout / file), created=created
+    )
+
+
+async def unshare(ls: LecodeServer, params: p.FactsUnshareParams) -> p.FactsUnshareResult:
+    runtime, checkout = await _checkout(ls, params)
+
+    def remove() -> tuple[str, str]:
+        shelf = runtime.team.shelf(checkout)
+        team_id = params.team_id
+        if team_id is None:
+            assert params.fact_id is not None  # the params' validator
+            shared = shelf.for_local(params.fact_id)
+            if shared is None:
+                raise SharedFactNotFound(
+                    f"factId: fact {params.fact_id} is not shared in this checkout",
+                    field="factId",
+                )
+            team_id = shared.id
+        file = team.remove(checkout, team_id)
+        runtime.team.shelf(checkout)
+        return team_id, file
+
+    team_id, file = await asyncio.to_thread(remove)
+    await ls.facts_changed(runtime)
+    return p.FactsUnshareResult(team_id=team_id, file=file, uri=path_to_uri(checkout / file))
+
+
+async def team_list(ls: LecodeServer, params: p.TeamListParams) -> p.TeamListResult:
+    runtime, checkout = await _checkout(ls, params)
+    texts = text_of(ls, checkout)
+
+    def read() -> dict[str, Any]:
+        return list_team(runtime.team.shelf(checkout), params.offset, texts)
+
+    answer = await asyncio.to_thread(read)
+    for entry in answer["facts"]:
+        entry["uri"] = path_to_uri(checkout / entry["file"])
+    return p.TeamListResult.model_validate(answer)
+
+
+async def team_recall(ls: LecodeServer, params: p.TeamRecallParams) -> p.TeamRecallResult:
+    runtime, checkout = await _checkout(ls, params)
+    answer = await asyncio.to_thread(
+        lambda: recall_team(
+            runtime.team.shelf(checkout), params.team_id, params.offset, params.limit
+        )
+    )
+    return p.TeamRecallResult.model_validate(answer)
+
+
+async def team_forget(ls: LecodeServer, params: p.TeamForgetParams) -> p.TeamForgetResult:
+    runtime, checkout = await _checkout(ls, params)
+
+    def forget() -> tuple[bool, str]:
+        fact = runtime.team.shelf(checkout).get(params.team_id)
+        if fact is None or fact.doc is None:
+            raise SharedFactNotFound(
+                f"teamId: no readable shared fact {params.team_id} in this checkout",
+                field="teamId",
+            )
+        forgotten = runtime.facts.exclude(fact.doc.evidence)
+        runtime.team.shelf(checkout)
+        return forgotten, fact.file
+
+    forgotten, file = await asyncio.to_thread(forget)
+    if forgotten:
+        await ls.facts_changed(runtime)
+    return p.TeamForgetResult(team_id=params.team_id, forgotten=forgotten, file=file)
+
+
+async def share_command(ls: LecodeServer, args: p.ShareCommand) -> p.FactsShareResult:
+    return await share(ls, args.params)
+
+
+async def unshare_command(ls: LecodeServer, args: p.UnshareCommand) -> p.FactsUnshareResult:
+    return await unshare(ls, args.params)
