@@ -21,6 +21,8 @@ import { type FactDeps, factCommands } from "./facts/commands";
 import { proposalCommands } from "./facts/proposals";
 import { retirementCommands } from "./facts/retirements";
 import { secretCommands, traceLogsParams } from "./facts/secrets";
+import { teamCommands } from "./facts/team";
+import { TEAM_SCHEME, TeamDocumentProvider } from "./facts/teamDocument";
 import { PROVIDE_SETTING, registerMcpProvider } from "./mcp/provider";
 import { guarded, memoryCommands } from "./notes/commands";
 import { MemoryFileSystem } from "./notes/fileSystem";
@@ -79,11 +81,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const tree = new MemoryTreeProvider(client, projects, client);
   const facts = new FactsTreeProvider(client, projects, client);
   const transcripts = new TranscriptProvider(client);
+  const teamDocuments = new TeamDocumentProvider(client);
   const firstFolder = (): string | undefined => api.workspaceFolders()[0]?.uri.toString();
   const factIndex = new FactIndex(client);
   const refreshFacts = (): void => {
     facts.refresh();
     transcripts.refresh();
+    teamDocuments.refresh();
     factIndex.clear();
     void chat.factsChanged();
   };
@@ -178,6 +182,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...factCommands(factDeps),
     ...proposalCommands(factDeps),
     ...retirementCommands(factDeps),
+    ...teamCommands(factDeps),
     ...anchorCommands(factDeps),
     ...secretCommands({
       sender: client,
@@ -261,8 +266,10 @@ export function activate(context: vscode.ExtensionContext): void {
     tree,
     facts,
     transcripts,
+    teamDocuments,
     api.registerFileSystemProvider(SCHEME, files, { isCaseSensitive: true }),
     api.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
+    api.registerTextDocumentContentProvider(TEAM_SCHEME, teamDocuments),
     memoryView,
     factsView,
     api.onDidChangeActiveTextEditor((editor) => fileFilter.editorChanged(editor?.document.uri)),

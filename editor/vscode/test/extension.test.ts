@@ -101,6 +101,10 @@ describe("activate", () => {
         "lecode.keepFact",
         "lecode.retireFact",
         "lecode.restoreFact",
+        "lecode.shareFact",
+        "lecode.stopSharing",
+        "lecode.forgetTeamFact",
+        "lecode.openTeamFact",
       ].map((id) => [id, "false"]),
     );
     type MenuEntry = { command: string; when: string; group: string };
@@ -118,16 +122,19 @@ describe("activate", () => {
     expect(new Set(onProposals.map((entry) => entry.command))).toEqual(
       new Set(["lecode.acceptProposal", "lecode.dismissProposal", "lecode.recallProposalSource"]),
     );
-    // The pin toggle: Pin on an unpinned fact (contextValue lecode.fact.<status>), Unpin on a
-    // pinned one (lecode.fact.<status>.pinned; see factsTree.ts), both inline.
-    const pin = on("viewItem =~ /^lecode\\.fact\\.[a-z]+$/");
-    const unpin = on("viewItem =~ /^lecode\\.fact\\..*\\.pinned$/");
+    // The pin toggle: Pin on an unpinned fact (contextValue lecode.fact.<status>[.shared]), Unpin
+    // on a pinned one (lecode.fact.<status>.pinned[.shared]; see factsTree.ts), both inline.
+    const pin = on("viewItem =~ /^lecode\\.fact\\.[a-z]+(\\.shared)?$/");
+    const unpin = on("viewItem =~ /^lecode\\.fact\\..*\\.pinned(\\.shared)?$/");
     expect([pin.map((e) => [e.command, e.group]), unpin.map((e) => [e.command, e.group])]).toEqual([
       [["lecode.pinFact", "inline@2"]],
       [["lecode.unpinFact", "inline@2"]],
     ]);
     const matches = (pattern: string, value: string) => new RegExp(pattern).test(value);
-    expect(["lecode.fact.valid", "lecode.fact.valid.pinned"].map((v) => [matches("^lecode\\.fact\\.[a-z]+$", v), matches("^lecode\\.fact\\..*\\.pinned$", v)])).toEqual([
+    const pinContexts = ["lecode.fact.valid", "lecode.fact.valid.pinned", "lecode.fact.valid.shared", "lecode.fact.valid.pinned.shared"];
+    expect(pinContexts.map((v) => [matches("^lecode\\.fact\\.[a-z]+(\\.shared)?$", v), matches("^lecode\\.fact\\..*\\.pinned(\\.shared)?$", v)])).toEqual([
+      [true, false],
+      [false, true],
       [true, false],
       [false, true],
     ]);
@@ -140,18 +147,45 @@ describe("activate", () => {
       ["lecode.retireProposed", "1_retirement@1"],
       ["lecode.keepFact", "1_retirement@2"],
     ]);
-    const retire = on("viewItem =~ /^lecode\\.fact\\.valid(\\.pinned)?$/");
-    const restore = on("viewItem =~ /^lecode\\.fact\\.retired(\\.pinned)?$/");
+    const retire = on("viewItem =~ /^lecode\\.fact\\.valid(\\.pinned)?(\\.shared)?$/");
+    const restore = on("viewItem =~ /^lecode\\.fact\\.retired(\\.pinned)?(\\.shared)?$/");
     expect([retire.map((e) => e.command), restore.map((e) => e.command)]).toEqual([["lecode.retireFact"], ["lecode.restoreFact"]]);
-    const contexts = ["lecode.fact.valid", "lecode.fact.valid.pinned", "lecode.fact.retired", "lecode.fact.stale", "lecode.fact.hidden"];
-    expect(contexts.map((v) => [matches("^lecode\\.fact\\.valid(\\.pinned)?$", v), matches("^lecode\\.fact\\.retired(\\.pinned)?$", v)])).toEqual([
+    const contexts = ["lecode.fact.valid", "lecode.fact.valid.pinned", "lecode.fact.valid.shared", "lecode.fact.retired", "lecode.fact.retired.shared", "lecode.fact.stale", "lecode.fact.hidden"];
+    const retireOrRestore = ["^lecode\\.fact\\.valid(\\.pinned)?(\\.shared)?$", "^lecode\\.fact\\.retired(\\.pinned)?(\\.shared)?$"];
+    expect(contexts.map((v) => retireOrRestore.map((pattern) => matches(pattern, v)))).toEqual([
       [true, false],
       [true, false],
+      [true, false],
+      [false, true],
       [false, true],
       [false, false],
       [false, false],
     ]);
-    expect(onFacts).toHaveLength(on("viewItem =~ /^lecode\\.fact\\./").length + onProposals.length + onRetirements.length + 4);
+    // Team memory: Share with Team on a valid fact of yours that is not shared, Stop Sharing on
+    // one that is (contextValue ending in .shared) and on a fact under Team (lecode.teamFact.
+    // <status>, see teamItems.ts), Forget for Me on a team fact that is not hidden already.
+    const share = on("viewItem =~ /^lecode\\.fact\\.valid(\\.pinned)?$/");
+    const stopOwn = on("viewItem =~ /^lecode\\.fact\\..*\\.shared$/");
+    const onTeam = onFacts.filter((entry) => entry.when.includes("lecode\\.teamFact"));
+    expect([share.map((e) => e.command), stopOwn.map((e) => e.command)]).toEqual([["lecode.shareFact"], ["lecode.stopSharing"]]);
+    expect(onTeam.map((e) => [e.command, e.when.slice(e.when.indexOf("viewItem"))])).toEqual([
+      ["lecode.openTeamFact", "viewItem =~ /^lecode\\.teamFact\\./"],
+      ["lecode.stopSharing", "viewItem =~ /^lecode\\.teamFact\\./"],
+      ["lecode.forgetTeamFact", "viewItem =~ /^lecode\\.teamFact\\.(valid|unverified)$/"],
+    ]);
+    const shareContexts = ["lecode.fact.valid", "lecode.fact.valid.pinned", "lecode.fact.valid.shared", "lecode.fact.stale.shared", "lecode.fact.retired"];
+    const shareOrStop = ["^lecode\\.fact\\.valid(\\.pinned)?$", "^lecode\\.fact\\..*\\.shared$"];
+    expect(shareContexts.map((v) => shareOrStop.map((pattern) => matches(pattern, v)))).toEqual([
+      [true, false],
+      [true, false],
+      [false, true],
+      [false, true],
+      [false, false],
+    ]);
+    expect(["lecode.teamFact.valid", "lecode.teamFact.unverified", "lecode.teamFact.hidden"].map((v) => matches("^lecode\\.teamFact\\.(valid|unverified)$", v))).toEqual([true, true, false]);
+    expect(onFacts).toHaveLength(
+      on("viewItem =~ /^lecode\\.fact\\./").length + onProposals.length + onRetirements.length + 4 + share.length + stopOwn.length + onTeam.length,
+    );
   });
 
   it("offers Remember Selection as Fact… only with a selection in a local file, in the editor's menu and the palette", () => {

@@ -37,7 +37,8 @@ function fact(factId: number, overrides: Partial<FactEntry> = {}): FactEntry {
   };
 }
 
-/** A server holding `count` facts, answering 20 a page as lecode-ls does (and the doctor). */
+/** A server holding `count` facts, answering 20 a page as lecode-ls does (and the doctor, and a
+ * checkout that shares nothing with the team). */
 function serverWith(count: number, page = 20): FakeServer {
   const all = Array.from({ length: count }, (_, index) => fact(index + 1));
   return new FakeServer()
@@ -46,7 +47,8 @@ function serverWith(count: number, page = 20): FakeServer {
       const next = offset + page;
       return { facts: all.slice(offset, next), offset, nextOffset: next < count ? next : null };
     })
-    .on(Requests.memoryDoctor, () => doctor({ facts: count }));
+    .on(Requests.memoryDoctor, () => doctor({ facts: count }))
+    .on(Requests.factsTeam, () => ({ facts: [], offset: 0, nextOffset: null, total: 0, skipped: {}, pending: 0 }));
 }
 
 /** The facts that are not the project's health node (the doctor's; see hygieneItems.test.ts). */
@@ -172,6 +174,7 @@ describe("FactsTreeProvider", () => {
     expect(server.calls).toEqual([
       { method: "lecode/facts/list", params: { workspaceUri: FOLDER, offset: 0 } },
       { method: "lecode/memory/doctor", params: { workspaceUri: FOLDER } },
+      { method: "lecode/facts/team", params: { workspaceUri: FOLDER, offset: 0 } },
     ]);
   });
 
@@ -204,9 +207,10 @@ describe("FactsTreeProvider", () => {
     const roots = await provider.getChildren();
     expect(roots.map((n) => (n.kind === "project" ? n.project.projectRoot : n.kind))).toEqual(["/src/app", "/src/lib"]);
     const lib = await provider.getChildren(roots[1]);
-    // This fake has no doctor: the health node says so, and the facts are listed all the same.
+    // This fake has no doctor and no team listing: their nodes say so, and the facts are listed all the same.
     expect(lib).toEqual([
       { kind: "health", doctor: { problem: "the fake server has no answer for lecode/memory/doctor" }, folderUri: "file:///src/lib" },
+      { kind: "team", team: { problem: "the fake server has no answer for lecode/facts/team" }, folderUri: "file:///src/lib" },
       { kind: "fact", fact: fact(9), folderUri: "file:///src/lib" },
     ]);
   });

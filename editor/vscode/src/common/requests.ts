@@ -25,6 +25,10 @@ import {
   type FactsPinParams,
   type FactsPinResult,
   type FactsRetireResult,
+  type FactsShareParams,
+  type FactsShareResult,
+  type FactsUnshareParams,
+  type FactsUnshareResult,
   type DoctorParams,
   type DoctorResult,
   type FactsRecallParams,
@@ -68,6 +72,12 @@ import {
   type SessionRenameResult,
   type SessionSnapshotParams,
   type SourceRefModel,
+  type TeamForgetParams,
+  type TeamForgetResult,
+  type TeamListParams,
+  type TeamListResult,
+  type TeamRecallParams,
+  type TeamRecallResult,
 } from "./protocol";
 
 export interface RequestTypes {
@@ -106,6 +116,11 @@ export interface RequestTypes {
   [Requests.factsReanchor]: [ReanchorParams, ReanchorResult];
   [Requests.memoryScanSecrets]: [ScanSecretsParams, ScanSecretsResult];
   [Requests.memoryScrubSecrets]: [ScrubSecretsParams, ScrubSecretsResult];
+  [Requests.factsShare]: [FactsShareParams, FactsShareResult];
+  [Requests.factsUnshare]: [FactsUnshareParams, FactsUnshareResult];
+  [Requests.factsTeam]: [TeamListParams, TeamListResult];
+  [Requests.factsTeamRecall]: [TeamRecallParams, TeamRecallResult];
+  [Requests.factsTeamForget]: [TeamForgetParams, TeamForgetResult];
 }
 
 export type Method = keyof RequestTypes;

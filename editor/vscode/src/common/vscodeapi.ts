@@ -11,8 +11,9 @@ export function showErrorMessage(message: string, ...items: string[]): Thenable<
   return vscode.window.showErrorMessage(message, ...items);
 }
 
-export function showInformationMessage(message: string): Thenable<string | undefined> {
-  return vscode.window.showInformationMessage(message);
+/** An information notification; with `items`, its buttons (the answer is the one clicked, if any). */
+export function showInformationMessage(message: string, ...items: string[]): Thenable<string | undefined> {
+  return vscode.window.showInformationMessage(message, ...items);
 }
 
 /** A warning; with `{ modal: true }` a dialog whose answer is the chosen item (undefined: cancelled). */

@@ -1,6 +1,7 @@
 /**
  * The fact commands: Recall, Correct…, Forget… and Go to Source on nodes of the Facts tree, and
- * the palette commands Remember From Session… and Import Session….
+ * the palette commands Remember From Session… and Import Session…. (Sharing with the team is
+ * team.ts's; Forget… on a shared fact offers its Stop Sharing Too.)
  *
  * Evidence is always captured by the server (`lecode/session/snapshot`) from a session range the
  * user names; nothing guesses it. Failures are shown as the server's sentence (see `guarded`).
@@ -21,6 +22,7 @@ import { MAX_POSITIONS, contextRange, transcriptUri } from "../sessions/uri";
 import type { FactNode } from "../views/nodes";
 import { type ProjectFileClaim, claimUri, findLine, parseProjectFileFact } from "./projectFile";
 import { sourceIs } from "./status";
+import { offerStopSharing } from "./team";
 
 /** What the transcript documents know about what they show (the TranscriptProvider). */
 export interface TranscriptLines {
@@ -373,9 +375,10 @@ export async function forgetFact(deps: FactDeps, node: FactRef): Promise<void> {
   const hidden = result.hides ?? [];
   const list = factList(hidden);
   const also = hidden.length > 0 ? ` ${list[0].toUpperCase()}${list.slice(1)} ${hidden.length === 1 ? "is" : "are"} now hidden.` : "";
-  await api.showInformationMessage(
-    result.forgotten ? `Fact #${fact.factId} was forgotten.${also}` : `Fact #${fact.factId} had already been forgotten.`,
-  );
+  const said = result.forgotten ? `Fact #${fact.factId} was forgotten.${also}` : `Fact #${fact.factId} had already been forgotten.`;
+  // The team's copy is a file of the checkout that the forget leaves: offer to remove it too.
+  const { shared } = node.fact;
+  await (shared ? offerStopSharing(deps, folderUri, shared, said) : api.showInformationMessage(said));
 }
 
 // -- palette commands ------------------------------------------------------------------------

@@ -9,7 +9,9 @@
  * anchor as a child that opens the file at the anchored lines (see anchorItems.ts).
  * Folders of one project appear once (see ProjectIndex); with several projects each gets a root.
  * Above the facts, the memory's health (the doctor's numbers), the facts proposed for retirement
- * (see hygieneItems.ts), and the latest automatic learning and its proposals (learningItems.ts).
+ * (see hygieneItems.ts), the latest automatic learning and its proposals (learningItems.ts), and
+ * the facts shared with the team in the checkout (teamItems.ts). A fact of yours that is shared
+ * says so (`· shared`, and which file to commit) and offers Stop Sharing instead of Share.
  * With the "current file" filter on, only the facts anchored in the active editor's file are
  * listed (`path` of `lecode/facts/list`), under no project node, with no learning above them;
  * with a search (Search Facts…), the facts that rank for its words (`query`), best first.
@@ -35,8 +37,9 @@ import {
   retirementsTreeItem,
 } from "./hygieneItems";
 import { learningTreeItem, proposalNodes, proposalTreeItem } from "./learningItems";
-import type { FactNode, FactNodeOf } from "./nodes";
+import type { FactNode, FactNodeOf, TeamListing } from "./nodes";
 import { type ServerStatus, projectChildrenOr, projectRoots } from "./projectRoots";
+import { loadTeam, teamChildren, teamFactTreeItem, teamNode, teamTreeItem } from "./teamItems";
 
 /** Facts shown per project before a "more…" node; each click on it shows this many more. */
 export const FACTS_CAP = 500;
@@ -98,14 +101,22 @@ export const NO_FACTS = 'No facts yet. "lecode: Remember From Session…" or "le
 
 /**
  * The nodes of one project's facts: first its memory health (when the doctor was asked), the
- * facts proposed for retirement and its latest automatic learning (when there are any).
+ * facts proposed for retirement, its latest automatic learning and the facts shared with the
+ * team (when there are any).
  */
-export function factNodes(folderUri: string, page: FactPage, empty = NO_FACTS, doctor?: DoctorResult | { problem: string }): FactNode[] {
+export function factNodes(
+  folderUri: string,
+  page: FactPage,
+  empty = NO_FACTS,
+  doctor?: DoctorResult | { problem: string },
+  team?: TeamListing,
+): FactNode[] {
   const nodes: FactNode[] = doctor === undefined ? [] : [{ kind: "health", doctor, folderUri }];
   nodes.push(...retirementsNode(folderUri, page.retirements, page.facts));
   if (page.learning) {
     nodes.push({ kind: "learning", learning: page.learning, folderUri });
   }
+  nodes.push(...teamNode(folderUri, team));
   if (page.facts.length === 0) {
     nodes.push({ kind: "message", text: empty, folderUri });
     return nodes;
@@ -170,7 +181,8 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
         factLabel(fact),
         children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
       );
-      item.description = `#${fact.factId} r${fact.revision} ${fact.status}${fact.pinned ? " · pinned" : ""}${driftSuffix(fact)}`;
+      const { shared } = fact;
+      item.description = `#${fact.factId} r${fact.revision} ${fact.status}${fact.pinned ? " · pinned" : ""}${shared ? " · shared" : ""}${driftSuffix(fact)}`;
       item.iconPath = driftedIcon(fact) ?? statusIcon(fact.status);
       const lines = [`Fact #${fact.factId}, revision ${fact.revision}: ${fact.status === "valid" ? "valid" : sourceIs(fact.status)}`];
       if (fact.text) {
@@ -185,10 +197,14 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
       if (fact.pinned) {
         lines.push("Pinned: every chat request's memory shows it first.");
       }
+      if (shared) {
+        lines.push(`Shared${shared.sharedBy ? ` by ${shared.sharedBy}` : ""} in ${shared.file} (commit it)`);
+      }
       lines.push(...driftTooltip(fact));
       item.tooltip = lines.join("\n");
-      // `.pinned` at the end: the Pin and Unpin actions are offered by it (package.json).
-      item.contextValue = `lecode.fact.${fact.status}${fact.pinned ? ".pinned" : ""}`;
+      // `.pinned`, then `.shared`, at the end: Pin or Unpin, and Share with Team or Stop Sharing,
+      // are offered by them (package.json).
+      item.contextValue = `lecode.fact.${fact.status}${fact.pinned ? ".pinned" : ""}${shared ? ".shared" : ""}`;
       if (children.length > 0) {
         item.command = openCommand(node);
       }
@@ -241,6 +257,10 @@ export function factTreeItem(node: FactNode): vscode.TreeItem {
       return retirementsTreeItem(node);
     case "retirement":
       return retirementTreeItem(node);
+    case "team":
+      return teamTreeItem(node);
+    case "teamFact":
+      return teamFactTreeItem(node);
     case "message": {
       const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon("info");
@@ -329,6 +349,8 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
         return healthRows(node);
       case "retirements":
         return retirementNodes(node);
+      case "team":
+        return teamChildren(node);
       default:
         return [];
     }
@@ -364,14 +386,18 @@ export class FactsTreeProvider implements vscode.TreeDataProvider<FactNode>, vsc
     });
   }
 
-  /** A project's facts, with its health: the doctor runs beside the listing, on every redraw. */
+  /**
+   * A project's facts, with its health and its team's shared facts: the doctor and the team
+   * listing run beside the listing, on every redraw.
+   */
   private factsOf(project: Project): Promise<FactNode[]> {
     return projectChildrenOr(project, async (folderUri) => {
-      const [page, doctor] = await Promise.all([
+      const [page, doctor, team] = await Promise.all([
         listFacts(this.sender, folderUri, this.caps.get(folderUri) ?? FACTS_CAP),
         request(this.sender, Requests.memoryDoctor, { workspaceUri: folderUri }).catch((error: unknown) => ({ problem: errorMessage(error) })),
+        loadTeam(this.sender, folderUri),
       ]);
-      return factNodes(folderUri, page, NO_FACTS, doctor);
+      return factNodes(folderUri, page, NO_FACTS, doctor, team);
     });
   }
 

@@ -4,7 +4,7 @@
  * can name them without importing the tree itself, which imports them back for their values.
  */
 import type { Project } from "../common/projects";
-import type { DoctorResult, FactEntry, LearningModel, ProposalModel, RetirementModel, SourceRefModel } from "../common/protocol";
+import type { DoctorResult, FactEntry, LearningModel, ProposalModel, RetirementModel, SourceRefModel, TeamFactEntry, TeamListResult } from "../common/protocol";
 import type { ProjectFileClaim } from "../facts/projectFile";
 import type { AnchorNode } from "./anchorItems";
 
@@ -21,6 +21,8 @@ export type FactNode =
   | { kind: "retirement"; retirement: RetirementModel; fact?: FactEntry; folderUri: string }
   | { kind: "health"; doctor: DoctorResult | { problem: string }; folderUri: string }
   | { kind: "healthRow"; row: HealthRow; folderUri: string }
+  | { kind: "team"; team: TeamListing; folderUri: string }
+  | { kind: "teamFact"; entry: TeamFactEntry; folderUri: string }
   | { kind: "message"; text: string; folderUri?: string };
 
 /** One number of the memory doctor, with the facts behind it. */
@@ -34,5 +36,19 @@ export interface HealthRow {
   /** The IDs in words (`#1, #4`, duplicate groups `#1 = #4`), or other detail such as bytes. */
   detail: string;
 }
+
+/** The shared facts of a checkout (`lecode/facts/team`, every page up to a cap; see teamItems.ts). */
+export interface TeamPage {
+  facts: TeamFactEntry[];
+  /** Whether the checkout has more shared facts than were read. */
+  more: boolean;
+  /** The first page's counts: files in the checkout, files not read and why, files still loading. */
+  total: number;
+  skipped: TeamListResult["skipped"];
+  pending: number;
+}
+
+/** What the Team node shows: the listing, or the server's sentence when it failed. */
+export type TeamListing = TeamPage | { problem: string };
 
 export type FactNodeOf<K extends FactNode["kind"]> = Extract<FactNode, { kind: K }>;
