@@ -31,6 +31,7 @@ from bench import (
     secrets,
     sources,
     startup,
+    team,
 )
 from bench.common import now
 from bench.compare import harness as compare
@@ -52,6 +53,7 @@ BENCHES = (
     chat,
     compaction,
     secrets,
+    team,
     mcp,
     compare,
 )

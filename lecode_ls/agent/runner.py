@@ -583,7 +583,7 @@ class ChatTurn:
         if not settings.memory.enabled or not settings.team.inject:
             return None
         checkout = checkout_root(self.folder, [*self.runtime.drift.folders, self.folder])
-        return None if checkout is None else self.runtime.team.shelf(checkout)
+        return None if checkout is None else self.runtime.team.current(checkout)
 
     async def _request(self, final: bool = False) -> tuple[ChatRequest, InjectedMemory]:
         if self.embeddings is not None and self._selection.query is None:  # once per turn

@@ -250,16 +250,10 @@ an export would lose what makes the fact checkable; none is offered.
 
 
 def _shared_files() -> str:
-    from lecode_ls.memory.team import format as team_format
+    from lecode_ls.memory import team
 
-    bounds = ", ".join(
-        f"{name} {getattr(team_format, name)}"
-        for name in (
-            "MAX_ENTRIES", "MAX_FILES", "MAX_FILE_BYTES", "MAX_TOTAL_BYTES", "MAX_RECORDS",
-            "MAX_ANCHORS", "MAX_HISTORY", "LOAD_SECONDS",
-        )
-    )  # fmt: skip
-    schema = json.dumps(team_format.SCHEMA, indent=2, ensure_ascii=False)
+    bounds = ", ".join(f"{name} {value}" for name, value in team.BOUNDS.items())
+    schema = json.dumps(team.SCHEMA, indent=2, ensure_ascii=False)
     return SHARED_FILES.format(bounds=bounds, schema=schema)
 
 

@@ -126,6 +126,7 @@ class TestTheApi:
             "scrubbed_digest",  # a read: a reference's digest a secret scrub moved (issue 27)
             "exclude",  # a teammate's shared fact forgotten here: its evidence only (issue 29)
             "holding",  # a read: the facts citing exactly a shared fact's evidence (issue 29)
+            "excluded_in",  # excluded_seqs of many sessions in one read (shared facts)
             "stamp",  # what changes when the database is written (caches of it)
         }  # fmt: skip
 

@@ -441,20 +441,47 @@ class FactStore:
             )
             return True
 
-    def holding(self, session_id: str, digest: str) -> builtins.list[int]:
-        """The facts whose current revision cites exactly this evidence (session and digest),
-        in ID order: a shared fact's bundle names the sharer's own fact so. Unverified (F9)."""
+    def holding(
+        self, cited: Iterable[tuple[str, str]]
+    ) -> dict[tuple[str, str], builtins.list[int]]:
+        """For each (session ID, digest), the facts whose current revision cites exactly that
+        evidence, in ID order; pairs no fact cites are left out. A shared fact's bundle names
+        the sharer's own fact so (memory/team). One read for all. Unverified (F9)."""
+        wanted = list(dict.fromkeys(cited))
+        found: dict[tuple[str, str], builtins.list[int]] = {}
         with self._db.read() as conn:
-            if conn is None:
-                return []
-            rows = schema.rows(
-                conn,
-                "SELECT r.fact_id FROM source_refs r JOIN facts f ON f.id = r.fact_id "
-                "AND f.current_revision = r.revision WHERE r.session_id = ? AND r.digest = ? "
-                "ORDER BY r.fact_id",
-                (session_id, digest),
-            )
-            return [as_int(fact_id) for (fact_id,) in rows]
+            if conn is None or not wanted:
+                return found
+            for start in range(0, len(wanted), 400):  # within SQLite's bound-parameter limit
+                chunk = wanted[start : start + 400]
+                marks = ", ".join("(?, ?)" for _ in chunk)
+                for session_id, digest, fact_id in schema.rows(
+                    conn,
+                    "SELECT r.session_id, r.digest, r.fact_id FROM source_refs r "
+                    "JOIN facts f ON f.id = r.fact_id AND f.current_revision = r.revision "
+                    f"WHERE (r.session_id, r.digest) IN (VALUES {marks}) ORDER BY r.fact_id",
+                    tuple(value for pair in chunk for value in pair),
+                ):
+                    found.setdefault((str(session_id), str(digest)), []).append(as_int(fact_id))
+        return found
+
+    def excluded_in(self, session_ids: Iterable[str]) -> dict[str, frozenset[int]]:
+        """`excluded_seqs` of many sessions in one read; sessions with none are left out."""
+        wanted = list(dict.fromkeys(session_ids))
+        found: dict[str, set[int]] = {}
+        with self._db.read() as conn:
+            if conn is None or not wanted:
+                return {}
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                for session_id, seq in schema.rows(
+                    conn,
+                    f"SELECT session_id, seq FROM exclusions WHERE session_id IN ({marks})",
+                    tuple(chunk),
+                ):
+                    found.setdefault(str(session_id), set()).add(as_int(seq))
+        return {session_id: frozenset(seqs) for session_id, seqs in found.items()}
 
     def stamp(self) -> tuple[int, ...]:
         """What changes whenever the database is written, by anyone (its file's and its WAL's

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lecode_ls.memory.facts import FactStore
-from lecode_ls.memory.team.format import FOLDER, SCHEMA, SharedDoc
+from lecode_ls.memory.team.format import BOUNDS, FOLDER, SCHEMA, SharedDoc
 from lecode_ls.memory.team.share import build, remove, shared_id, write
 from lecode_ls.memory.team.shelf import Shelf, TeamFact, TextOf
 
@@ -37,6 +37,14 @@ class Team:
         shelf.refresh()
         return shelf
 
+    def current(self, checkout: Path) -> Shelf:
+        """The checkout's shelf as the last refresh left it (the server's poll refreshes every
+        second), loaded first if it never was: what each provider request reads. Blocking."""
+        shelf = self._shelf(checkout)
+        if not shelf.loaded:
+            shelf.refresh()
+        return shelf
+
     def refresh(self, checkout: Path) -> bool:
         """Refresh the checkout's shelf; whether its listing changed. Blocking."""
         return self._shelf(checkout).refresh()
@@ -55,6 +63,7 @@ class Team:
 
 
 __all__ = [
+    "BOUNDS",
     "FOLDER",
     "SCHEMA",
     "SharedDoc",

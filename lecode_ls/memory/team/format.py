@@ -61,6 +61,12 @@ MAX_NAME_CHARS = 200
 """`sharedBy`."""
 LOAD_SECONDS = 2.0
 """Time one load may spend reading and verifying; what is left is read at the next poll."""
+BOUNDS = {
+    "MAX_ENTRIES": MAX_ENTRIES, "MAX_FILES": MAX_FILES, "MAX_FILE_BYTES": MAX_FILE_BYTES,
+    "MAX_TOTAL_BYTES": MAX_TOTAL_BYTES, "MAX_RECORDS": MAX_RECORDS, "MAX_ANCHORS": MAX_ANCHORS,
+    "MAX_HISTORY": MAX_HISTORY, "LOAD_SECONDS": LOAD_SECONDS,
+}  # fmt: skip
+"""Every bound above, by name (protocol.md prints them)."""
 
 
 class Unverifiable(Exception):

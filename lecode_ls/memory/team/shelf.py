@@ -27,10 +27,11 @@ untrusted evidence, whoever wrote it: nothing in it is run, followed or written 
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -56,6 +57,8 @@ from lecode_ls.memory.team.format import SharedAnchor, SharedDoc, Unverifiable
 from lecode_ls.platform.paths import canonical, is_within
 
 Status = Literal["valid", "unverified", "hidden"]
+MAX_TEXTS = 32
+"""Anchored files whose text a shelf keeps between checks."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,11 @@ class Shelf:
         self._lock = threading.Lock()
         self._read: dict[str, _Read] = {}
         self._facts: dict[str, TeamFact] = {}
+        self._made: dict[str, _Read] = {}  # the read each listed fact was made from
+        self._texts: dict[str, tuple[tuple[int, int], str | None]] = {}
         self._seen: tuple[object, ...] | None = None
+        self.loaded = False
+        """Whether it was ever refreshed."""
         self._commits: dict[str, bool] = {}
         self.skipped: dict[str, int] = {}
         """Files not read, by why (over a bound, not named `<id>.json`)."""
@@ -117,11 +124,14 @@ class Shelf:
             seen = (tuple(sorted(listed.items())), git, self._local.stamp())
             if seen == self._seen and not self.pending:
                 return False
-            if self._seen is None or git != self._seen[1]:
+            fresh = self._seen is None or git != self._seen[1]
+            if fresh:
                 self._commits.clear()  # a fetch may have brought a named commit
+            local_changed = fresh or self._seen is None or seen[2] != self._seen[2]
             self._load(listed)
             self.skipped = skipped
-            self._facts = self._overlay()
+            self._facts = self._overlay(local_changed)
+            self.loaded = True
             # An unfinished load must run again even if nothing else changes.
             self._seen = seen if not self.pending else None
             return [fact.key for fact in self._facts.values()] != before
@@ -158,8 +168,10 @@ class Shelf:
                         name = f"past {f.MAX_FILES} files"
                         skipped[name] = skipped.get(name, 0) + 1
                         continue
-                    info = entry.stat(follow_symlinks=False)
-                    found = platform.kind(folder / entry.name)
+                    info = entry.stat(follow_symlinks=False)  # a link's own, not its target's
+                    found = (
+                        "file" if stat.S_ISREG(info.st_mode) else platform.kind(folder / entry.name)
+                    )
                     kind = 2 if found == "link" else 1 if found == "file" else 0
                     listed[entry.name] = (kind, info.st_mtime_ns, info.st_size, info.st_ino)
         except OSError:
@@ -214,39 +226,49 @@ class Shelf:
 
     # -- what the person's own store and the checkout say --------------------------------------
 
-    def _overlay(self) -> dict[str, TeamFact]:
+    def _overlay(self, local_changed: bool) -> dict[str, TeamFact]:
+        """Each file's fact as the checkout and the person's own store say now: a file whose
+        read is unchanged keeps its fact unless the person's store changed."""
         found: dict[str, TeamFact] = {}
-        excluded: dict[str, frozenset[int]] = {}
+        verify: dict[str, TeamFact] = {}
         for name in sorted(self._read):
             read = self._read[name]
             team_id = name.removesuffix(".json")
+            before = self._facts.get(team_id)
+            if not local_changed and before is not None and self._made[team_id] is read:
+                found[team_id] = before
+                continue
+            self._made[team_id] = read
             file = f"{f.FOLDER}/{name}"
             doc = read.doc
             reason = read.reason or (self._placement_problem(doc) if doc is not None else None)
-            if doc is None or reason is not None:
-                found[team_id] = TeamFact(team_id, file, "unverified", reason, doc)
+            found[team_id] = TeamFact(team_id, file, "unverified" if reason or not doc else "valid",
+                                      reason, doc)  # fmt: skip
+            if found[team_id].status == "valid":
+                verify[team_id] = found[team_id]
+        self._made = {team_id: self._made[team_id] for team_id in found}
+        docs = [fact.doc for fact in verify.values() if fact.doc is not None]
+        try:
+            excluded = self._local.excluded_in(doc.evidence.session_id for doc in docs)
+            holders = self._local.holding(
+                (doc.evidence.session_id, doc.evidence.digest) for doc in docs
+            )
+        except LecodeError:  # the person's store is unreadable: the files alone decide
+            return found
+        for team_id, fact in verify.items():
+            assert fact.doc is not None
+            evidence = fact.doc.evidence
+            if excluded.get(evidence.session_id, frozenset()).intersection(evidence.seqs):
+                found[team_id] = replace(
+                    fact, status="hidden", reason="you forgot this fact's evidence"
+                )
                 continue
-            evidence = doc.evidence
-            try:
-                if evidence.session_id not in excluded:
-                    excluded[evidence.session_id] = self._local.excluded_seqs(evidence.session_id)
-                if excluded[evidence.session_id].intersection(evidence.seqs):
-                    found[team_id] = TeamFact(
-                        team_id, file, "hidden", "you forgot this fact's evidence", doc
-                    )
-                    continue
-                local = self._same_fact(doc)
-            except LecodeError:  # the person's store is unreadable: the file alone decides
-                local = None
-            found[team_id] = TeamFact(team_id, file, "valid", None, doc, local)
+            for fact_id in holders.get((evidence.session_id, evidence.digest), ()):
+                own = self._local.get(fact_id)
+                if own is not None and own.text == fact.doc.text:
+                    found[team_id] = replace(fact, local_fact_id=fact_id)
+                    break
         return found
-
-    def _same_fact(self, doc: SharedDoc) -> int | None:
-        for fact_id in self._local.holding(doc.evidence.session_id, doc.evidence.digest):
-            fact = self._local.get(fact_id)
-            if fact is not None and fact.text == doc.text:
-                return fact_id
-        return None
 
     def _placement_problem(self, doc: SharedDoc) -> str | None:
         """What the checkout says against the file: its repository, its anchors' paths."""
@@ -304,13 +326,24 @@ class Shelf:
         return states
 
     def _disk_text(self, path: str) -> str | None:
+        """The file's text, kept while its time and size stay the same (at most MAX_TEXTS
+        files, MAX_CODE_BYTES each)."""
         if _anchor_path_problem(self.checkout, path):
             return None
         try:
+            info = (self.checkout / path).stat()
+            stamp = (info.st_mtime_ns, info.st_size)
+            held = self._texts.get(path)
+            if held is not None and held[0] == stamp:
+                return held[1]
             data = read_regular(self.checkout / path, MAX_CODE_BYTES + 1)
         except (OSError, NotRegularFile):
             return None
-        return None if data is None else data.decode("utf-8", "replace")
+        text = None if data is None else data.decode("utf-8", "replace")
+        if len(self._texts) >= MAX_TEXTS:
+            self._texts.pop(next(iter(self._texts)))
+        self._texts[path] = (stamp, text)
+        return text
 
 
 def bundle_problem(doc: SharedDoc) -> str | None:

@@ -1,0 +1,151 @@
+"""Team memory (issue 29): loading and verifying a checkout's shared facts, and what they add to
+the injection.
+
+In-process, on a real Git checkout holding 5,000 shared-fact files (each a fact with a
+three-record bundle and an anchor, as `lecode/facts/share` writes them): the cold load of a new
+shelf (list, read, parse, verify every digest, check the repository and anchors), a refresh with
+nothing changed, a refresh after one file changed, and the memory section built with and
+without the shelf. The floor is what any reader of the same files pays: reading their bytes and
+parsing their JSON. `--quick`: 500 files and few rounds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import tempfile
+from pathlib import Path
+
+from bench.common import markdown_table, now, percentile, ratio, run_bench
+from lecode_ls.config import Settings
+from lecode_ls.memory.canonical import records_digest
+from lecode_ls.memory.injection import build_memory_section
+from lecode_ls.memory.project.identity import Project
+from lecode_ls.memory.team import FOLDER, SharedDoc, Shelf
+from lecode_ls.memory.team import format as f
+from lecode_ls.runtime import Runtime
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", *args],
+        cwd=cwd, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+
+
+def _doc(number: int, repository: str) -> SharedDoc:
+    session = f"20261202T{number // 10000 % 24:02d}{number // 100 % 100 % 60:02d}00Z-{number:08x}"
+    text = f"Service {number} listens on port {8000 + number % 1000}; deploy it with make ship"
+    records = (
+        {"kind": "message", "role": "user", "content": text, "seq": 1},
+        {"kind": "message", "role": "assistant", "content": "Noted: " + text, "seq": 2},
+        {"kind": "event", "type": "note", "seq": 3},
+    )
+    return SharedDoc(
+        id=f"{number:020x}",
+        repository=repository,
+        shared_by="Bench",
+        shared_at="2026-12-02T00:00:00Z",
+        revision=1,
+        text=text,
+        history=(),
+        anchors=(
+            f.SharedAnchor(
+                "src/app.py",
+                1,
+                1,
+                "sha256:" + "0" * 64,
+                "sha256:" + "0" * 64,
+                None,
+                "2026-12-02T00:00:00Z",
+            ),
+        ),
+        evidence=f.Evidence(session, (1, 3), records_digest(records), records),
+    )
+
+
+def _measure(quick: bool) -> str:
+    count = 500 if quick else 5000
+    rounds = 3 if quick else 7
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "project"
+        root.mkdir()
+        _git(root, "init", "-q", "-b", "main")
+        (root / "src").mkdir()
+        (root / "src" / "app.py").write_text("PORT = 8080\n")
+        _git(root, "add", ".")
+        _git(root, "commit", "-q", "-m", "init")
+        repository = _git(root, "rev-parse", "HEAD").strip()
+        folder = root / FOLDER
+        folder.mkdir(parents=True)
+        for number in range(count):
+            (folder / f"{number:020x}.json").write_bytes(f.encode(_doc(number, repository)))
+        runtime = Runtime(
+            Project(root=root, slug="bench-000000000000"), Path(tmp) / "config", Settings()
+        )
+        try:
+            cold, floor, unchanged, one, with_team, without = [], [], [], [], [], []
+            for round_number in range(rounds):
+                started = now()
+                for path in sorted(folder.iterdir()):
+                    __import__("json").loads(path.read_bytes())
+                floor.append(now() - started)
+                shelf = Shelf(root, runtime.facts)
+                started = now()
+                shelf.refresh()
+                cold.append(now() - started)
+                valid = sum(fact.status == "valid" for fact in shelf.facts())
+                assert valid == count, ({fact.reason for fact in shelf.facts()}, shelf.pending)
+                started = now()
+                shelf.refresh()
+                unchanged.append(now() - started)
+                (folder / f"{round_number:020x}.json").write_bytes(
+                    f.encode(_doc(round_number, repository)) + b"\n"
+                )
+                started = now()
+                shelf.refresh()
+                one.append(now() - started)
+                started = now()
+                build_memory_section(runtime, team=shelf)
+                with_team.append(now() - started)
+                started = now()
+                build_memory_section(runtime)
+                without.append(now() - started)
+        finally:
+            runtime.close()
+    base = percentile(floor, 50)
+    rows = [
+        [label, len(values), f"{percentile(values, 50) * 1e3:.1f}", f"{base * 1e3:.1f}",
+         ratio(percentile(values, 50), base)]
+        for label, values in (
+            (f"cold load and verification of {count:,} shared facts", cold),
+            ("refresh, nothing changed", unchanged),
+            ("refresh after one file changed", one),
+            ("memory section with the team's facts", with_team),
+            ("memory section without them", without),
+        )
+    ]  # fmt: skip
+    met = percentile(cold, 50) < 1.0
+    return markdown_table(
+        f"Shared facts: {count:,} files in a real checkout ({rounds} rounds)",
+        ["step", "n", "p50 ms", "floor p50 ms (read + parse)", "p50 / floor"],
+        rows,
+        note=(
+            "Target (issue 29): the cold load of 5,000 under 1 s: "
+            f"{'met' if met else 'MISSED'}"
+            f"{'' if not quick else ' (a --quick run of 500: not the measurement)'}; "
+            "a refresh afterwards reads only what changed."
+        ),
+    )
+
+
+async def measure(quick: bool = False) -> str:
+    return await asyncio.to_thread(_measure, quick)
+
+
+def main() -> None:
+    run_bench(measure, __doc__)
+
+
+if __name__ == "__main__":
+    main()
