@@ -71,6 +71,7 @@ from lecode_ls.agent.provider import (
     collect,
 )
 from lecode_ls.errors import LecodeError, ProviderError
+from lecode_ls.memory.facts import canonical_text
 from lecode_ls.memory.learning_status import REASON_CODES, Status, current_revision
 from lecode_ls.memory.sessions import SourceRef, validate_source
 from lecode_ls.runtime import Runtime
@@ -373,7 +374,11 @@ def _promote(
     if not allowed(runtime, policy, readonly) or runtime.facts.generation() != generation:
         outcome.reject("stale_context")
         return
+    shared = runtime.team.shared_keys()
     for candidate, ref, captured, by in accepted:
+        if canonical_text(candidate["text"]) in shared:  # the team shares it already (issue 29)
+            outcome.reject("shared_by_team")
+            continue
         if not candidate["supersedes"]:
             near = near_duplicate(runtime, candidate["text"], captured.facts)
             if near is not None:  # a near-duplicate: a proposed correction of that fact

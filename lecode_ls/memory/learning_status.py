@@ -40,6 +40,7 @@ REASON_CODES = (
     "unverified_project_evidence",
     "stale_context",
     "extraction_error",
+    "shared_by_team",
 )
 
 RECENT_SESSIONS = 20

@@ -60,6 +60,7 @@ REQUESTS = (
     "lecode/facts/team",
     "lecode/facts/teamRecall",
     "lecode/facts/teamForget",
+    "lecode/facts/teamCorrect",
     "lecode/facts/rememberSelection",
     "lecode/facts/correctSelection",
     "lecode/facts/reanchor",

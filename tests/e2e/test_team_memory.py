@@ -235,3 +235,74 @@ async def snapshot(client: LanguageClient, session: str, seq: int) -> dict[str, 
         client, "lecode/session/snapshot", {"sessionId": session, "startSeq": seq, "endSeq": seq}
     )
     return dict(found)
+
+
+async def said(client: LanguageClient, server: FakeOpenAI, text: str) -> dict[str, Any]:
+    """A new session where the person said `text`; the evidence of that message."""
+    session = await new_session(client)
+    server.push(Stream(text_chunks("noted")))
+    await call(client, "lecode/chat/send", {"sessionId": session, "text": text})
+    return await snapshot(client, session, 1)
+
+
+async def test_corrections_become_revisions_of_the_shared_file(
+    start: Start, tmp_path: Path
+) -> None:
+    a, b = clones(tmp_path)
+    async with FakeOpenAI() as server:
+        ada = await person(start, tmp_path, "a", server, a)
+        first = await said(ada, server, "Releases are cut on Mondays")
+        fact = await call(
+            ada, "lecode/facts/remember", {"text": "Releases are cut on Mondays", "source": first}
+        )
+        shared = await call(ada, "lecode/facts/share", {"factId": fact["factId"]})
+        # Ada corrects her own shared fact: its file gets the new revision.
+        second = await said(ada, server, "Releases are cut on Tuesdays now")
+        await call(
+            ada,
+            "lecode/facts/correct",
+            {
+                "factId": fact["factId"], "expectedRevision": 1,
+                "text": "Releases are cut on Tuesdays", "source": second,
+            },
+        )  # fmt: skip
+        value = json.loads((a / shared["file"]).read_text())
+        assert (value["revision"], value["text"]) == (2, "Releases are cut on Tuesdays")
+        assert [entry["text"] for entry in value["history"]] == ["Releases are cut on Mondays"]
+        [mine] = await team(ada, a)
+        assert mine["localFactId"] == fact["factId"]
+        git(a, "add", ".lecode")
+        git(a, "commit", "-q", "-m", "share")
+        git(a, "push", "-q", "origin", "HEAD:main")
+
+        # Bo corrects the team's fact with his own evidence: revision 3, his fact too.
+        git(b, "pull", "-q", "origin", "main")
+        bo = await person(start, tmp_path, "b", server, b)
+        third = await said(bo, server, "Releases moved to Wednesdays")
+        stale = await error_of(
+            call(
+                bo,
+                "lecode/facts/teamCorrect",
+                {
+                    "teamId": shared["teamId"],
+                    "expectedRevision": 1,
+                    "text": "Releases are cut on Wednesdays",
+                    "source": third,
+                },
+            )
+        )
+        assert stale.data["code"] == "stale_revision"
+        done = await call(
+            bo,
+            "lecode/facts/teamCorrect",
+            {"teamId": shared["teamId"], "expectedRevision": 2,
+             "text": "Releases are cut on Wednesdays", "source": third},
+        )  # fmt: skip
+        assert (done["teamId"], done["revision"]) == (shared["teamId"], 3)
+        [corrected] = await team(bo, b)
+        assert (corrected["status"], corrected["revision"], corrected["sharedBy"]) == (
+            "valid", 3, "Bo",
+        )  # fmt: skip
+        assert corrected["localFactId"] == done["factId"]
+        value = json.loads((b / shared["file"]).read_text())
+        assert [entry["revision"] for entry in value["history"]] == [1, 2]

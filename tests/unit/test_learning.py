@@ -519,3 +519,39 @@ class TestGates:
         )
         assert outcome.status == "compacted" and outcome.learning is None
         assert len(provider.requests) == 1 and events(runtime, session, "learning") == []
+
+
+class TestTheTeamsFacts:
+    async def test_what_the_team_shares_already_is_not_learned_again(
+        self, learner: Runtime, tmp_path: Path
+    ) -> None:
+        # covers A6 and issue 29: a valid shared fact of the checkout counts as known
+        import subprocess
+
+        from lecode_ls.memory import team
+        from lecode_ls.memory.project.identity import Project
+        from tests.unit.stores import chat
+
+        root = learner.project.root
+        root.mkdir(parents=True)
+        for command in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "init"]):
+            subprocess.run(
+                ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *command],
+                cwd=root, check=True, capture_output=True,
+            )  # fmt: skip
+        mate = Runtime(Project(root=root, slug=learner.project.slug), tmp_path / "mate", Settings())
+        try:
+            said = chat(mate, {"role": "user", "content": PREFERENCE.upper()})
+            fact_id = remember(mate, said, 1, 1, PREFERENCE.upper())
+            doc = team.build(
+                mate.facts, mate.sessions, mate.redactor, root, fact_id,
+                check=mate.check_source, shared_by="Mate",
+            )  # fmt: skip
+            team.write(root, doc)
+        finally:
+            mate.close()
+        assert learner.team.shelf(root).get(doc.id) is not None
+        session = conversation(learner)
+        learning, _ = await run(learner, session, answer(candidate(PREFERENCE, [1])))
+        assert learning.reason_counts == {"shared_by_team": 1}
+        assert learner.facts.list()[0] == []

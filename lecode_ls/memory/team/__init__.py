@@ -14,9 +14,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.facts import FactStore, canonical_text
 from lecode_ls.memory.team.format import BOUNDS, FOLDER, SCHEMA, SharedDoc
-from lecode_ls.memory.team.share import build, remove, shared_id, write
+from lecode_ls.memory.team.share import build, remove, shared_id, succeed, write
 from lecode_ls.memory.team.shelf import Shelf, TeamFact, TextOf
 
 
@@ -61,6 +61,16 @@ class Team:
         with self._lock:
             return list(self._shelves.values())
 
+    def shared_keys(self) -> set[str]:
+        """The deduplication keys (`canonical_text`) of every valid shared fact of the shelves
+        loaded: what learning must not propose again (the team already shares it)."""
+        return {
+            canonical_text(fact.doc.text)
+            for shelf in self.shelves()
+            for fact in shelf.facts()
+            if fact.status == "valid" and fact.doc is not None
+        }
+
 
 __all__ = [
     "BOUNDS",
@@ -74,5 +84,6 @@ __all__ = [
     "build",
     "remove",
     "shared_id",
+    "succeed",
     "write",
 ]

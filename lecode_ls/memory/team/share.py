@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +174,17 @@ def _strings(value: object) -> list[str]:
         elif isinstance(item, list):
             stack.extend(item)
     return found
+
+
+def succeed(doc: SharedDoc, earlier: SharedDoc) -> SharedDoc:
+    """`doc` (a fact of the person's, built from their correction) as the next revision of the
+    shared fact `earlier`: its ID, its history plus its current text, its anchors when the
+    correction has none of its own."""
+    history = (*earlier.history, Earlier(earlier.revision, earlier.text, earlier.shared_at))
+    return replace(
+        doc,
+        id=earlier.id,
+        revision=earlier.revision + 1,
+        history=history[-f.MAX_HISTORY :],
+        anchors=doc.anchors or earlier.anchors,
+    )

@@ -7,9 +7,12 @@ Blocking SQLite and transcript work runs in a worker thread; the core returns sn
 from __future__ import annotations
 
 import asyncio
+import logging
+from pathlib import Path
 from typing import Any
 
-from lecode_ls.errors import FactNotFound
+from lecode_ls.errors import FactNotFound, LecodeError
+from lecode_ls.memory import team
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import dismiss, latest_learning
@@ -21,6 +24,8 @@ from lecode_ls.server.facts import messages as p
 from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions.messages import SourceRefModel
+
+log = logging.getLogger(__name__)
 
 
 def _ref(model: SourceRefModel) -> SourceRef:
@@ -57,6 +62,20 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
         return answer
 
     return p.FactsListResult.model_validate(await asyncio.to_thread(read))
+
+
+def _reshare(runtime: Runtime, checkout: Path, fact_id: int) -> None:
+    """A shared fact of the person's was corrected: its file gets the new revision (issue 29).
+    The correction stands even when the file cannot be rewritten (a secret in the new
+    evidence, say): that is logged, and the file keeps the revision it had."""
+    try:
+        doc = team.build(
+            runtime.facts, runtime.sessions, runtime.redactor, checkout, fact_id,
+            check=runtime.check_source, shared_by=runtime.settings.team.name,
+        )  # fmt: skip
+        team.write(checkout, doc)
+    except LecodeError as error:
+        log.warning("the shared file of fact %d keeps its revision: %s", fact_id, error.message)
 
 
 def _mark_shared(runtime: Runtime, entries: list[dict[str, Any]]) -> None:
@@ -108,8 +127,11 @@ async def facts_recall(ls: LecodeServer, params: p.FactsRecallParams) -> p.Recal
 
 async def facts_correct(ls: LecodeServer, params: p.FactsCorrectParams) -> p.FactRevisionResult:
     runtime = await _facts_runtime(ls, params)
-    revision = await asyncio.to_thread(
-        lambda: runtime.facts.correct(
+
+    def correct() -> int:
+        checkout = runtime.drift.default_checkout()
+        shared = runtime.team.shelf(checkout).for_local(params.fact_id) if checkout else None
+        revision = runtime.facts.correct(
             params.fact_id,
             params.text,
             expected_revision=params.expected_revision,
@@ -117,7 +139,11 @@ async def facts_correct(ls: LecodeServer, params: p.FactsCorrectParams) -> p.Fac
             check=runtime.check_source,
             has_authored_text=runtime.has_authored_text,
         )
-    )
+        if checkout is not None and shared is not None:
+            _reshare(runtime, checkout, params.fact_id)
+        return revision
+
+    revision = await asyncio.to_thread(correct)
     await ls.facts_changed(runtime)
     return p.FactRevisionResult(fact_id=params.fact_id, revision=revision)
 

@@ -10,10 +10,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.errors import NotACheckout, SharedFactNotFound
+from lecode_ls.errors import InvalidSource, NotACheckout, SharedFactNotFound, StaleRevision
 from lecode_ls.memory import team
 from lecode_ls.memory.project import checkout_root
 from lecode_ls.memory.recall import list_team, recall_team
+from lecode_ls.memory.sessions import SourceRef
 from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.documents import buffer_text
@@ -126,6 +127,48 @@ async def team_forget(ls: LecodeServer, params: p.TeamForgetParams) -> p.TeamFor
     if forgotten:
         await ls.facts_changed(runtime)
     return p.TeamForgetResult(team_id=params.team_id, forgotten=forgotten, file=file)
+
+
+async def team_correct(ls: LecodeServer, params: p.TeamCorrectParams) -> p.TeamCorrectResult:
+    """A new revision of a shared fact, from your own evidence: the correction becomes your
+    fact (remembered as any is), and the file gets it as its next revision, with the old text
+    in its history."""
+    runtime, checkout = await _checkout(ls, params)
+    ref = SourceRef(params.source.session_id, tuple(params.source.seqs), params.source.digest)
+
+    def correct() -> tuple[int, int, str]:
+        earlier = runtime.team.shelf(checkout).get(params.team_id)
+        if earlier is None or earlier.doc is None or earlier.status != "valid":
+            raise SharedFactNotFound(
+                f"teamId: no valid shared fact {params.team_id} in this checkout", field="teamId"
+            )
+        if earlier.doc.revision != params.expected_revision:
+            raise StaleRevision(
+                f"expectedRevision: the shared fact is at revision {earlier.doc.revision}",
+                field="expectedRevision",
+            )
+        if not runtime.has_authored_text(ref):
+            raise InvalidSource(
+                "source: the new evidence must include user or assistant text", field="source"
+            )
+        anchors = runtime.verified_anchors(params.text, ref)
+        fact_id, _ = runtime.facts.remember(
+            params.text, ref, check=runtime.check_source, anchors=anchors
+        )
+        mine = team.build(
+            runtime.facts, runtime.sessions, runtime.redactor, checkout, fact_id,
+            check=runtime.check_source, shared_by=runtime.settings.team.name,
+        )  # fmt: skip
+        doc = team.succeed(mine, earlier.doc)
+        file, _ = team.write(checkout, doc)
+        runtime.team.shelf(checkout)
+        return fact_id, doc.revision, file
+
+    fact_id, revision, file = await asyncio.to_thread(correct)
+    await ls.facts_changed(runtime)
+    return p.TeamCorrectResult(
+        team_id=params.team_id, revision=revision, fact_id=fact_id, file=file
+    )
 
 
 async def share_command(ls: LecodeServer, args: p.ShareCommand) -> p.FactsShareResult:

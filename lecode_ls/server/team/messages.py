@@ -131,6 +131,26 @@ class TeamForgetResult(Message):
     everyone."""
 
 
+class TeamCorrectParams(WorkspaceParams):
+    team_id: str = Field(pattern=TEAM_ID)
+    """The shared fact to correct."""
+    expected_revision: int = Field(ge=1)
+    """The revision the correction was made against (optimistic check against the file)."""
+    text: str = Field(min_length=1, max_length=4096)
+    """The corrected text."""
+    source: SourceRefModel
+    """New evidence from one of your sessions: it must include persisted user or assistant text."""
+
+
+class TeamCorrectResult(Message):
+    team_id: str
+    revision: int
+    """The shared fact's new revision, written into its file (commit it)."""
+    fact_id: int
+    """Your own fact that now holds the correction (the same fact as the shared one)."""
+    file: str
+
+
 class ShareCommand(Params):
     params: FactsShareParams
     """`{workspaceUri?, factId}`."""

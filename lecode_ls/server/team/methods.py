@@ -10,6 +10,8 @@ from lecode_ls.server.team.messages import (
     FactsUnshareParams,
     FactsUnshareResult,
     ShareCommand,
+    TeamCorrectParams,
+    TeamCorrectResult,
     TeamForgetParams,
     TeamForgetResult,
     TeamListParams,
@@ -121,6 +123,36 @@ METHODS: tuple[Method, ...] = (
             "offset": 0,
             "nextOffset": None,
         },
+    ),
+    Method(
+        "lecode/facts/teamCorrect",
+        "request",
+        "Correct a shared fact with your own evidence: the correction is remembered as your "
+        "fact (its evidence validated as for `lecode/facts/correct`), and the shared file gets "
+        "it as its next revision (the old text goes to its history; its anchors stay unless the "
+        "correction has its own). Commit the file. To correct a shared fact of your own, use "
+        "`lecode/facts/correct`: its file is rewritten too.",
+        TeamCorrectParams,
+        TeamCorrectResult,
+        handler=handlers.team_correct,
+        errors=(
+            "memory_disabled",
+            "not_a_checkout",
+            "shared_fact_not_found",
+            "stale_revision",
+            "invalid_source",
+            "source_not_valid",
+            "duplicate_fact",
+            "secret_in_fact",
+            "store_error",
+        ),
+        example_params={
+            "teamId": TID,
+            "expectedRevision": 1,
+            "text": "Integration tests need `make stack-up` and `make seed` first.",
+            "source": {"sessionId": SID, "seqs": [7], "digest": DIGEST},
+        },
+        example_result={"teamId": TID, "revision": 2, "factId": 9, "file": FILE},
     ),
     Method(
         "lecode/facts/teamForget",

@@ -45,6 +45,7 @@ export const Requests = {
   factsUnshare: "lecode/facts/unshare",
   factsTeam: "lecode/facts/team",
   factsTeamRecall: "lecode/facts/teamRecall",
+  factsTeamCorrect: "lecode/facts/teamCorrect",
   factsTeamForget: "lecode/facts/teamForget",
 } as const;
 
@@ -1197,6 +1198,28 @@ export interface TeamRecallResult {
   sourceText?: string | null;
   offset?: number | null;
   nextOffset?: number | null;
+}
+
+export interface TeamCorrectParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The shared fact to correct. */
+  teamId: string;
+  /** The revision the correction was made against (optimistic check against the file). */
+  expectedRevision: number;
+  /** The corrected text. */
+  text: string;
+  /** New evidence from one of your sessions: it must include persisted user or assistant text. */
+  source: SourceRefModel;
+}
+
+export interface TeamCorrectResult {
+  teamId: string;
+  /** The shared fact's new revision, written into its file (commit it). */
+  revision: number;
+  /** Your own fact that now holds the correction (the same fact as the shared one). */
+  factId: number;
+  file: string;
 }
 
 export interface TeamForgetParams {
