@@ -14,15 +14,22 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import Any
 
-from lecode_ls.errors import InvalidParams, ReadonlyMode
-from lecode_ls.memory import scrub
+from lecode_ls.errors import InvalidParams, NotACheckout, ReadonlyMode
+from lecode_ls.memory import scrub, team
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import describe, latest_learning
 from lecode_ls.memory.notes import daily_name
-from lecode_ls.memory.recall import check_retirable, list_facts, recall_fact, recall_session
+from lecode_ls.memory.recall import (
+    check_retirable,
+    list_facts,
+    list_team,
+    recall_fact,
+    recall_session,
+)
 from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import dispatch
@@ -60,6 +67,11 @@ HELP = """\
 /memory doctor            the memory's health: every number with its fact IDs
 /memory secrets [scrub]   where the store holds credentials (kind and place, never the
                           value); scrub: rewrite every copy, keeping the facts' evidence
+/memory share <fact-id>   share a fact with the team: .lecode/facts/<team-id>.json in the
+                          checkout, with its evidence (commit it)
+/memory unshare <team-id> stop sharing it (commit the file's removal)
+/memory team [offset]     the facts shared in the checkout, verified: valid, unverified
+                          (and why) or hidden
 /memory recall <fact-id> [offset]
                           a fact and a page of its evidence (JSON)
 /memory read <session-id> <start-seq> <end-seq> [offset]
@@ -400,6 +412,61 @@ def _tool(
     return answer
 
 
+def _checkout(runtime: Runtime) -> Path:
+    checkout = runtime.drift.default_checkout()
+    if checkout is None:
+        raise NotACheckout("text: the first folder is not in a checkout", field="text")
+    return checkout
+
+
+def _share(runtime: Runtime, args: list[str], run: Invocation) -> str:
+    _usage(args, 1, 1, "share <fact-id>")
+    runtime.require_facts()
+    if run.readonly:
+        raise ReadonlyMode("/memory share: memory cannot be changed in readonly mode")
+    checkout = _checkout(runtime)
+    doc = team.build(
+        runtime.facts, runtime.sessions, runtime.redactor, checkout, _int(args, 0, "fact-id"),
+        check=runtime.check_source, shared_by=runtime.settings.team.name,
+    )  # fmt: skip
+    file, _ = team.write(checkout, doc)
+    return f"Shared as {file} (team ID {doc.id}): commit it with your change."
+
+
+def _unshare(runtime: Runtime, args: list[str], run: Invocation) -> str:
+    _usage(args, 1, 1, "unshare <team-id>")
+    runtime.require_facts()
+    if run.readonly:
+        raise ReadonlyMode("/memory unshare: memory cannot be changed in readonly mode")
+    file = team.remove(_checkout(runtime), args[0])
+    return f"Removed {file}: commit its removal."
+
+
+def _team(runtime: Runtime, args: list[str], run: Invocation) -> str:
+    _usage(args, 0, 1, "team [offset]")
+    runtime.require_facts()
+    checkout = _checkout(runtime)
+    page = list_team(runtime.team.shelf(checkout), _int(args, 0, "offset") if args else 0,
+                     lambda rel: None)  # fmt: skip
+    if not page["facts"]:
+        return "No shared facts." if page["offset"] == 0 else "No more shared facts."
+    lines = []
+    for fact in page["facts"]:
+        line = f"{fact['team_id']} {fact['status']}"
+        if "shared_by" in fact:
+            line += f" by {fact['shared_by']}"
+        if "text" in fact:
+            line += f" r{fact['revision']}: {fact['text']}"
+        if "reason" in fact:
+            line += f" ({fact['reason']})"
+        if "local_fact_id" in fact:
+            line += f" (your fact #{fact['local_fact_id']})"
+        lines.append(line)
+    if page["next_offset"] is not None:
+        lines.append(f"[more: /memory team {page['next_offset']}]")
+    return "\n".join(lines)
+
+
 _SIMPLE: dict[str, Callable[[Runtime, list[str], Invocation], str]] = {
     "show": _show,
     "edit": _edit,
@@ -416,6 +483,9 @@ _SIMPLE: dict[str, Callable[[Runtime, list[str], Invocation], str]] = {
     "doctor": _doctor,
     "secrets": _secrets,
     "restore": _restore,
+    "share": _share,
+    "unshare": _unshare,
+    "team": _team,
 }
 
 

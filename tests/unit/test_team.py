@@ -306,3 +306,22 @@ def test_a_written_file_is_valid_against_the_documented_schema(runtime: Runtime)
     jsonschema.validate(value, team.SCHEMA)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**value, "version": 2}, team.SCHEMA)
+
+
+def test_the_slash_commands_share_list_and_unshare(runtime: Runtime) -> None:
+    # covers T5: /memory share, team and unshare, as every editor's lecode.memory runs them
+    from datetime import date
+
+    from lecode_ls.tools.slash import run_memory_command
+
+    runtime.drift.add_folder(runtime.project.root)
+    session = chat(runtime, {"role": "user", "content": "Use ruff, not flake8"})
+    fact_id = remember(runtime, session, 1, 1, "Use ruff, not flake8")
+    today = date(2026, 12, 2)
+    shared_line = run_memory_command(runtime, f"share {fact_id}", today)
+    team_id = shared_line.split("team ID ")[1].split(")")[0]
+    assert file_of(runtime, team_id).is_file()
+    listed = run_memory_command(runtime, "team", today)
+    assert f"{team_id} valid by Ada r1: Use ruff, not flake8 (your fact #{fact_id})" in listed
+    assert "Removed" in run_memory_command(runtime, f"unshare {team_id}", today)
+    assert run_memory_command(runtime, "team", today) == "No shared facts."
