@@ -22,8 +22,8 @@ from lecode_ls.errors import (
     SharedFactNotFound,
     SourceInvalid,
 )
-from lecode_ls.memory.anchors import DriftTracker, state_json
-from lecode_ls.memory.facts import MAX_RESULTS, Fact, FactStore
+from lecode_ls.memory.anchors import AnchorState, DriftTracker, state_json
+from lecode_ls.memory.facts import MAX_RESULTS, Fact, FactStore, StoredAnchor
 from lecode_ls.memory.sessions import (
     SessionStore,
     SourceRef,
@@ -372,24 +372,13 @@ def _team_text(answer: dict[str, Any], fact: TeamFact) -> None:
     }
 
 
-def team_anchor_json(index: int, anchor: Any, where: Any, against: str | None) -> dict[str, Any]:
+def team_anchor_json(index: int, anchor: Any, where: Any, against: Any) -> dict[str, Any]:
     """A shared fact's anchor and its drift now, as listings show one (the AnchorModel)."""
-    entry: dict[str, Any] = {
-        "index": index,
-        "path": anchor.path,
-        "start_line": anchor.start_line,
-        "end_line": anchor.end_line,
-        "sha256": anchor.sha256,
-        "commit": anchor.commit,
-        "captured_at": anchor.captured_at,
-        "status": where.status,
-    }
-    if where.start_line is not None:
-        entry["current_start_line"] = where.start_line
-        entry["current_end_line"] = where.end_line
-    if against is not None:
-        entry["checked_against"] = against
-    return entry
+    stored = StoredAnchor(
+        0, 0, index, anchor.path, anchor.start_line, anchor.end_line, anchor.sha256,
+        anchor.first_sha256, anchor.commit, anchor.captured_at,
+    )  # fmt: skip
+    return state_json(AnchorState(stored, where, against))
 
 
 def list_team(shelf: Shelf, offset: int, text_of: TextOf) -> dict[str, Any]:

@@ -24,6 +24,13 @@ from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 WAIT = 20.0  # a hang guard: the poll reads a pull within about a second
 
 
+def publish(clone: Path, message: str, branch: str = "HEAD:main") -> None:
+    """Commit what changed under .lecode and push it, as the person would."""
+    git(clone, "add", "-A", ".lecode")
+    git(clone, "commit", "-q", "-m", message)
+    git(clone, "push", "-q", "origin", branch)
+
+
 def clones(tmp_path: Path) -> tuple[Path, Path]:
     """A bare remote and two clones of it: Ada's (a) and Bo's (b), each with its own name."""
     remote = tmp_path / "remote.git"
@@ -110,9 +117,7 @@ async def test_a_fact_travels_with_its_evidence_and_is_checked_on_the_other_mach
         [mine] = await team(ada, a)
         assert mine["localFactId"] == fact["factId"]  # one fact, not two
         assert team_lines(await prompt(ada, server, await new_session(ada))) == []
-        git(a, "add", ".lecode")
-        git(a, "commit", "-q", "-m", "share the port")
-        git(a, "push", "-q", "origin", "HEAD:main")
+        publish(a, "share the port")
 
         # Bo pulls: with no restart the fact is listed, valid, injected as team evidence.
         git(b, "pull", "-q", "origin", "main")
@@ -153,9 +158,7 @@ async def test_a_fact_travels_with_its_evidence_and_is_checked_on_the_other_mach
 
         # Ada stops sharing and pushes; after Bo pulls it is gone from his prompt.
         await call(ada, "lecode/facts/unshare", {"factId": fact["factId"]})
-        git(a, "add", "-A", ".lecode")
-        git(a, "commit", "-q", "-m", "unshare the port")
-        git(a, "push", "-q", "origin", "HEAD:main")
+        publish(a, "unshare the port")
         git(b, "pull", "-q", "origin", "main")
         await until_team(bo, b, lambda facts: facts == [])
         assert team_lines(await prompt(bo, server, bo_session)) == []
@@ -177,9 +180,7 @@ async def test_a_fact_shared_on_a_branch_is_seen_in_its_worktree_and_on_main_aft
             {"uri": uri(a / "src" / "app.py"), "range": WHOLE_PORT_LINE, "text": "Port is 8080"},
         )
         shared = await call(ada, "lecode/facts/share", {"factId": fact["factId"]})
-        git(a, "add", ".lecode")
-        git(a, "commit", "-q", "-m", "share on the branch")
-        git(a, "push", "-q", "origin", "feature")
+        publish(a, "share on the branch", "feature")
 
         git(b, "fetch", "-q", "origin")
         worktree = tmp_path / "b-feature"
@@ -210,9 +211,7 @@ async def test_forgetting_a_team_fact_here_hides_it_for_good_and_leaves_the_file
             {"text": "We deploy on Fridays", "source": await snapshot(ada, session, 1)},
         )
         shared = await call(ada, "lecode/facts/share", {"factId": fact["factId"]})
-        git(a, "add", ".lecode")
-        git(a, "commit", "-q", "-m", "share")
-        git(a, "push", "-q", "origin", "HEAD:main")
+        publish(a, "share")
         git(b, "pull", "-q", "origin", "main")
 
         bo = await person(start, tmp_path, "b", server, b)
@@ -271,9 +270,7 @@ async def test_corrections_become_revisions_of_the_shared_file(
         assert [entry["text"] for entry in value["history"]] == ["Releases are cut on Mondays"]
         [mine] = await team(ada, a)
         assert mine["localFactId"] == fact["factId"]
-        git(a, "add", ".lecode")
-        git(a, "commit", "-q", "-m", "share")
-        git(a, "push", "-q", "origin", "HEAD:main")
+        publish(a, "share")
 
         # Bo corrects the team's fact with his own evidence: revision 3, his fact too.
         git(b, "pull", "-q", "origin", "main")
