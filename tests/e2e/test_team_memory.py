@@ -18,7 +18,14 @@ from pytest_lsp import LanguageClient
 from tests.e2e.chat import KEY, new_session
 from tests.e2e.conftest import Start, call, git, uri
 from tests.e2e.facts import error_of
-from tests.e2e.test_anchors import PORT_LINE, SOURCE, WHOLE_PORT_LINE, edit, open_doc
+from tests.e2e.test_anchors import (
+    PORT_LINE,
+    SOURCE,
+    WHOLE_PORT_LINE,
+    diagnostics_until,
+    edit,
+    open_doc,
+)
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 WAIT = 20.0  # a hang guard: the poll reads a pull within about a second
@@ -145,7 +152,11 @@ async def test_a_fact_travels_with_its_evidence_and_is_checked_on_the_other_mach
         )  # fmt: skip
         [line] = team_lines(await prompt(bo, server, bo_session))
         assert line["drift"] == "changed"
+        [warning] = await diagnostics_until(bo, doc, lambda found: len(found) == 1)
+        assert warning.code == "team-fact-changed" and shared["teamId"] in warning.message
+        assert warning.range.start.line == PORT_LINE
         edit(bo, doc, 3, PORT_LINE, "PORT = 9090", "PORT = 8080")
+        await diagnostics_until(bo, doc, lambda found: found == [])
 
         # A tampered bundle is unverified and never injected.
         path = b / shared["file"]

@@ -57,6 +57,7 @@ from lecode_ls.memory.team.format import SharedAnchor, SharedDoc, Unverifiable
 from lecode_ls.platform.paths import canonical, is_within
 
 Status = Literal["valid", "unverified", "hidden"]
+Against = Literal["buffer", "disk"]
 MAX_TEXTS = 32
 """Anchored files whose text a shelf keeps between checks."""
 
@@ -306,12 +307,13 @@ class Shelf:
 
     def anchor_states(
         self, fact: TeamFact, text_of: TextOf
-    ) -> list[tuple[SharedAnchor, Located, str | None]]:
+    ) -> list[tuple[SharedAnchor, Located, Against | None]]:
         """Where each anchor's lines are now: (anchor, where, "buffer" | "disk" | None when
         unchecked), against the open buffer when `text_of` gives one, else the file."""
-        states: list[tuple[SharedAnchor, Located, str | None]] = []
+        states: list[tuple[SharedAnchor, Located, Against | None]] = []
         for anchor in fact.doc.anchors if fact.doc is not None else ():
-            text, against = text_of(anchor.path), "buffer"
+            text = text_of(anchor.path)
+            against: Against = "buffer"
             if text is None:
                 text, against = self._disk_text(anchor.path), "disk"
             if text is None:

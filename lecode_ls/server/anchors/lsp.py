@@ -18,6 +18,7 @@ from lsprotocol import types
 
 from lecode_ls.errors import LecodeError
 from lecode_ls.memory.anchors import DRIFTED, AnchorState, split_lines
+from lecode_ls.memory.facts import StoredAnchor
 from lecode_ls.memory.recall import fact_status
 from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime
@@ -114,11 +115,15 @@ async def check_document(ls: LecodeServer, uri: str, *, publish: bool = False) -
     states, changed = await asyncio.to_thread(
         runtime.drift.update_buffer, doc.checkout, doc.rel, text
     )
+    team = await asyncio.to_thread(_team_diagnostics, runtime, doc, text)
+    keys = [f"{d.range} {d.message}" for d in team]
+    team_changed = keys != ls.anchors.team.get(uri, [])
+    ls.anchors.team[uri] = keys
     # A document without anchors that shows nothing needs no (empty) publication.
-    if not (changed or (publish and states) or uri in ls.anchors.published):
+    if not (changed or team_changed or (publish and states) or uri in ls.anchors.published):
         return
     diagnostics = await asyncio.to_thread(_diagnostics, ls, runtime, doc, states, text)
-    _publish(ls, uri, diagnostics)
+    _publish(ls, uri, diagnostics + team)
     if changed:
         anchors_changed(ls, runtime, [doc.rel])
 
@@ -184,6 +189,7 @@ async def did_close(ls: LecodeServer, uri: str) -> None:
     if found is not None:
         doc, runtime = found
         runtime.drift.close_buffer(doc.checkout, doc.rel)
+    ls.anchors.team.pop(uri, None)
     if uri in ls.anchors.published:
         _publish(ls, uri, [])
 
@@ -206,6 +212,43 @@ async def facts_changed(ls: LecodeServer, runtime: Runtime) -> None:
 
 
 # -- what is shown -------------------------------------------------------------------------------
+
+
+def _team_diagnostics(runtime: Runtime, doc: Doc, text: str) -> list[types.Diagnostic]:
+    """A warning on each drifted anchor, in this document, of a valid fact shared in its
+    checkout (issue 29), as for one's own facts; the shelf as the last poll left it."""
+    shelf = runtime.team.current(doc.checkout)
+    found: list[types.Diagnostic] = []
+    lines = split_lines(text)
+    for fact in shelf.facts():
+        if fact.status != "valid" or fact.doc is None or fact.local_fact_id is not None:
+            continue  # one's own fact is flagged as one's own
+        if not any(anchor.path == doc.rel for anchor in fact.doc.anchors):
+            continue
+        here = shelf.anchor_states(fact, lambda rel: text if rel == doc.rel else None)
+        for index, (anchor, where, against) in enumerate(here):
+            if anchor.path != doc.rel or where.status not in DRIFTED:
+                continue
+            stored = StoredAnchor(
+                0, fact.doc.revision, index, anchor.path, anchor.start_line, anchor.end_line,
+                anchor.sha256, anchor.first_sha256, anchor.commit, anchor.captured_at,
+            )  # fmt: skip
+            what = "its lines changed" if where.status == "changed" else "its lines are gone"
+            found.append(
+                types.Diagnostic(
+                    range=_place(AnchorState(stored, where, against), lines),
+                    message=(
+                        f"shared fact {fact.id} r{fact.doc.revision} (shared by "
+                        f"{one_line(fact.doc.shared_by, 40)}) may be out of date: {what} since "
+                        f"it was shared ({one_line(fact.doc.text, MESSAGE_CHARS)})"
+                    ),
+                    severity=types.DiagnosticSeverity.Warning,
+                    source=SOURCE,
+                    code=f"team-fact-{where.status}",
+                    data={"workspaceUri": path_to_uri(doc.folder), "teamId": fact.id},
+                )
+            )
+    return found
 
 
 def _diagnostics(

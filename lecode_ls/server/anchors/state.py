@@ -24,3 +24,4 @@ class AnchorView:
 
     published: set[str] = field(default_factory=set)  # URIs with diagnostics shown now
     shown: dict[tuple[str, int], Shown] = field(default_factory=dict)  # (project, fact) -> Shown
+    team: dict[str, list[str]] = field(default_factory=dict)  # URI -> shared facts' drift shown
