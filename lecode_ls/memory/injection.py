@@ -335,15 +335,12 @@ def team_block(
     at. A fact that is also the person's own is not shown twice (it is a durable fact), and a
     hidden or unverified one never."""
     room = budget - _size("\n" + TEAM_HEADER)
-    shown_facts = [
-        fact for fact in shelf.facts() if fact.status == "valid" and fact.local_fact_id is None
-    ]
-    if room <= LINE_OVERHEAD or not shown_facts:
+    if room <= LINE_OVERHEAD:
         return "", []
-    shown_facts.sort(key=lambda fact: (not _anchored_in(fact, read_paths), fact.id))
+    shown_facts = shelf.candidates(read_paths, MAX_INSPECTED_FACTS)
     lines: list[str] = []
     ids: list[str] = []
-    for fact in shown_facts[:MAX_INSPECTED_FACTS]:
+    for fact in shown_facts:
         if fact.doc is None or _size(fact.doc.text) + LINE_OVERHEAD > room:
             continue
         line = _team_line(fact, shelf, withhold)
@@ -355,10 +352,6 @@ def team_block(
     if not lines:
         return "", []
     return "\n" + TEAM_HEADER + "".join(lines), ids
-
-
-def _anchored_in(fact: TeamFact, paths: set[str]) -> bool:
-    return fact.doc is not None and any(anchor.path in paths for anchor in fact.doc.anchors)
 
 
 def _team_line(fact: TeamFact, shelf: Shelf, withhold: bool) -> str | None:

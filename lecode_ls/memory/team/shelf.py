@@ -105,6 +105,8 @@ class Shelf:
         self._seen: tuple[object, ...] | None = None
         self.loaded = False
         """Whether it was ever refreshed."""
+        self._injectable: list[TeamFact] = []  # valid, not the person's own, by ID
+        self._anchored: dict[str, list[TeamFact]] = {}  # of those, by anchored path
         self._commits: dict[str, bool] = {}
         self.skipped: dict[str, int] = {}
         """Files not read, by why (over a bound, not named `<id>.json`)."""
@@ -132,6 +134,15 @@ class Shelf:
             self._load(listed)
             self.skipped = skipped
             self._facts = self._overlay(local_changed)
+            self._injectable = [
+                fact
+                for fact in self._facts.values()
+                if fact.status == "valid" and fact.local_fact_id is None and fact.doc is not None
+            ]
+            self._anchored = {}
+            for fact in self._injectable:
+                for anchor in fact.doc.anchors if fact.doc is not None else ():
+                    self._anchored.setdefault(anchor.path, []).append(fact)
             self.loaded = True
             # An unfinished load must run again even if nothing else changes.
             self._seen = seen if not self.pending else None
@@ -289,6 +300,18 @@ class Shelf:
         """Every shared-fact file read, by ID."""
         with self._lock:
             return list(self._facts.values())
+
+    def candidates(self, paths: set[str], most: int) -> list[TeamFact]:
+        """The facts a request may show, at most `most`: valid, not the person's own; those
+        anchored in `paths` first, then by ID. Costs `most`, not the shelf's size."""
+        with self._lock:
+            first = [fact for path in sorted(paths) for fact in self._anchored.get(path, ())]
+            chosen: dict[str, TeamFact] = {}
+            for fact in [*first, *self._injectable]:
+                if len(chosen) >= most:
+                    break
+                chosen.setdefault(fact.id, fact)
+            return list(chosen.values())
 
     def get(self, team_id: str) -> TeamFact | None:
         with self._lock:
