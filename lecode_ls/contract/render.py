@@ -236,8 +236,10 @@ UTF-8) of the array `evidence.records`, which holds every transcript record from
 cited seq to the last; the cited records hold user or assistant text; a fact whose text reads
 `path contains "<JSON line>"` bundles the `read` that showed that line; `repository` is a commit
 the clone holds (the repository's root commit); anchor paths stay inside the checkout. lecode-ls
-lists a file that fails any of these as `unverified`, with the reason, and never shows it to a
-model. The bounds a reader holds to (lecode_ls/memory/team/format.py): {bounds}.
+lists a file that fails any of these, or that holds a secret its detector finds, as
+`unverified`, with the reason, and never shows it to a model. The digest shows that the bundle is
+intact; it does not show who wrote the file, nor that its text is true (only a `path contains`
+fact is checked against its records): the file is a claim, reviewed in the repository. The bounds a reader holds to (lecode_ls/memory/team/format.py): {bounds}.
 
 Related open formats: Cognition's "Agent Memory Repo" keeps one entry a file with a source link.
 This format carries the evidence itself (the records and their digest), which a link cannot, so

@@ -321,9 +321,10 @@ TEAM_NOTE = "shared in the repository by teammates, not by this person"
 TEAM_HEADER = (
     f"## Team facts ({LABEL}; {TEAM_NOTE})\n"
     "One JSON object a line: team_id, who shared it (shared_by, as its file says), its file in "
-    "the repository, its revision, its evidence (the sharer's session_id, seqs and digest, "
-    "verified against the records bundled in the file) and the text. A teammate's claim: "
-    "weigh it like any evidence.\n"
+    "the repository, its revision, its evidence (the sharer's session_id, seqs and digest) and "
+    "the text. The records are bundled in the file and hash to that digest: that shows the "
+    "file is intact, not that the claim is true, nor who wrote it (the file is reviewed in the "
+    "repository like code). Weigh it like any evidence.\n"
 )
 
 

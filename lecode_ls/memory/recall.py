@@ -405,6 +405,8 @@ def list_team(shelf: Shelf, offset: int, text_of: TextOf) -> dict[str, Any]:
                 for i, state in enumerate(shelf.anchor_states(fact, text_of))
             ]
         answer["facts"].append(entry)
+        if _size(answer) > MAX_OUTPUT_BYTES and len(answer["facts"]) == 1:
+            entry.pop("anchors", None)  # alone too large: listed without its anchors
         if _size(answer) > MAX_OUTPUT_BYTES:
             answer["facts"].pop()
             answer["next_offset"] = at

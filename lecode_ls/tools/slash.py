@@ -442,6 +442,10 @@ def _unshare(runtime: Runtime, args: list[str], run: Invocation) -> str:
     return f"Removed {file}: commit its removal."
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _team(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 0, 1, "team [offset]")
     runtime.require_facts()
@@ -453,12 +457,12 @@ def _team(runtime: Runtime, args: list[str], run: Invocation) -> str:
     lines = []
     for fact in page["facts"]:
         line = f"{fact['team_id']} {fact['status']}"
-        if "shared_by" in fact:
-            line += f" by {fact['shared_by']}"
+        if "shared_by" in fact:  # a file's strings are one line each here: no forged lines
+            line += f" by {_one_line(fact['shared_by'])}"
         if "text" in fact:
-            line += f" r{fact['revision']}: {fact['text']}"
+            line += f" r{fact['revision']}: {_one_line(fact['text'])}"
         if "reason" in fact:
-            line += f" ({fact['reason']})"
+            line += f" ({_one_line(fact['reason'])})"
         if "local_fact_id" in fact:
             line += f" (your fact #{fact['local_fact_id']})"
         lines.append(line)

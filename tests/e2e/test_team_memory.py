@@ -163,7 +163,7 @@ async def test_a_fact_travels_with_its_evidence_and_is_checked_on_the_other_mach
         good = path.read_bytes()
         path.write_bytes(good.replace(b"We serve on 8080", b"We serve on 9999", 1))
         [tampered] = await team(bo, b)
-        assert tampered["status"] == "unverified" and "tampered" in tampered["reason"]
+        assert tampered["status"] == "unverified" and "hash to its digest" in tampered["reason"]
         assert team_lines(await prompt(bo, server, bo_session)) == []
         path.write_bytes(good)
 
@@ -222,6 +222,8 @@ async def test_forgetting_a_team_fact_here_hides_it_for_good_and_leaves_the_file
             {"text": "We deploy on Fridays", "source": await snapshot(ada, session, 1)},
         )
         shared = await call(ada, "lecode/facts/share", {"factId": fact["factId"]})
+        mine = await error_of(call(ada, "lecode/facts/teamForget", {"teamId": shared["teamId"]}))
+        assert mine.data["code"] == "invalid_source"  # her own session: she forgets her fact
         publish(a, "share")
         git(b, "pull", "-q", "origin", "main")
 

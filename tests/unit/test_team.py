@@ -9,6 +9,7 @@ time.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -193,14 +194,18 @@ class TestATeammatesFile:
     @pytest.mark.parametrize(
         ("change", "reason"),
         [
-            (lambda v: v["evidence"]["records"][0].update(content="tampered"), "tampered"),
+            (lambda v: v["evidence"]["records"][0].update(content="changed"), "hash to its digest"),
             (lambda v: v.update(text="something else entirely"), None),
             (lambda v: v.update(repository="0" * 40), "repository"),
             (lambda v: v.update(id="0" * 20), "file name"),
             (lambda v: v.update(version=2), "version-1"),
             (lambda v: v["evidence"].update(seqs=[0, 1]), "every record"),
-            (lambda v: v.update(anchors=[_anchor("../outside.txt")]), "anchor"),
-            (lambda v: v.update(anchors=[_anchor("/etc/passwd")]), "anchor"),
+            (lambda v: v.update(anchors=[_anchor("../outside.txt")]), "leads out"),
+            (lambda v: v.update(anchors=[_anchor("/etc/passwd")]), "leads out"),
+            (lambda v: v.update(anchors=[_anchor("Makefile", 500)]), "200 lines"),
+            (lambda v: v.update(anchors=[{**_anchor("Makefile"), "sha256": "x"}]), "digest"),
+            (lambda v: v.update(text=f"the deploy token is {TOKEN}"), "holds a secret"),
+            (lambda v: v["evidence"]["records"][0].update(x=TOKEN), None),  # digest: changed
             (lambda v: v.update(text="x" * 5000), "4096"),
         ],
     )
@@ -211,11 +216,13 @@ class TestATeammatesFile:
         rewrite(file_of(runtime, team_id), change)
         fact = shelf_of(runtime).get(team_id)
         assert fact is not None
-        if reason is None:  # another text over the same evidence: valid, and not the sharer's
-            assert fact.status == "valid" and fact.local_fact_id is None
+        if reason is None and fact.status == "valid":
+            # Another text over the same evidence: valid (the bundle is intact; the claim is
+            # the file's, reviewed in the repository), and not the sharer's own fact.
+            assert fact.local_fact_id is None
             return
-        assert fact.status == "unverified"
-        assert fact.reason is not None and reason in fact.reason
+        assert fact.status == "unverified" and fact.reason is not None
+        assert reason is None or reason in fact.reason
         assert build_memory_section(runtime, team=shelf_of(runtime)).team == []
 
     def test_an_anchor_through_a_link_out_of_the_checkout_is_unverified(
@@ -279,9 +286,10 @@ class TestATeammatesFile:
         assert time.monotonic() - started < 60  # a hang guard, not a speed target (bench/)
 
 
-def _anchor(path: str) -> dict[str, Any]:
+def _anchor(path: str, lines: int = 1) -> dict[str, Any]:
+    digest = "sha256:" + "0" * 64
     return {
-        "path": path, "startLine": 1, "endLine": 1, "sha256": "sha256:00", "firstSha256": "x",
+        "path": path, "startLine": 1, "endLine": lines, "sha256": digest, "firstSha256": digest,
         "commit": None, "capturedAt": "2026-12-02T00:00:00Z",
     }  # fmt: skip
 
@@ -325,3 +333,49 @@ def test_the_slash_commands_share_list_and_unshare(runtime: Runtime) -> None:
     assert f"{team_id} valid by Ada r1: Use ruff, not flake8 (your fact #{fact_id})" in listed
     assert "Removed" in run_memory_command(runtime, f"unshare {team_id}", today)
     assert run_memory_command(runtime, "team", today) == "No shared facts."
+
+
+def test_one_entry_too_large_for_a_page_is_listed_without_its_anchors(runtime: Runtime) -> None:
+    team_id = shared(runtime)
+    long = "d/" * 500 + "x.py"
+    rewrite(file_of(runtime, team_id), lambda v: v.update(anchors=[_anchor(long)] * 16))
+    page = list_team(shelf_of(runtime), 0, lambda rel: None)
+    [entry] = page["facts"]
+    assert entry["status"] == "valid" and "anchors" not in entry
+    assert page["next_offset"] is None
+
+
+def test_an_unreadable_own_store_shows_nothing_unchecked(runtime: Runtime) -> None:
+    from lecode_ls.errors import StoreError
+
+    team_id = shared(runtime)
+    shelf = runtime.team.shelf(runtime.project.root)
+    with pytest.MonkeyPatch.context() as patch:
+
+        def fail(*args: object) -> None:
+            raise StoreError("facts.sqlite3: busy")
+
+        patch.setattr(runtime.facts, "excluded_in", fail)
+        os.utime(file_of(runtime, team_id), ns=(1, 1))
+        shelf.refresh()
+        fact = shelf.get(team_id)
+        assert fact is not None and fact.status == "unverified"
+    shelf.refresh()  # the store answers again: it is checked again
+    fact = shelf.get(team_id)
+    assert fact is not None and fact.status == "valid"
+
+
+def test_past_four_repositories_named_the_rest_are_unverified_without_git(
+    runtime: Runtime,
+) -> None:
+    team_id = shared(runtime)
+    good = json.loads(file_of(runtime, team_id).read_text())
+    folder = runtime.project.root / f.FOLDER
+    for number in range(6):
+        fake = f"{number + 1:020x}"
+        (folder / f"{fake}.json").write_text(
+            json.dumps({**good, "id": fake, "repository": f"{number + 1:040x}"})
+        )
+    reasons = [fact.reason for fact in shelf_of(runtime).facts() if fact.id != team_id]
+    assert sum("past the 4" in (r or "") for r in reasons) >= 2
+    assert all(r is not None for r in reasons)

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lecode_ls.memory.facts import FactStore, canonical_text
-from lecode_ls.memory.team.format import BOUNDS, FOLDER, SCHEMA, SharedDoc
-from lecode_ls.memory.team.share import build, remove, shared_id, succeed, write
+from lecode_ls.memory.team.format import BOUNDS, FOLDER, MAX_DIAGNOSTICS, SCHEMA, SharedDoc
+from lecode_ls.memory.team.share import build, refuse_secrets, remove, shared_id, succeed, write
 from lecode_ls.memory.team.shelf import Shelf, TeamFact, TextOf
 
 
@@ -75,6 +75,7 @@ class Team:
 __all__ = [
     "BOUNDS",
     "FOLDER",
+    "MAX_DIAGNOSTICS",
     "SCHEMA",
     "SharedDoc",
     "Shelf",
@@ -82,6 +83,7 @@ __all__ = [
     "TeamFact",
     "TextOf",
     "build",
+    "refuse_secrets",
     "remove",
     "shared_id",
     "succeed",

@@ -34,13 +34,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lecode_ls.memory.facts import MAX_TEXT_BYTES
+from lecode_ls.memory.facts import MAX_ANCHOR_LINES, MAX_TEXT_BYTES
 
 FOLDER = ".lecode/facts"
 """Where shared facts live, relative to the checkout root."""
 FORMAT = "lecode-shared-fact"
 VERSION = 1
 ID = re.compile(r"[0-9a-f]{20}")
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 FILE = re.compile(r"(?P<id>[0-9a-f]{20})\.json")
 
 # -- bounds (what a crafted `.lecode/` can cost) -------------------------------------------------
@@ -55,6 +56,12 @@ MAX_TOTAL_BYTES = 64 * 1024 * 1024
 MAX_RECORDS = 200
 """Records in a bundle: a source spans at most 200 positions (S2)."""
 MAX_ANCHORS = 16
+"""Anchors a fact, each of at most MAX_ANCHOR_LINES (200) lines."""
+MAX_REPOSITORIES = 4
+"""Distinct repository commits looked up in Git per state of the checkout; a file naming
+another is unverified."""
+MAX_DIAGNOSTICS = 50
+"""Shared facts whose anchors one open document's check looks at."""
 MAX_HISTORY = 100
 """Earlier revisions kept in a file."""
 MAX_NAME_CHARS = 200
@@ -64,7 +71,8 @@ LOAD_SECONDS = 2.0
 BOUNDS = {
     "MAX_ENTRIES": MAX_ENTRIES, "MAX_FILES": MAX_FILES, "MAX_FILE_BYTES": MAX_FILE_BYTES,
     "MAX_TOTAL_BYTES": MAX_TOTAL_BYTES, "MAX_RECORDS": MAX_RECORDS, "MAX_ANCHORS": MAX_ANCHORS,
-    "MAX_HISTORY": MAX_HISTORY, "LOAD_SECONDS": LOAD_SECONDS,
+    "MAX_HISTORY": MAX_HISTORY, "MAX_REPOSITORIES": MAX_REPOSITORIES,
+    "MAX_DIAGNOSTICS": MAX_DIAGNOSTICS, "LOAD_SECONDS": LOAD_SECONDS,
 }  # fmt: skip
 """Every bound above, by name (protocol.md prints them)."""
 
@@ -199,6 +207,11 @@ def _anchor(value: object) -> SharedAnchor:
     item = _object(value, "anchors")
     start = _int(item.get("startLine"), "anchors.startLine", 1)
     end = _int(item.get("endLine"), "anchors.endLine", start)
+    if end - start + 1 > MAX_ANCHOR_LINES:
+        raise Unverifiable(f"anchors: covers more than {MAX_ANCHOR_LINES} lines")
+    for key in ("sha256", "firstSha256"):
+        if not isinstance(item.get(key), str) or not DIGEST.fullmatch(item[key]):
+            raise Unverifiable(f"anchors.{key}: not a sha256: digest")
     commit = item.get("commit")
     return SharedAnchor(
         path=_str(item.get("path"), "anchors.path", 4096),
@@ -231,6 +244,21 @@ def _evidence(item: dict[str, Any]) -> Evidence:
         digest=_str(item.get("digest"), "evidence.digest", 128),
         records=tuple(records),
     )
+
+
+def strings(value: object) -> list[str]:
+    """Every string inside a JSON value (keys are names, not content)."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def _object(value: object, field: str) -> dict[str, Any]:
@@ -337,8 +365,16 @@ SCHEMA: dict[str, Any] = {
                     "path": {**_STRING, "description": "relative to the checkout root"},
                     "startLine": {"type": "integer", "minimum": 1},
                     "endLine": {"type": "integer", "minimum": 1},
-                    "sha256": {**_STRING, "description": "`sha256:` + hex of the lines"},
-                    "firstSha256": {**_STRING, "description": "of the first line alone"},
+                    "sha256": {
+                        "type": "string",
+                        "pattern": "^sha256:[0-9a-f]{64}$",
+                        "description": "of the lines joined with \\n",
+                    },
+                    "firstSha256": {
+                        "type": "string",
+                        "pattern": "^sha256:[0-9a-f]{64}$",
+                        "description": "of the first line alone",
+                    },
                     "commit": {"type": ["string", "null"]},
                     "capturedAt": _STRING,
                 },

@@ -74,7 +74,7 @@ def build(
         ) from None
     source = fact.source
     records = sessions.read(source.session_id, source.seqs[0], source.seqs[-1])
-    _refuse_secrets(redactor, fact.text, records)
+    refuse_secrets(redactor, fact.text, records)
     revisions = facts.provenance(fact_id)
     first = revisions[0].source or source
     repository = root_commit(checkout)
@@ -144,14 +144,15 @@ def remove(checkout: Path, team_id: str) -> str:
     return f"{f.FOLDER}/{team_id}.json"
 
 
-def _refuse_secrets(redactor: Redactor, text: str, records: list[dict[str, Any]]) -> None:
+def refuse_secrets(redactor: Redactor, text: str, records: list[dict[str, Any]]) -> None:
+    """SecretInFact, naming the field, when the text or a record holds a secret."""
     found = redactor.find(text)
     if found:
         raise SecretInFact(
             f"text: holds a secret ({found[0].kind}); it is not shared", field="text"
         )
     for record in records:
-        for value in _strings(record):
+        for value in f.strings(record):
             found = redactor.find(value)
             if found:
                 seq = record.get("seq")
@@ -160,20 +161,6 @@ def _refuse_secrets(redactor: Redactor, text: str, records: list[dict[str, Any]]
                     "shared (scrub it with lecode/memory/scrubSecrets first)",
                     field=f"evidence.records[{seq}]",
                 )
-
-
-def _strings(value: object) -> list[str]:
-    found: list[str] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            found.append(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return found
 
 
 def succeed(doc: SharedDoc, earlier: SharedDoc) -> SharedDoc:

@@ -51,15 +51,18 @@ from lecode_ls.memory.anchors import (
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.facts import FactStore, check_path
 from lecode_ls.memory.files import NotRegularFile, read_regular
+from lecode_ls.memory.secrets import Redactor
 from lecode_ls.memory.sessions import check_session_id
 from lecode_ls.memory.team import format as f
-from lecode_ls.memory.team.format import SharedAnchor, SharedDoc, Unverifiable
+from lecode_ls.memory.team.format import SharedAnchor, SharedDoc, Unverifiable, strings
 from lecode_ls.platform.paths import canonical, is_within
 
 Status = Literal["valid", "unverified", "hidden"]
 Against = Literal["buffer", "disk"]
 MAX_TEXTS = 32
-"""Anchored files whose text a shelf keeps between checks."""
+"""Anchored files (and buffers) whose split text a shelf keeps between checks."""
+UNCHECKED = Text("")
+"""What `_disk_text` gives for a file drift does not check (too large, not text, outside)."""
 
 
 @dataclass(frozen=True)
@@ -101,13 +104,17 @@ class Shelf:
         self._read: dict[str, _Read] = {}
         self._facts: dict[str, TeamFact] = {}
         self._made: dict[str, _Read] = {}  # the read each listed fact was made from
-        self._texts: dict[str, tuple[tuple[int, int], str | None]] = {}
+        self._texts: dict[str, tuple[tuple[int, int], Text]] = {}
+        self._buffers: dict[str, tuple[str, Text]] = {}
         self._seen: tuple[object, ...] | None = None
         self.loaded = False
         """Whether it was ever refreshed."""
         self._injectable: list[TeamFact] = []  # valid, not the person's own, by ID
         self._anchored: dict[str, list[TeamFact]] = {}  # of those, by anchored path
         self._commits: dict[str, bool] = {}
+        self._git: object = None  # the Git state `_commits` was looked up in
+        self._retry = False  # the person's store could not be read: look again next time
+        self._texts_lock = threading.Lock()
         self.skipped: dict[str, int] = {}
         """Files not read, by why (over a bound, not named `<id>.json`)."""
         self.pending = 0
@@ -128,11 +135,13 @@ class Shelf:
             if seen == self._seen and not self.pending:
                 return False
             fresh = self._seen is None or git != self._seen[1]
-            if fresh:
+            if git != self._git:
                 self._commits.clear()  # a fetch may have brought a named commit
+                self._git = git
             local_changed = fresh or self._seen is None or seen[2] != self._seen[2]
             self._load(listed)
             self.skipped = skipped
+            self._retry = False
             self._facts = self._overlay(local_changed)
             self._injectable = [
                 fact
@@ -145,7 +154,7 @@ class Shelf:
                     self._anchored.setdefault(anchor.path, []).append(fact)
             self.loaded = True
             # An unfinished load must run again even if nothing else changes.
-            self._seen = seen if not self.pending else None
+            self._seen = seen if not (self.pending or self._retry) else None
             return [fact.key for fact in self._facts.values()] != before
 
     def _listing(self) -> tuple[dict[str, tuple[int, int, int, int]], dict[str, int]]:
@@ -234,7 +243,7 @@ class Shelf:
             doc = f.decode(data, team_id)
         except Unverifiable as failed:
             return _Read(key, None, failed.reason)
-        return _Read(key, doc, bundle_problem(doc))
+        return _Read(key, doc, bundle_problem(doc) or secret_problem(self._local.redactor, doc))
 
     # -- what the person's own store and the checkout say --------------------------------------
 
@@ -265,7 +274,12 @@ class Shelf:
             holders = self._local.holding(
                 (doc.evidence.session_id, doc.evidence.digest) for doc in docs
             )
-        except LecodeError:  # the person's store is unreadable: the files alone decide
+        except LecodeError:  # the person's store is unreadable: nothing unchecked is shown
+            self._retry = True  # and the next refresh tries again
+            for team_id, fact in verify.items():
+                found[team_id] = replace(
+                    fact, status="unverified", reason="your own store could not be read"
+                )
             return found
         for team_id, fact in verify.items():
             assert fact.doc is not None
@@ -285,6 +299,8 @@ class Shelf:
     def _placement_problem(self, doc: SharedDoc) -> str | None:
         """What the checkout says against the file: its repository, its anchors' paths."""
         known = self._commits.get(doc.repository)
+        if known is None and len(self._commits) >= f.MAX_REPOSITORIES:
+            return f"it names a repository past the {f.MAX_REPOSITORIES} looked up"
         if known is None:
             known = self._commits[doc.repository] = has_commit(self.checkout, doc.repository)
         if not known:
@@ -338,37 +354,63 @@ class Shelf:
             text = text_of(anchor.path)
             against: Against = "buffer"
             if text is None:
-                text, against = self._disk_text(anchor.path), "disk"
+                parsed: Text | None = None
             if text is None:
+                parsed, against = self._disk_text(anchor.path), "disk"
+            elif len(text) <= MAX_CODE_BYTES and "\x00" not in text:
+                parsed = self._buffer_texts(anchor.path, text)
+            if text is None and parsed is None:
                 states.append((anchor, Located("deleted"), "disk"))
-            elif len(text) > MAX_CODE_BYTES or "\x00" in text:
+            elif parsed is None or parsed is UNCHECKED:
                 states.append((anchor, Located("unchecked"), None))
             else:
-                where = Text(text).locate(
+                where = parsed.locate(
                     anchor.start_line, anchor.end_line, anchor.sha256, anchor.first_sha256
                 )
                 states.append((anchor, where, against))
         return states
 
-    def _disk_text(self, path: str) -> str | None:
-        """The file's text, kept while its time and size stay the same (at most MAX_TEXTS
-        files, MAX_CODE_BYTES each)."""
+    def _buffer_texts(self, path: str, text: str) -> Text:
+        """A buffer's text, split once for all the anchors in it (kept while it is the same)."""
+        with self._texts_lock:
+            held = self._buffers.get(path)
+            if held is not None and held[0] == text:
+                return held[1]
+        parsed = Text(text)
+        with self._texts_lock:
+            if len(self._buffers) >= MAX_TEXTS:
+                self._buffers.pop(next(iter(self._buffers)))
+            self._buffers[path] = (text, parsed)
+        return parsed
+
+    def _disk_text(self, path: str) -> Text | None:
+        """The file's text, split once and kept while its time and size stay the same (at most
+        MAX_TEXTS files, MAX_CODE_BYTES each); UNCHECKED when it is larger or not text, None
+        when it is gone."""
         if _anchor_path_problem(self.checkout, path):
-            return None
+            return UNCHECKED
         try:
             info = (self.checkout / path).stat()
             stamp = (info.st_mtime_ns, info.st_size)
-            held = self._texts.get(path)
+            with self._texts_lock:
+                held = self._texts.get(path)
             if held is not None and held[0] == stamp:
                 return held[1]
             data = read_regular(self.checkout / path, MAX_CODE_BYTES + 1)
         except (OSError, NotRegularFile):
             return None
-        text = None if data is None else data.decode("utf-8", "replace")
-        if len(self._texts) >= MAX_TEXTS:
-            self._texts.pop(next(iter(self._texts)))
-        self._texts[path] = (stamp, text)
-        return text
+        if data is None:
+            return None
+        parsed = (
+            UNCHECKED
+            if len(data) > MAX_CODE_BYTES or b"\x00" in data
+            else Text(data.decode("utf-8", "replace"))
+        )
+        with self._texts_lock:
+            if len(self._texts) >= MAX_TEXTS:
+                self._texts.pop(next(iter(self._texts)))
+            self._texts[path] = (stamp, parsed)
+        return parsed
 
 
 def bundle_problem(doc: SharedDoc) -> str | None:
@@ -383,7 +425,7 @@ def bundle_problem(doc: SharedDoc) -> str | None:
     except (TypeError, ValueError):
         return "evidence.records: not canonical JSON"
     if digest != evidence.digest:
-        return "evidence: the records do not hash to its digest (tampered)"
+        return "evidence: the records do not hash to its digest (changed since it was shared)"
     first = evidence.seqs[0]
     cited = [evidence.records[seq - first] for seq in evidence.seqs]
     if not any(
@@ -397,6 +439,16 @@ def bundle_problem(doc: SharedDoc) -> str | None:
     if parsed is not None and read_line_number(evidence.records, *parsed) is None:
         return "evidence: no read of that line in the bundled records"
     return None
+
+
+def secret_problem(redactor: Redactor, doc: SharedDoc) -> str | None:
+    """Whether a file holds a secret the detector finds (its texts, a record): such a file is
+    never shown to a model, whoever wrote it. One pass of the detector over all its strings,
+    each on a line of its own (a secret split across two strings may count: a refusal only)."""
+    texts = [doc.text, *(e.text for e in doc.history)]
+    texts += [value for record in doc.evidence.records for value in strings(record)]
+    found = redactor.find("\n".join(texts))
+    return f"it holds a secret ({found[0].kind})" if found else None
 
 
 def _anchor_path_problem(checkout: Path, path: str) -> bool:

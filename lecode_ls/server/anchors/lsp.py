@@ -20,6 +20,7 @@ from lecode_ls.errors import LecodeError
 from lecode_ls.memory.anchors import DRIFTED, AnchorState, split_lines
 from lecode_ls.memory.facts import StoredAnchor
 from lecode_ls.memory.recall import fact_status
+from lecode_ls.memory.team import MAX_DIAGNOSTICS
 from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.anchors.messages import AnchorsDidChangeParams
@@ -216,15 +217,14 @@ async def facts_changed(ls: LecodeServer, runtime: Runtime) -> None:
 
 def _team_diagnostics(runtime: Runtime, doc: Doc, text: str) -> list[types.Diagnostic]:
     """A warning on each drifted anchor, in this document, of a valid fact shared in its
-    checkout (issue 29), as for one's own facts; the shelf as the last poll left it."""
+    checkout that is not the person's own (issue 29), as for one's own facts: of the first
+    MAX_DIAGNOSTICS such facts, the shelf as the last poll left it."""
     shelf = runtime.team.current(doc.checkout)
     found: list[types.Diagnostic] = []
     lines = split_lines(text)
-    for fact in shelf.facts():
-        if fact.status != "valid" or fact.doc is None or fact.local_fact_id is not None:
-            continue  # one's own fact is flagged as one's own
-        if not any(anchor.path == doc.rel for anchor in fact.doc.anchors):
-            continue
+    for fact in shelf.candidates({doc.rel}, MAX_DIAGNOSTICS):
+        if fact.doc is None or not any(anchor.path == doc.rel for anchor in fact.doc.anchors):
+            break  # the candidates anchored here come first: the rest are not
         here = shelf.anchor_states(fact, lambda rel: text if rel == doc.rel else None)
         for index, (anchor, where, against) in enumerate(here):
             if anchor.path != doc.rel or where.status not in DRIFTED:

@@ -64,7 +64,7 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
     return p.FactsListResult.model_validate(await asyncio.to_thread(read))
 
 
-def _reshare(runtime: Runtime, checkout: Path, fact_id: int) -> None:
+def _reshare(runtime: Runtime, checkout: Path, fact_id: int, earlier: team.SharedDoc) -> None:
     """A shared fact of the person's was corrected: its file gets the new revision (issue 29).
     The correction stands even when the file cannot be rewritten (a secret in the new
     evidence, say): that is logged, and the file keeps the revision it had."""
@@ -73,6 +73,8 @@ def _reshare(runtime: Runtime, checkout: Path, fact_id: int) -> None:
             runtime.facts, runtime.sessions, runtime.redactor, checkout, fact_id,
             check=runtime.check_source, shared_by=runtime.settings.team.name,
         )  # fmt: skip
+        if doc.id != earlier.id:  # a correction of a teammate's fact (teamCorrect): its file
+            doc = team.succeed(doc, earlier)
         team.write(checkout, doc)
     except LecodeError as error:
         log.warning("the shared file of fact %d keeps its revision: %s", fact_id, error.message)
@@ -139,8 +141,8 @@ async def facts_correct(ls: LecodeServer, params: p.FactsCorrectParams) -> p.Fac
             check=runtime.check_source,
             has_authored_text=runtime.has_authored_text,
         )
-        if checkout is not None and shared is not None:
-            _reshare(runtime, checkout, params.fact_id)
+        if checkout is not None and shared is not None and shared.doc is not None:
+            _reshare(runtime, checkout, params.fact_id, shared.doc)
         return revision
 
     revision = await asyncio.to_thread(correct)

@@ -119,6 +119,14 @@ async def team_forget(ls: LecodeServer, params: p.TeamForgetParams) -> p.TeamFor
                 f"teamId: no readable shared fact {params.team_id} in this checkout",
                 field="teamId",
             )
+        if runtime.sessions.exists(fact.doc.evidence.session_id):
+            # A file may name a session of the person's own (theirs are in their shared
+            # files): excluding it would take their own evidence. Forget their fact instead.
+            raise InvalidSource(
+                "teamId: its evidence cites one of your own sessions; forget your own fact "
+                "(lecode/facts/forget) instead",
+                field="teamId",
+            )
         forgotten = runtime.facts.exclude(fact.doc.evidence)
         runtime.team.shelf(checkout)
         return forgotten, fact.file
@@ -151,6 +159,10 @@ async def team_correct(ls: LecodeServer, params: p.TeamCorrectParams) -> p.TeamC
             raise InvalidSource(
                 "source: the new evidence must include user or assistant text", field="source"
             )
+        # What would refuse the file is checked before the fact is stored: a refusal leaves
+        # nothing behind (the file's size alone is known only once it is built).
+        records = runtime.sessions.read(ref.session_id, ref.seqs[0], ref.seqs[-1])
+        team.refuse_secrets(runtime.redactor, params.text, records)
         anchors = runtime.verified_anchors(params.text, ref)
         fact_id, _ = runtime.facts.remember(
             params.text, ref, check=runtime.check_source, anchors=anchors

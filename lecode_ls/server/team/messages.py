@@ -62,7 +62,7 @@ TeamStatus = Literal["valid", "unverified", "hidden"]
 class TeamFactEntry(SharedModel):
     status: TeamStatus
     """valid (the bundle verifies and it is injected as team evidence); unverified (`reason`
-    says why: not JSON, merge-conflict markers, over a bound, tampered evidence, an anchor
+    says why: not JSON, merge-conflict markers, over a bound, records that do not hash to the digest, a secret, an anchor
     outside the checkout, another repository); hidden (you forgot it here: its evidence is
     excluded for you)."""
     reason: str | None = None

@@ -90,7 +90,7 @@ METHODS: tuple[Method, ...] = (
                     "file": ".lecode/facts/00000000000000000bad.json",
                     "uri": "file:///home/me/project/.lecode/facts/00000000000000000bad.json",
                     "status": "unverified",
-                    "reason": "evidence: the records do not hash to its digest (tampered)",
+                    "reason": "evidence: the records do not hash to its digest (changed since it was shared)",
                 },
             ],
             "offset": 0,
@@ -160,11 +160,18 @@ METHODS: tuple[Method, ...] = (
         "Forget a shared fact for yourself, for good: its bundled evidence is excluded in your "
         "own store (content-free, as a forget does), so it is `hidden`, never injected, and "
         "never learned again here. The file stays for the team: unshare it to remove it for "
-        "everyone.",
+        "everyone. Refused (`invalid_source`) when the file cites one of your own sessions: "
+        "forget your own fact instead.",
         TeamForgetParams,
         TeamForgetResult,
         handler=handlers.team_forget,
-        errors=("memory_disabled", "not_a_checkout", "shared_fact_not_found", "store_error"),
+        errors=(
+            "memory_disabled",
+            "not_a_checkout",
+            "shared_fact_not_found",
+            "invalid_source",
+            "store_error",
+        ),
         example_params={"teamId": TID},
         example_result={"teamId": TID, "forgotten": True, "file": FILE},
     ),

@@ -1149,7 +1149,7 @@ export interface TeamFactEntry {
   sharedBy?: string | null;
   /** When it was shared (ISO 8601 UTC), as the file says. */
   sharedAt?: string | null;
-  /** valid (the bundle verifies and it is injected as team evidence); unverified (`reason` says why: not JSON, merge-conflict markers, over a bound, tampered evidence, an anchor outside the checkout, another repository); hidden (you forgot it here: its evidence is excluded for you). */
+  /** valid (the bundle verifies and it is injected as team evidence); unverified (`reason` says why: not JSON, merge-conflict markers, over a bound, records that do not hash to the digest, a secret, an anchor outside the checkout, another repository); hidden (you forgot it here: its evidence is excluded for you). */
   status: "valid" | "unverified" | "hidden";
   /** Why it is unverified or hidden. */
   reason?: string | null;
