@@ -91,6 +91,7 @@ NOTIFICATIONS = (
     "lecode/facts/didChange",
     "lecode/chat/delta",
     "lecode/anchors/didChange",
+    "lecode/agents/didFollow",
 )
 """The custom notifications the server sends, each only to a client that names it in
 `initializationOptions.notifications` (lsp-mode warns about every notification it does not

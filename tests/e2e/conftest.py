@@ -18,15 +18,11 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 
+from lecode_ls.server.routes import NOTIFICATIONS
+
 Start = Callable[..., Awaitable[LanguageClient]]
 
 SERVER = [sys.executable, "-m", "lecode_ls"]
-NOTIFICATIONS = (
-    "lecode/memory/didChange",
-    "lecode/facts/didChange",
-    "lecode/chat/delta",
-    "lecode/anchors/didChange",
-)
 
 
 def uri(path: Path) -> str:

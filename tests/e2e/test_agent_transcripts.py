@@ -135,33 +135,37 @@ class TestHostileTranscripts:
             assert exc.data["field"] == "path" and why in str(exc)
 
 
+WAIT = 60.0  # a hang guard, not a timing: the server polls every 2 s
+
+
+async def followed(client: Any, done: Any) -> dict[str, Any]:
+    """The first `lecode/agents/didFollow` (sent after each poll and each compaction) whose
+    totals satisfy `done`, waited on as events."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            params = await client.protocol.wait_for_notification_async("lecode/agents/didFollow")
+            totals = dict(params) if isinstance(params, dict) else vars(params)
+            if done(totals):
+                return totals
+
+
 async def settled(client: Any, config: Path, want: int, title: str) -> list[dict[str, Any]]:
-    """The followed session titled `title` once it holds `want` records (the server polls every
-    2 s); a hang guard, not a timing: it fails only if the records never come."""
-    for _ in range(300):
-        sessions = (await call(client, "lecode/session/list"))["sessions"]
-        found = [s for s in sessions if s["title"].startswith(title)]
-        if found and found[0]["records"] >= want:
-            return stored(config, found[0]["sessionId"])
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"no followed session {title!r} with {want} records")
+    """The followed session titled `title` once it holds `want` records: looked at after each
+    completed poll."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            sessions = (await call(client, "lecode/session/list"))["sessions"]
+            found = [s for s in sessions if s["title"].startswith(title)]
+            if found and found[0]["records"] >= want:
+                return stored(config, found[0]["sessionId"])
+            await polled(client, 1)
 
 
 async def polled(client: Any, polls: int = 2) -> None:
-    """Return once `polls` more polls of the followed transcripts have completed (counted by
-    `lecode/project/info`): a poll that began after this call has read every file. A hang
-    guard, not a timing."""
-
-    async def count() -> int:
-        info = await call(client, "lecode/project/info")
-        return info["following"]["polls"] if "following" in info else 0
-
-    start = await count()
-    for _ in range(600):
-        if await count() >= start + polls:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the follower did not complete {polls} polls")
+    """Return once `polls` more polls of the followed transcripts have completed: a poll that
+    began after this call has read every file."""
+    first = await followed(client, lambda totals: True)
+    await followed(client, lambda totals: totals["polls"] >= first["polls"] + polls - 1)
 
 
 def agent_homes(tmp_path: Path) -> dict[str, str]:
@@ -322,13 +326,8 @@ class TestLearningFromFollowed:
                 "agent": {"permissions": {"memory_write": "allow"}},
             }
             client = await start(repo, options=options, env=env)
-            for _ in range(600):  # a hang guard: the compaction runs after the next polls
-                info = await call(client, "lecode/project/info")
-                if info.get("following", {}).get("compactions", 0) >= 1:
-                    break
-                await asyncio.sleep(0.05)
-            else:
-                raise AssertionError("the idle followed session was never compacted")
+            # The compaction runs after the next polls; its end is announced too.
+            await followed(client, lambda totals: totals["compactions"] >= 1)
             listed = await call(client, "lecode/facts/list", {})
             (fact,) = listed["facts"]
             assert fact["text"] == preference and fact["status"] == "valid"

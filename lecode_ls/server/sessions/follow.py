@@ -17,8 +17,10 @@ from pathlib import Path
 from lecode_ls.agents.follow import Follower
 from lecode_ls.agents.transcripts import Agent
 from lecode_ls.errors import LecodeError
+from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.server import LecodeServer
+from lecode_ls.server.sessions.messages import AgentsDidFollowParams
 from lecode_ls.server.sessions.state import Following
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,21 @@ async def _poll_folder(
     status.last_poll = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     if appended:
         log.info("followed transcripts: %d record(s) appended", appended)
+    _tell(ls, runtime, status)
+
+
+def _tell(ls: LecodeServer, runtime: Runtime, status: Following) -> None:
+    root = runtime.project.root
+    ls.send(
+        "lecode/agents/didFollow",
+        AgentsDidFollowParams(
+            workspace_uri=path_to_uri(root),
+            project_root=str(root),
+            polls=status.polls,
+            appended=status.appended,
+            compactions=status.compactions,
+        ),
+    )
 
 
 def _compact_idle(ls: LecodeServer, runtime: Runtime, status: Following) -> None:
@@ -121,3 +138,4 @@ async def _compact(ls: LecodeServer, runtime: Runtime, status: Following, sessio
     log.info("followed session %s: compaction %s", session, outcome.status)
     if outcome.learning is not None and outcome.learning.called:
         await ls.facts_changed(runtime)
+    _tell(ls, runtime, status)

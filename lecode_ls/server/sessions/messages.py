@@ -168,3 +168,18 @@ class SessionRenameParams(WorkspaceParams):
 class SessionRenameResult(Message):
     title: str
     """The title now, as `lecode/session/list` shows it (unseen characters made spaces)."""
+
+
+class AgentsDidFollowParams(Message):
+    """After each poll of the followed agents' transcripts (`[agents] follow`), and after each
+    compaction of a followed session: what following has done for the project so far."""
+
+    workspace_uri: str
+    """The workspace folder URI of the project."""
+    project_root: str
+    polls: int
+    """Polls completed (one about every 2 s)."""
+    appended: int
+    """Records those polls appended to this project's sessions, in all."""
+    compactions: int
+    """Followed sessions compacted once idle, in all."""

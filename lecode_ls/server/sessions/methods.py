@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from lecode_ls.server.method import DIGEST, SID, Method
+from lecode_ls.server.method import DIGEST, SID, WS, Method
 from lecode_ls.server.sessions import handlers
 from lecode_ls.server.sessions.messages import (
+    AgentsDidFollowParams,
     RecallSessionResult,
     SessionAskedResult,
     SessionClearResult,
@@ -180,6 +181,22 @@ METHODS: tuple[Method, ...] = (
         errors=("invalid_session_id", "session_not_found", "session_busy", "session_attached"),
         example_params={"sessionId": SID},
         example_result={"citingFacts": 2},
+    ),
+    Method(
+        "lecode/agents/didFollow",
+        "notification",
+        "Server to client, while `[agents] follow` names an agent: after each poll of the "
+        "followed transcripts and after each compaction of a followed session, the totals so "
+        "far (a client or a test waits on it instead of polling `lecode/project/info`).",
+        AgentsDidFollowParams,
+        None,
+        example_params={
+            "workspaceUri": WS,
+            "projectRoot": "/home/me/project",
+            "polls": 12,
+            "appended": 3,
+            "compactions": 0,
+        },
     ),
 )
 

@@ -42,6 +42,15 @@ import {
   settingsForServer,
 } from "./settings";
 
+/** The server's notifications this extension handles (below); `lecode/agents/didFollow` is for
+ * other clients and tests. */
+const HANDLED_NOTIFICATIONS = [
+  Notifications.memoryDidChange,
+  Notifications.chatDelta,
+  Notifications.factsDidChange,
+  Notifications.anchorsDidChange,
+];
+
 export const CLIENT_ID = "lecode";
 export const CLIENT_NAME = "lecode";
 
@@ -150,7 +159,7 @@ export function clientOptions(
     },
     // The settings, and the custom notifications the extension handles: lecode-ls sends its own
     // notifications only to a client that names them (other editors' clients warn about them).
-    initializationOptions: { ...settingsForServer(hooks.configuration()), notifications: Object.values(Notifications) },
+    initializationOptions: { ...settingsForServer(hooks.configuration()), notifications: HANDLED_NOTIFICATIONS },
     // The library watches these sections; the middleware below decides what is sent.
     synchronize: { configurationSection: SERVER_SECTIONS.map((section) => `${SECTION}.${section}`) },
     errorHandler,

@@ -51,6 +51,7 @@ export const Requests = {
 
 export const Notifications = {
   memoryDidChange: "lecode/memory/didChange",
+  agentsDidFollow: "lecode/agents/didFollow",
   chatDelta: "lecode/chat/delta",
   factsDidChange: "lecode/facts/didChange",
   anchorsDidChange: "lecode/anchors/didChange",
@@ -391,6 +392,19 @@ export interface SessionClearResult {
 export interface SessionDeleteResult {
   /** How many facts cited the deleted session: they are `missing` now (orphaned, not purged). */
   citingFacts: number;
+}
+
+/** After each poll of the followed agents' transcripts (`[agents] follow`), and after each compaction of a followed session: what following has done for the project so far. */
+export interface AgentsDidFollowParams {
+  /** The workspace folder URI of the project. */
+  workspaceUri: string;
+  projectRoot: string;
+  /** Polls completed (one about every 2 s). */
+  polls: number;
+  /** Records those polls appended to this project's sessions, in all. */
+  appended: number;
+  /** Followed sessions compacted once idle, in all. */
+  compactions: number;
 }
 
 export interface ChatSendParams {
