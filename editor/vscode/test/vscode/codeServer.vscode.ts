@@ -262,7 +262,10 @@ describe("the packaged extension in code-server", () => {
     await input.waitFor({ timeout: WAIT });
     // The chat opens with the cursor in its text box.
     await expect.poll(focusedInChat, { timeout: WAIT }).toBe("input");
-    expect(userSettings()).toMatchObject({ "lecode.provider.base_url": model.baseUrl, "lecode.provider.model": "gpt-4o" });
+    // The two settings are written one after the other: the file is read until both are in it.
+    await expect
+      .poll(userSettings, { timeout: WAIT })
+      .toMatchObject({ "lecode.provider.base_url": model.baseUrl, "lecode.provider.model": "gpt-4o" });
     const host = new URL(model.baseUrl).host;
     await page.locator(".statusbar-item", { hasText: `gpt-4o · ${host}` }).first().waitFor({ timeout: WAIT });
 
