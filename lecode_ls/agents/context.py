@@ -9,7 +9,9 @@ project's store:
   (a database of another schema version gives an empty section and a reason), and without the
   open lock the language server takes; a WAL reader never waits on a writer;
 - the transcripts that facts cite are read without a lock (`PeekVerdicts`);
-- the Markdown notes are read as the server reads them (no lock either).
+- the Markdown notes are read as the server reads them (no lock either);
+- the team's shared facts of the folder's checkout (`.lecode/facts/`, issue 29) are read and
+  verified as the server's shelf does, and shown after the person's own under `[team] inject`.
 
 No store, memory disabled, or a store that cannot be read: the section is empty and the reason
 goes to the log (stderr), so a hook never fails the agent's turn because of lecode.
@@ -17,8 +19,8 @@ Settings come from `<config dir>/config.toml` only (there is no editor to overla
 the embedding tier of the ranking is left out (it would need a provider call). Start-up is most
 of a hook's cost, and the settings model (pydantic) is a third of the imports: a config.toml
 without a `[memory]` table takes the defaults (`MemoryView`, kept equal to `MemorySettings`'s
-by a test) without it; one with a `[memory]` table is validated by the settings model, as the
-server validates it.
+by a test) without it; one with a `[memory]` or `[team]` table is validated by the settings
+model, as the server validates it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.project import (
     AGENTS_FILE,
     AGENTS_HEADING,
+    checkout_root,
     instruction_parts,
     read_agents,
     resolve_project,
@@ -43,6 +46,8 @@ from lecode_ls.memory.project import (
 )
 from lecode_ls.memory.selection import select, turn_query
 from lecode_ls.memory.sessions import PeekVerdicts
+from lecode_ls.memory.team import Shelf
+from lecode_ls.platform.paths import canonical
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +68,8 @@ class MemoryView:
 @dataclass(frozen=True)
 class ContextSettings:
     memory: MemoryView = MemoryView()
+    team_inject: bool = True
+    """`[team] inject`: whether the checkout's valid shared facts are shown."""
     instruction_files: tuple[str, ...] = ()
     """`[agent] instruction_files`, as written (each pattern is checked where it is read)."""
 
@@ -119,16 +126,18 @@ def load_settings(config_dir: Path) -> ContextSettings:
         if isinstance(listed, list)
         else ()
     )
-    if not raw.get("memory"):
+    checked = {key: raw[key] for key in ("memory", "team") if raw.get(key)}
+    if not checked:
         return ContextSettings(instruction_files=patterns)
-    from lecode_ls.config import validate  # pydantic: only when there is a [memory] to check
+    from lecode_ls.config import validate  # pydantic: only when there is a table to check
 
-    settings, problems = validate({"memory": raw["memory"]})
+    settings, problems = validate(checked)
     for problem in problems:
         log.warning("%s", problem)
     memory = settings.memory
     return ContextSettings(
         MemoryView(memory.enabled, memory.max_bytes, memory.facts_max_bytes, memory.drifted_facts),
+        settings.team.inject,
         patterns,
     )
 
@@ -167,6 +176,20 @@ def agent_context(
     return "\n\n".join(part for part in parts if part)
 
 
+def team_shelf(memory: ReadOnlyMemory, folder: Path) -> Shelf | None:
+    """The shared facts of `folder`'s checkout, read and verified against the disk (a hook has
+    no editor buffers), or None when `[team] inject` is off or the folder is in no checkout."""
+    if not memory.settings.team_inject:
+        return None
+    folder = canonical(folder)
+    checkout = checkout_root(folder, [folder])
+    if checkout is None:
+        return None
+    shelf = Shelf(checkout, memory.facts)
+    shelf.refresh()
+    return shelf
+
+
 def memory_context(
     config_dir: Path, folder: Path, prompt: str, settings: ContextSettings | None = None
 ) -> InjectedMemory:
@@ -183,7 +206,7 @@ def memory_context(
     memory = ReadOnlyMemory.open(store, settings, folder)
     try:
         selection = select(memory, turn_query(prompt[:MAX_PROMPT_CHARS], (), ()))
-        return build_memory_section(memory, (), selection)
+        return build_memory_section(memory, (), selection, team_shelf(memory, folder))
     except LecodeError as error:
         log.warning("the memory section could not be built: %s", error)
         return InjectedMemory("")

@@ -3,7 +3,8 @@ prompt, ranked, capped, validated and labelled, printed as Markdown or as the JS
 reads; read-only (no store created or migrated, no lock a running server would wait on).
 
 # covers I1 (the section read fresh), I2 (the cap), I3 (ranked, validated facts), I4 (labelled
-# untrusted), K (a hostile hook input is refused with a reason, never a crash)
+# untrusted), K (a hostile hook input is refused with a reason, never a crash), S2 (a shared
+# fact's bundle verified on the teammate's machine before the hook shows it)
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from lecode_ls import platform
 from lecode_ls.config import Settings
 from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtimes
-from tests.e2e.conftest import Start, call
+from tests.e2e.conftest import Start, call, git, uri
 from tests.e2e.facts import imported, remember
+from tests.e2e.test_anchors import SOURCE, WHOLE_PORT_LINE, open_doc
 
 FACTS = [
     "The billing service reads its signing key from Vault.",
@@ -215,6 +217,68 @@ class TestClaudeCodeHook:
         assert out["hookSpecificOutput"]["hookEventName"] == "BeforeAgent"
         shown = facts_of(out["hookSpecificOutput"]["additionalContext"])
         assert shown[0]["text"] == FACTS[1]
+
+
+def team_lines(section: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in section.splitlines() if line.startswith('{"team_id"')]
+
+
+class TestTheTeamsFacts:
+    """Issue 29's shared facts reach another agent's prompt as they reach lecode's own chat."""
+
+    async def test_a_teammates_shared_fact_is_verified_and_shown_after_ones_own(
+        self, start: Start, repo: Path, isolated_config_dir: Path, tmp_path: Path
+    ) -> None:
+        (repo / "src").mkdir()
+        (repo / "src" / "app.py").write_text(SOURCE)
+        git(repo, "add", ".")
+        git(repo, "commit", "-q", "-m", "app")
+        # Ada (the isolated config dir) remembers the port line and shares it.
+        ada = await start(repo)
+        open_doc(ada, uri(repo / "src" / "app.py"), SOURCE)
+        fact = await call(
+            ada,
+            "lecode/facts/rememberSelection",
+            {"uri": uri(repo / "src" / "app.py"), "range": WHOLE_PORT_LINE,
+             "text": "We serve on 8080"},
+        )  # fmt: skip
+        shared = await call(ada, "lecode/facts/share", {"factId": fact["factId"]})
+        # Bo, with a memory of his own, asks through Claude Code's hook.
+        bo = tmp_path / "config-bo"
+        populate(repo, bo, FACTS[:1])
+        done = context(bo, "--format", "claude", stdin=claude_prompt("which port?", repo))
+        assert done.returncode == 0, done.stderr
+        section = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert section.index("## Team facts") > section.index(FACTS[0])
+        [line] = team_lines(section)
+        assert (line["team_id"], line["text"], line["file"]) == (
+            shared["teamId"], "We serve on 8080", shared["file"],
+        )  # fmt: skip
+        assert line["anchors"][0]["status"] == "current"
+        # Ada holds it herself: one fact, shown once, as her own.
+        mine = context(isolated_config_dir, "--prompt", "which port?", "--cwd", str(repo))
+        assert team_lines(mine.stdout) == []
+        assert [f["text"] for f in facts_of(mine.stdout)] == ["We serve on 8080"]
+
+        # The anchored line changes on Bo's disk: the drift is shown, as the chat shows it.
+        (repo / "src" / "app.py").write_text(SOURCE.replace("8080", "9090"))
+        [drifted] = team_lines(context(bo, "--prompt", "port", "--cwd", str(repo)).stdout)
+        assert drifted["anchors"][0]["status"] == "changed" and drifted["drift"] == "changed"
+        (repo / "src" / "app.py").write_text(SOURCE)
+
+        # A tampered bundle is never shown; `[team] inject = false` shows none.
+        path = repo / shared["file"]
+        good = path.read_bytes()
+        path.write_bytes(good.replace(b"We serve on 8080", b"We serve on 9999", 1))
+        tampered = context(bo, "--prompt", "port", "--cwd", str(repo))
+        assert tampered.returncode == 0 and team_lines(tampered.stdout) == []
+        assert "We serve on 9999" not in tampered.stdout
+        path.write_bytes(good)
+        (bo / "config.toml").write_text("[team]\ninject = false\n")
+        off = context(bo, "--prompt", "port", "--cwd", str(repo))
+        assert team_lines(off.stdout) == [] and facts_of(off.stdout)
+        (bo / "config.toml").write_text("[team]\ninject = true\n")
+        assert len(team_lines(context(bo, "--prompt", "port", "--cwd", str(repo)).stdout)) == 1
 
 
 class TestReadOnly:

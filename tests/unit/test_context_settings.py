@@ -35,3 +35,13 @@ def test_a_broken_config_takes_the_defaults(tmp_path: Path) -> None:
     assert load_settings(tmp_path).memory == MemoryView()
     (tmp_path / "config.toml").write_bytes(b"\xff")
     assert load_settings(tmp_path).memory == MemoryView()
+
+
+def test_a_team_table_is_read_as_the_server_reads_it(tmp_path: Path) -> None:
+    # covers I2 ([team] inject: the hook shows the team's facts when the chat would)
+    assert load_settings(tmp_path).team_inject is True
+    (tmp_path / "config.toml").write_text("[team]\ninject = false\n")
+    assert load_settings(tmp_path).team_inject is False
+    (tmp_path / "config.toml").write_text('[team]\ninject = "nope"\n[memory]\nmax_bytes = 2000\n')
+    settings = load_settings(tmp_path)
+    assert (settings.team_inject, settings.memory.max_bytes) == (True, 2000)
