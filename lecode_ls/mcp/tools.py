@@ -3,7 +3,8 @@ schemas, and one entry point that runs a call (T1-T4, T6, R1-R8 extended to MCP)
 
 The tools are the chat tools (tools/memory.py), run by the same `dispatch` with the same caps,
 labels and paging, plus `memory_doctor` (the memory's health, as `lecode/memory/doctor`),
-`memory_remember` (remember.py) and `memory_remember_quote` (quote.py). Their schemas gain what
+`memory_team` (the team's shared facts, team.py), `memory_remember` (remember.py) and
+`memory_remember_quote` (quote.py). Their schemas gain what
 an MCP client's arguments need and the model's do not: a `maxLength` on every string and a `maximum` on every
 integer, enforced by the same checker. Write-class tools are offered and run only when
 `[mcp] allow` lists them (T4 for MCP: there is no person to ask, so "ask" is "deny"). Nothing here
@@ -21,6 +22,7 @@ from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied
 from lecode_ls.mcp.quote import MAX_QUOTE_CHARS, remember_quote
 from lecode_ls.mcp.remember import Exchange, remember_verified
+from lecode_ls.mcp.team import TEAM, team_facts
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import MAX_TEXT_BYTES
 from lecode_ls.memory.notes import MAX_FILE_BYTES
@@ -106,7 +108,7 @@ QUOTE = ToolSpec(
     },
     "write",
 )
-ALL_SPECS: tuple[ToolSpec, ...] = (*SPECS, DOCTOR, REMEMBER, QUOTE)
+ALL_SPECS: tuple[ToolSpec, ...] = (*SPECS, DOCTOR, TEAM, REMEMBER, QUOTE)
 BY_NAME = {spec.name: spec for spec in ALL_SPECS}
 WRITE_TOOLS = tuple(spec.name for spec in ALL_SPECS if spec.tool_class == "write")
 
@@ -193,6 +195,9 @@ def call_tool(runtime: Runtime, exchange: Exchange, name: str, arguments: object
         if name == DOCTOR.name:
             sessions, _ = runtime.require_facts()
             return ToolResult(json.dumps(diagnose(runtime, sessions), ensure_ascii=False))
+        if name == TEAM.name:
+            runtime.require_facts()
+            return team_facts(runtime, exchange.folder, args)
         if name == QUOTE.name:
             runtime.require_facts()
             return remember_quote(runtime, exchange, args["quote"], args["text"])

@@ -15,6 +15,7 @@ Blocking: call it from a worker thread.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -220,7 +221,8 @@ def check_arguments(spec: ToolSpec, value: object) -> dict[str, Any]:
     """`value` checked against the tool's schema; InvalidParams naming the argument.
 
     Strict: a JSON object, no unknown arguments, every required one present, JSON types exact
-    (a boolean is not an integer), enums, minimums, maximums and maximum lengths enforced.
+    (a boolean is not an integer), enums, minimums, maximums, maximum lengths and patterns (after
+    the length: a pattern only ever meets a bounded string) enforced.
     """
     if not isinstance(value, dict):
         raise InvalidParams("arguments: expected a JSON object", field="arguments")
@@ -257,6 +259,8 @@ def _check_type(name: str, item: object, schema: Mapping[str, Any]) -> None:
         raise InvalidParams(
             f"{name}: {len(item):,} characters; at most {schema['maxLength']:,}", field=name
         )
+    if isinstance(item, str) and "pattern" in schema and not re.search(schema["pattern"], item):
+        raise InvalidParams(f"{name}: must match {schema['pattern']}", field=name)
     if isinstance(item, list) and "maxItems" in schema and len(item) > schema["maxItems"]:
         raise InvalidParams(f"{name}: at most {schema['maxItems']} items", field=name)
 

@@ -12,10 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.e2e.conftest import Start, call, make_repo
+from tests.e2e.conftest import Start, call, git, make_repo, uri
 from tests.e2e.mcp_client import allow, mcp_session, tool, tool_error
+from tests.e2e.test_anchors import WHOLE_PORT_LINE, open_doc
 
-READERS = ["memory_read", "memory_search", "memory_recall", "memory_list", "memory_doctor"]
+READERS = [
+    "memory_read", "memory_search", "memory_recall", "memory_list", "memory_doctor", "memory_team",
+]  # fmt: skip
 WRITERS = ["memory_write", "memory_edit", "memory_correct", "memory_forget", "memory_remember"]
 APP = "import os\n\nPORT = 8080\n\n\ndef main():\n    serve(PORT)\n"
 
@@ -291,6 +294,57 @@ class TestVerifiedRemember:
         assert spaced["message"].startswith("path: a verified fact's path has no spaces")
         assert two["message"].startswith("line: one non-blank line")
         assert listed["facts"] == []
+
+
+class TestTheTeamsFacts:
+    async def test_an_agent_lists_and_recalls_the_shared_facts_as_verified_here(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers S2 (a shared fact's bundle verified before it is shown), R1, R7 (its recall,
+        # paged), T1 (read-only over MCP), P5 (bad arguments name the field)
+        (repo / "app.py").write_text(APP)
+        git(repo, "add", ".")
+        git(repo, "commit", "-q", "-m", "app")
+        editor = await start(repo)
+        open_doc(editor, uri(repo / "app.py"), APP)
+        fact = await call(
+            editor,
+            "lecode/facts/rememberSelection",
+            {"uri": uri(repo / "app.py"), "range": WHOLE_PORT_LINE, "text": "We serve on 8080"},
+        )
+        shared = await call(editor, "lecode/facts/share", {"factId": fact["factId"]})
+        team_id = shared["teamId"]
+        async with mcp_session(repo) as session:
+            listing = await tool(session, "memory_team")
+            whole = await tool(session, "memory_team", team_id=team_id)
+            recalled = await tool(session, "memory_team", team_id=team_id, limit=20)
+            rest = await tool(session, "memory_team", team_id=team_id, offset=20)
+            bad_id = await tool_error(session, "memory_team", team_id="../../etc/passwd")
+            unknown = await tool_error(session, "memory_team", team_id="0" * 20)
+            stray = await tool_error(session, "memory_team", limit=5)
+            (repo / shared["file"]).write_bytes(
+                (repo / shared["file"]).read_bytes().replace(b"We serve on 8080", b"on 9999", 1)
+            )
+            [tampered] = (await tool(session, "memory_team"))["facts"]
+            tampered_recall = await tool(session, "memory_team", team_id=team_id)
+        [entry] = listing["facts"]
+        assert (entry["team_id"], entry["status"], entry["text"], entry["local_fact_id"]) == (
+            team_id, "valid", "We serve on 8080", fact["factId"],
+        )  # fmt: skip
+        assert (listing["total"], listing["next_offset"]) == (1, None)
+        assert [(a["path"], a["status"]) for a in entry["anchors"]] == [("app.py", "current")]
+        assert recalled["label"].startswith("untrusted evidence")
+        assert recalled["source"] == entry["source"] and recalled["next_offset"] == 20
+        assert recalled["source_text"] + rest["source_text"] == whole["source_text"]
+        assert "We serve on 8080" in whole["source_text"] and rest["next_offset"] is None
+        assert (bad_id["error"], bad_id["message"].split(":")[0]) == ("invalid_params", "team_id")
+        assert (unknown["error"], unknown["message"].split(":")[0]) == (
+            "shared_fact_not_found", "team_id",
+        )  # fmt: skip
+        assert stray["message"].startswith("limit:")
+        assert tampered["status"] == "unverified" and "hash to its digest" in tampered["reason"]
+        assert "text" not in tampered and "text" not in tampered_recall
+        assert tampered_recall["status"] == "unverified"
 
 
 class TestPaging:

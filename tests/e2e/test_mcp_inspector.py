@@ -88,6 +88,7 @@ class TestTheInspectorCli:
             "memory_recall",
             "memory_list",
             "memory_doctor",
+            "memory_team",
         ]
         assert f"config dir {isolated_config_dir} (LECODE_CONFIG_DIR)" in log
         assert f"project {repo.resolve()}" in log

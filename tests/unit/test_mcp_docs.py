@@ -47,7 +47,10 @@ class TestToolTable:
         assert repr(chat) == before
 
     def test_writers_are_offered_only_as_listed_and_nothing_when_memory_is_off(self) -> None:
-        readers = ["memory_read", "memory_search", "memory_recall", "memory_list", "memory_doctor"]
+        readers = [
+            "memory_read", "memory_search", "memory_recall", "memory_list", "memory_doctor",
+            "memory_team",
+        ]  # fmt: skip
         default, _ = validate({})
         some, problems = validate({"mcp": {"allow": ["memory_forget", "memory_remember"]}})
         everything, _ = validate({"mcp": {"allow": list(WRITE_TOOLS)}})
@@ -58,9 +61,10 @@ class TestToolTable:
             *readers[:4],
             "memory_forget",
             "memory_doctor",
+            "memory_team",
             "memory_remember",
         ]
-        assert len(offered(everything)) == 10
+        assert len(offered(everything)) == 11
         assert offered(off) == []
 
     def test_an_unknown_tool_in_allow_is_reported_naming_the_key(self) -> None:
