@@ -387,7 +387,18 @@ def _team_line(fact: TeamFact, shelf: Shelf, withhold: bool) -> str | None:
                 return None
             entry["drift"] = drifted[0]
             entry["drift_note"] = TEAM_DRIFT_NOTE.format(status=drifted[0])
-    return json.dumps(entry, ensure_ascii=False) + "\n"
+    return json_line(entry)
+
+
+LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+"""What JSON leaves raw and a line splitter (Python's `splitlines`, many renderers) breaks at:
+escaped, so a fact's text can never start a line of its own in the prompt."""
+
+
+def json_line(entry: dict[str, object]) -> str:
+    """One object of the "one JSON object a line" blocks: still valid JSON, and one line
+    whoever splits it (JSON itself escapes the control characters below U+0020)."""
+    return json.dumps(entry, ensure_ascii=False).translate(LINE_BREAKS) + "\n"
 
 
 def valid_facts(runtime: ProjectMemory) -> list[Fact]:
@@ -464,7 +475,7 @@ def _fact_line(fact: Fact, how: FactLines | None = None, reason: str | None = No
         if drift is not None:
             entry["drift"] = drift
             entry["drift_note"] = DRIFT_NOTE.format(status=drift)
-    return json.dumps(entry, ensure_ascii=False) + "\n"
+    return json_line(entry)
 
 
 def _every_revision_valid(
