@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.errors import InvalidParams, NotACheckout, SharedFactNotFound
+from lecode_ls.errors import InvalidParams, SharedFactNotFound
 from lecode_ls.memory.project import checkout_root
 from lecode_ls.memory.recall import list_team, recall_team
 from lecode_ls.runtime import Runtime
@@ -62,10 +62,7 @@ TEAM = ToolSpec(
 def team_facts(runtime: Runtime, folder: Path, args: dict[str, Any]) -> ToolResult:
     """The listing page, or one fact's recall, of the shared facts of `folder`'s checkout
     (`args` checked against TEAM's schema). Blocking."""
-    checkout = checkout_root(folder, [folder])
-    if checkout is None:
-        raise NotACheckout("the project folder is not in a Git checkout: nothing is shared")
-    shelf = runtime.team.shelf(checkout)
+    shelf = runtime.team.shelf(checkout_root(folder, [folder]) or folder)
     team_id, offset = args.get("team_id"), args.get("offset", 0)
     if team_id is None:
         if "limit" in args:

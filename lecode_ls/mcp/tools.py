@@ -4,9 +4,9 @@ schemas, and one entry point that runs a call (T1-T4, T6, R1-R8 extended to MCP)
 The tools are the chat tools (tools/memory.py), run by the same `dispatch` with the same caps,
 labels and paging, plus `memory_doctor` (the memory's health, as `lecode/memory/doctor`),
 `memory_team` (the team's shared facts, team.py), `memory_remember` (remember.py) and
-`memory_remember_quote` (quote.py). Their schemas gain what
-an MCP client's arguments need and the model's do not: a `maxLength` on every string and a `maximum` on every
-integer, enforced by the same checker. Write-class tools are offered and run only when
+`memory_remember_quote` (quote.py). Their schemas gain what an MCP client's arguments need and
+the model's do not: a `maxLength` on every string and a `maximum` on every integer, enforced by
+the same checker. Write-class tools are offered and run only when
 `[mcp] allow` lists them (T4 for MCP: there is no person to ask, so "ask" is "deny"). Nothing here
 imports the MCP SDK: app.py wires this to it. Blocking: call `call_tool` from a worker thread.
 """
