@@ -5,7 +5,9 @@ In-process, on a real Git checkout holding 5,000 shared-fact files (each a fact 
 three-record bundle and an anchor, as `lecode/facts/share` writes them): the cold load of a new
 shelf (list, read, parse, verify every digest, check the repository and anchors), a refresh with
 nothing changed, a refresh after one file changed, and the memory section built with and
-without the shelf. The floor is what any reader of the same files pays: reading their bytes and
+without the shelf, and with it for a turn whose words rank the shared facts (BM25 over the
+shelf's in-memory index, which the first ranked request builds: one number matches one fact,
+the other words every one). The floor is what any reader of the same files pays: reading their bytes and
 parsing their JSON. `--quick`: 500 files and few rounds.
 """
 
@@ -21,6 +23,7 @@ from lecode_ls.config import Settings
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.injection import build_memory_section
 from lecode_ls.memory.project.identity import Project
+from lecode_ls.memory.selection import TurnQuery, select
 from lecode_ls.memory.team import FOLDER, SharedDoc, Shelf
 from lecode_ls.memory.team import format as f
 from lecode_ls.runtime import Runtime
@@ -85,6 +88,9 @@ def _measure(quick: bool) -> str:
         )
         try:
             cold, floor, unchanged, one, with_team, without = [], [], [], [], [], []
+            first_ranked: list[float] = []
+            ranked: list[float] = []
+            turn = select(runtime, TurnQuery(f"how do I deploy service {count - 7}?"))
             for round_number in range(rounds):
                 started = now()
                 for path in sorted(folder.iterdir()):
@@ -108,6 +114,11 @@ def _measure(quick: bool) -> str:
                 started = now()
                 build_memory_section(runtime, team=shelf)
                 with_team.append(now() - started)
+                for times in (first_ranked, ranked):  # the first indexes the shelf's texts
+                    started = now()
+                    shown = build_memory_section(runtime, (), turn, shelf).team
+                    times.append(now() - started)
+                    assert shown[0] == f"{count - 7:020x}", shown[:3]
                 started = now()
                 build_memory_section(runtime)
                 without.append(now() - started)
@@ -122,6 +133,8 @@ def _measure(quick: bool) -> str:
             ("refresh, nothing changed", unchanged),
             ("refresh after one file changed", one),
             ("memory section with the team's facts", with_team),
+            ("the same, ranked for a turn's words: the first (indexes every text)", first_ranked),
+            ("the same, ranked, afterwards", ranked),
             ("memory section without them", without),
         )
     ]  # fmt: skip

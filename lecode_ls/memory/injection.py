@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -203,7 +203,11 @@ def build_memory_section(
     team_shown: list[str] = []
     if team is not None:
         team_text, team_shown = team_block(
-            team, set(read_paths), withhold=withhold, budget=facts_budget - _size(facts_text)
+            team,
+            set(read_paths),
+            selection.queries,
+            withhold=withhold,
+            budget=facts_budget - _size(facts_text),
         )
         facts_text += team_text
     notes = [(name, runtime.markdown.read(name)[0]) for name in NOTES_FILES]
@@ -329,16 +333,17 @@ TEAM_HEADER = (
 
 
 def team_block(
-    shelf: Shelf, read_paths: set[str], *, withhold: bool, budget: int
+    shelf: Shelf, read_paths: set[str], queries: Sequence[str], *, withhold: bool, budget: int
 ) -> tuple[str, list[str]]:
     """The team's valid shared facts within `budget` bytes (issue 29), and the IDs shown: those
-    anchored in the files read or open first, then by ID, at most MAX_INSPECTED_FACTS looked
+    anchored in the files read or open first, then those that rank first for the turn's
+    `queries` (as the person's own facts rank), then by ID, at most MAX_INSPECTED_FACTS looked
     at. A fact that is also the person's own is not shown twice (it is a durable fact), and a
     hidden or unverified one never."""
     room = budget - _size("\n" + TEAM_HEADER)
     if room <= LINE_OVERHEAD:
         return "", []
-    shown_facts = shelf.candidates(read_paths, MAX_INSPECTED_FACTS)
+    shown_facts = shelf.candidates(read_paths, MAX_INSPECTED_FACTS, queries)
     lines: list[str] = []
     ids: list[str] = []
     for fact in shown_facts:

@@ -88,6 +88,9 @@ class Selection:
     pinned: tuple[Pick, ...] = ()
     ranked: tuple[Pick, ...] = ()
     recent: tuple[Pick, ...] = ()
+    queries: tuple[str, ...] = ()
+    """The texts the facts were ranked for, in order (the message, then the earlier messages
+    with the paths): what the team's shared facts are ranked for too."""
 
 
 def select(memory: Selecting, query: TurnQuery) -> Selection:
@@ -96,7 +99,8 @@ def select(memory: Selecting, query: TurnQuery) -> Selection:
     changes = ranking.changes()  # first: a write meanwhile makes the next request recompute
     ranked: dict[int, Pick] = {}
     second = " ".join((*query.earlier[:RECENT_MESSAGES], *query.paths))
-    for text in (query.message, second):
+    queries = (query.message, second)
+    for text in queries:
         if len(ranked) >= MAX_PER_TIER or not text.strip():
             continue
         hits = ranking.search(text, MAX_PER_TIER)
@@ -113,6 +117,7 @@ def select(memory: Selecting, query: TurnQuery) -> Selection:
         pinned=tuple(Pick(i, PINNED) for i in ranking.pinned(MAX_PER_TIER)),
         ranked=tuple(ranked.values())[:MAX_PER_TIER],
         recent=tuple(Pick(i, RECENT) for i in ranking.recent(MAX_PER_TIER)),
+        queries=queries,
     )
 
 

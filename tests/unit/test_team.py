@@ -18,10 +18,12 @@ from typing import Any
 
 import pytest
 
+from lecode_ls.config import Settings
 from lecode_ls.errors import FactNotValid, NotACheckout, SecretInFact, SharedFactNotFound
 from lecode_ls.memory import team
 from lecode_ls.memory.injection import build_memory_section
 from lecode_ls.memory.recall import list_team, recall_team
+from lecode_ls.memory.selection import TurnQuery, select
 from lecode_ls.memory.team import format as f
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat, make_runtime, remember
@@ -287,6 +289,48 @@ class TestATeammatesFile:
             f"past {f.MAX_ENTRIES} names in the folder": 1,
         }
         assert time.monotonic() - started < 60  # a hang guard, not a speed target (bench/)
+
+
+SERVICES = [
+    "billing", "mailer", "search", "ledger", "invoices", "gateway", "scheduler", "catalog",
+    "payroll", "notifier", "importer", "exporter", "renderer", "uploader", "crawler", "indexer",
+    "tracker", "auditor", "archiver", "resizer",
+]  # fmt: skip
+
+
+class TestRankedForTheTurn:
+    """With more shared facts than a prompt holds, the ones the turn's words match come first,
+    ranked as one's own facts are (BM25, the same words and bounds)."""
+
+    def test_the_facts_the_turn_asks_about_are_shown_whatever_their_id(
+        self, runtime: Runtime, tmp_path: Path
+    ) -> None:
+        # covers I3 (ranked candidates), for the team's facts
+        ids = {shared(runtime, f"The {name} service deploys from the {name}-prod pipeline"): name
+               for name in SERVICES}  # fmt: skip
+        last = max(ids)  # by ID, the last one a prompt would show
+        other = make_runtime(tmp_path / "b", Settings(memory={"facts_max_bytes": 2048}))
+        try:
+            shelf = other.team.shelf(runtime.project.root)
+
+            def shown(message: str) -> list[str]:
+                selection = select(other, TurnQuery(message))
+                return build_memory_section(other, (), selection, shelf).team
+
+            by_id = shown("")
+            assert 0 < len(by_id) < len(ids) and by_id == sorted(ids)[: len(by_id)]
+            assert shown(f"how does {ids[last]} deploy?")[0] == last
+
+            # A changed file is ranked by its new text; a removed one is gone from the ranking.
+            rewrite(file_of(runtime, last), lambda v: v.update(text="Backups run at midnight"))
+            other.team.shelf(runtime.project.root)
+            assert last not in shown(f"how does {ids[last]} deploy?")
+            assert shown("when do backups run?")[0] == last
+            team.remove(runtime.project.root, last)
+            other.team.shelf(runtime.project.root)
+            assert last not in shown("when do backups run?")
+        finally:
+            other.close()
 
 
 def _anchor(path: str, lines: int = 1) -> dict[str, Any]:

@@ -6,7 +6,7 @@ Code outside this part imports only the names `__all__` lists (a test keeps it s
 
 from lecode_ls.memory.facts.anchor_rows import MAX_ANCHOR_LINES, NewAnchor, StoredAnchor, check_path
 from lecode_ls.memory.facts.model import MAX_TEXT_BYTES, Fact, Purpose, SourceLike, check_text
-from lecode_ls.memory.facts.ranked import MAX_QUERY_CHARS, MAX_RESULTS, Hit, check_query
+from lecode_ls.memory.facts.ranked import MAX_QUERY_CHARS, MAX_RESULTS, Hit, TextIndex, check_query
 from lecode_ls.memory.facts.schema import canonical_text
 from lecode_ls.memory.facts.scrubs import Moved
 from lecode_ls.memory.facts.store import FactStore
@@ -27,6 +27,7 @@ __all__ = [
     "Purpose",
     "SourceLike",
     "StoredAnchor",
+    "TextIndex",
     "canonical_text",
     "check_path",
     "check_query",

@@ -28,7 +28,7 @@ from lecode_ls.memory.facts import schema
 from lecode_ls.memory.facts.db import FactsDatabase
 from lecode_ls.memory.facts.model import check_fact_id
 from lecode_ls.memory.facts.schema import as_int
-from lecode_ls.memory.facts.terms import STOP_WORDS, Word, words
+from lecode_ls.memory.facts.terms import STOP_WORDS, Word, index_text, words
 
 MAX_QUERY_CHARS = 16_384  # a longer query is read up to here
 MAX_QUERY_WORDS = 32  # distinct words of a query looked up, at most
@@ -174,6 +174,47 @@ def _indexed(conn: apsw.Connection, fact_ids: Sequence[int]) -> dict[int, str]:
     }
 
 
+def search_in(conn: apsw.Connection, query: str, count: int) -> list[Hit]:
+    """`Ranking.search` over any connection holding `fact_terms` and `facts_rank`."""
+    terms = plan(conn, query)
+    if not terms:
+        return []
+    ids = rank(conn, terms, count)
+    found = _indexed(conn, ids)
+    tokenizer = conn.fts5_tokenizer(*TOKENIZER)
+    hits = [(i, held(tokenizer, found[i], terms)) for i in ids if i in found]
+    # Coordination: a fact holding more of the query's words comes first, BM25 (or the newest
+    # first, for the frequent words) deciding among equals. The frequent words BM25 left out
+    # count here: `billing-12` ranks 20 facts alike, and "signing key" picks one.
+    order = sorted(range(len(hits)), key=lambda i: (-len(hits[i][1]), i))
+    return [Hit(hits[i][0], shown_words(hits[i][1])) for i in order]
+
+
+class TextIndex:
+    """Texts kept outside the store (the team's shared facts), ranked as the store's facts are:
+    the same words (terms.py), tokenizer, index (`schema.RANK_INDEX_SQL`, in memory) and
+    bounds. Keys are positive integers the caller assigns. Not thread-safe: the caller locks."""
+
+    def __init__(self) -> None:
+        self._conn = apsw.Connection(":memory:")
+        self._conn.execute(
+            "CREATE TABLE fact_terms (fact_id INTEGER PRIMARY KEY, terms TEXT NOT NULL);"
+            + schema.RANK_INDEX_SQL
+        )
+
+    def update(self, put: Iterable[tuple[int, str]], drop: Iterable[int]) -> None:
+        """Index each (key, text) of `put` (replacing what the key held) and remove `drop`."""
+        rows = [(key, index_text(text)) for key, text in put]
+        gone = [*((key,) for key in drop), *((key,) for key, _ in rows)]
+        with self._conn:  # a delete, then an insert: the triggers keep facts_rank in step
+            self._conn.executemany("DELETE FROM fact_terms WHERE fact_id = ?", gone)
+            self._conn.executemany("INSERT INTO fact_terms (fact_id, terms) VALUES (?, ?)", rows)
+
+    def search(self, query: str, count: int) -> builtins.list[Hit]:
+        """The keys that rank first for `query` (at most `count`, at most MAX_RESULTS)."""
+        return search_in(self._conn, query, count)
+
+
 class Ranking:
     """Ranked queries, pins and uses of one store's facts (see the module docstring)."""
 
@@ -186,20 +227,7 @@ class Ranking:
         validate before showing a fact."""
         query = check_query(query)
         with self._db.read() as conn:
-            if conn is None:
-                return []
-            terms = plan(conn, query)
-            if not terms:
-                return []
-            ids = rank(conn, terms, count)
-            found = _indexed(conn, ids)
-            tokenizer = conn.fts5_tokenizer(*TOKENIZER)
-            hits = [(i, held(tokenizer, found[i], terms)) for i in ids if i in found]
-        # Coordination: a fact holding more of the query's words comes first, BM25 (or the
-        # newest first, for the frequent words) deciding among equals. The frequent words BM25
-        # left out count here: `billing-12` ranks 20 facts alike, and "signing key" picks one.
-        order = sorted(range(len(hits)), key=lambda i: (-len(hits[i][1]), i))
-        return [Hit(hits[i][0], shown_words(hits[i][1])) for i in order]
+            return [] if conn is None else search_in(conn, query, count)
 
     def changes(self) -> int:
         """How many writes that can change what injection selects ever committed (0 without

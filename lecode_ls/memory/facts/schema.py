@@ -199,11 +199,7 @@ CREATE INDEX anchors_by_path ON anchors (path);
 # fact, and a vector with its revision. `meta.changes` counts every write
 # that can change what is injected (not a use being recorded): a turn keeps its selection while
 # it stays the same.
-_MIGRATION_6_SQL = """
-CREATE TABLE fact_terms (
-    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
-    terms TEXT NOT NULL
-);
+RANK_INDEX_SQL = """
 CREATE VIRTUAL TABLE facts_rank USING fts5 (
     terms, content = 'fact_terms', content_rowid = 'fact_id',
     tokenize = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
@@ -218,7 +214,18 @@ CREATE TRIGGER fact_terms_update AFTER UPDATE ON fact_terms BEGIN
     INSERT INTO facts_rank (facts_rank, rowid, terms) VALUES ('delete', old.fact_id, old.terms);
     INSERT INTO facts_rank (rowid, terms) VALUES (new.fact_id, new.terms);
 END;
-CREATE TABLE pins (
+"""
+"""The ranked index over `fact_terms`: also made in memory for texts kept outside the store
+(`ranked.TextIndex`: the team's shared facts), so both rank alike."""
+_MIGRATION_6_SQL = (
+    """
+CREATE TABLE fact_terms (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
+    terms TEXT NOT NULL
+);
+"""
+    + RANK_INDEX_SQL
+    + """CREATE TABLE pins (
     fact_id INTEGER PRIMARY KEY REFERENCES facts (id),
     pinned_at TEXT NOT NULL
 );
@@ -238,6 +245,7 @@ CREATE TABLE fact_vectors (
 );
 INSERT INTO meta (key, value) VALUES ('changes', 0);
 """
+)
 
 
 def _migration_6(conn: apsw.Connection) -> None:
