@@ -14,3 +14,19 @@ def structure_count(text: bytes) -> int:
     """How many of `{`, `[`, `,` and `:` `text` holds: at least its number of JSON values
     beyond the first."""
     return text.count(b"{") + text.count(b"[") + text.count(b",") + text.count(b":")
+
+
+def deeper_than(value: object, most: int) -> bool:
+    """Whether the JSON value `value` nests lists and objects more than `most` levels deep.
+    A walk with a stack of its own, not recursion: a crafted value 100,000 levels deep costs
+    one look at each level, never a RecursionError in the code that reads it next."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            if depth >= most and item:
+                return True
+            stack.extend((child, depth + 1) for child in item)
+    return False

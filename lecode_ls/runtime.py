@@ -30,6 +30,7 @@ from lecode_ls.memory.sessions import (
     SessionStore,
     SourceRef,
     SourceVerdicts,
+    has_authored_text,
     source_snapshot,
     validate_source,
 )
@@ -163,10 +164,7 @@ class Runtime:
         """Whether the cited records include persisted user or assistant text (F6)."""
         records = self.sessions.read(ref.session_id, ref.seqs[0], ref.seqs[-1])
         cited = (records[seq - ref.seqs[0]] for seq in ref.seqs)
-        return any(
-            record.get("role") in ("user", "assistant") and _has_text(record.get("content"))
-            for record in cited
-        )
+        return any(has_authored_text(record) for record in cited)
 
     def close(self) -> None:
         """Close every store (K3): later calls on them raise StoreError. Idempotent. The server
@@ -175,17 +173,6 @@ class Runtime:
         self.facts.close()
         self.sessions.close()
         self.markdown.close()
-
-
-def _has_text(content: object) -> bool:
-    if isinstance(content, str):
-        return bool(content.strip())
-    if isinstance(content, list):  # OpenAI content parts
-        return any(
-            isinstance(part, dict) and part.get("type") == "text" and _has_text(part.get("text"))
-            for part in content
-        )
-    return False
 
 
 class Runtimes:

@@ -51,6 +51,12 @@ from lecode_ls.platform.paths import canonical
 
 log = logging.getLogger(__name__)
 
+TEAM_LOAD_SECONDS = 1.0
+"""Time a hook spends reading and checking the checkout's shared facts (a hook starts cold at
+every prompt; what is left is not shown this time)."""
+TEAM_INDEX_SECONDS = 0.25
+"""Time a hook spends indexing shared texts to rank them for the prompt."""
+
 MAX_PROMPT_CHARS = 20_000
 """Of a prompt, what the ranking reads (the ranking bounds its own query further)."""
 
@@ -185,7 +191,9 @@ def team_shelf(memory: ReadOnlyMemory, folder: Path) -> Shelf | None:
     checkout = checkout_root(folder, [folder])
     if checkout is None:
         return None
-    shelf = Shelf(checkout, memory.facts)
+    shelf = Shelf(
+        checkout, memory.facts, load_seconds=TEAM_LOAD_SECONDS, index_seconds=TEAM_INDEX_SECONDS
+    )
     shelf.refresh()
     return shelf
 
@@ -206,7 +214,12 @@ def memory_context(
     memory = ReadOnlyMemory.open(store, settings, folder)
     try:
         selection = select(memory, turn_query(prompt[:MAX_PROMPT_CHARS], (), ()))
-        return build_memory_section(memory, (), selection, team_shelf(memory, folder))
+        try:
+            shelf = team_shelf(memory, folder)
+        except Exception:  # a clone's files never cost the person's own memory its place
+            log.exception("the team's shared facts could not be read")
+            shelf = None
+        return build_memory_section(memory, (), selection, shelf)
     except LecodeError as error:
         log.warning("the memory section could not be built: %s", error)
         return InjectedMemory("")

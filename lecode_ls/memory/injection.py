@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -80,6 +81,8 @@ from lecode_ls.memory.recall import LABEL
 from lecode_ls.memory.selection import RECENT, Pick, Selection, TurnQuery, candidates, select
 from lecode_ls.memory.sessions import ExclusionReader, SourceRef
 from lecode_ls.memory.team import Shelf, TeamFact
+
+log = logging.getLogger(__name__)
 
 
 class Verdicts(Protocol):
@@ -202,13 +205,17 @@ def build_memory_section(
     facts_text, shown = _facts_block(picks, runtime, withhold=withhold, budget=facts_budget)
     team_shown: list[str] = []
     if team is not None:
-        team_text, team_shown = team_block(
-            team,
-            set(read_paths),
-            selection.queries,
-            withhold=withhold,
-            budget=facts_budget - _size(facts_text),
-        )
+        try:
+            team_text, team_shown = team_block(
+                team,
+                set(read_paths),
+                selection.queries,
+                withhold=withhold,
+                budget=facts_budget - _size(facts_text),
+            )
+        except Exception:  # files from a clone: whatever they hold, one's own memory is shown
+            log.exception("the team's shared facts could not be shown")
+            team_text, team_shown = "", []
         facts_text += team_text
     notes = [(name, runtime.markdown.read(name)[0]) for name in NOTES_FILES]
     notes_budget = budget - _size(facts_text)

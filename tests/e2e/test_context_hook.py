@@ -272,6 +272,7 @@ class TestTheTeamsFacts:
         path.write_bytes(good.replace(b"We serve on 8080", b"We serve on 9999", 1))
         tampered = context(bo, "--prompt", "port", "--cwd", str(repo))
         assert tampered.returncode == 0 and team_lines(tampered.stdout) == []
+        assert [f["text"] for f in facts_of(tampered.stdout)] == FACTS[:1]  # one's own stays
         assert "We serve on 9999" not in tampered.stdout
         path.write_bytes(good)
         (bo / "config.toml").write_text("[team]\ninject = false\n")

@@ -12,7 +12,13 @@ from lecode_ls.memory.anchors.capture import (
     verified_fact_anchor,
 )
 from lecode_ls.memory.anchors.drift import MAX_FILE_BYTES, AnchorState, DriftTracker, state_json
-from lecode_ls.memory.anchors.renames import git_stamp, git_user_name, has_commit, root_commit
+from lecode_ls.memory.anchors.renames import (
+    git_stamp,
+    git_user_name,
+    has_commit,
+    root_commit,
+    root_commits,
+)
 from lecode_ls.memory.anchors.text import DRIFTED, Located, Text, split_lines
 
 __all__ = [
@@ -30,6 +36,7 @@ __all__ = [
     "read_line_number",
     "read_paths",
     "root_commit",
+    "root_commits",
     "split_lines",
     "state_json",
     "verified_fact_anchor",

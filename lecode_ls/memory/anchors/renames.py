@@ -127,12 +127,25 @@ def git_renames(checkout: Path, commit: str, timeout: float = GIT_TIMEOUT) -> di
     return renames
 
 
+MAX_ROOTS = 64
+"""Parentless commits reachable from HEAD that are read (a repository that merged unrelated
+histories has several)."""
+
+
+def root_commits(checkout: Path) -> frozenset[str]:
+    """The parentless commits reachable from HEAD (at most MAX_ROOTS), or none."""
+    output = run_git(
+        checkout, ["rev-list", "--max-parents=0", f"--max-count={MAX_ROOTS}", "HEAD", "--"]
+    )
+    lines = output.decode("ascii", "replace").split() if output else []
+    return frozenset(line for line in lines if SHA.fullmatch(line))
+
+
 def root_commit(checkout: Path) -> str | None:
     """The first parentless commit reachable from HEAD (what every clone of the repository
     shares: a shared fact names its repository by it), or None."""
-    output = run_git(checkout, ["rev-list", "--max-parents=0", "HEAD", "--"])
-    lines = output.decode("ascii", "replace").split() if output else []
-    return sorted(lines)[0] if lines and all(SHA.fullmatch(line) for line in lines) else None
+    roots = root_commits(checkout)
+    return min(roots) if roots else None
 
 
 def has_commit(checkout: Path, commit: str) -> bool:

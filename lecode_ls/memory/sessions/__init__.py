@@ -10,6 +10,7 @@ from lecode_ls.memory.sessions.records import (
     DISMISSED,
     LEARNING,
     check_session_id,
+    has_authored_text,
     new_session_id,
     well_formed_calls,
 )
@@ -23,7 +24,7 @@ from lecode_ls.memory.sessions.sources import (
     validate_source,
     validate_sources,
 )
-from lecode_ls.memory.sessions.store import SessionInfo, SessionStore, Visibility
+from lecode_ls.memory.sessions.store import SessionInfo, SessionStore, Visibility, clean_title
 from lecode_ls.memory.sessions.titles import EDITOR_TITLE, MCP_PREFIX, Origin
 from lecode_ls.memory.sessions.usage import UsageTotal, session_usage
 from lecode_ls.memory.sessions.verdicts import SourceVerdicts
@@ -46,6 +47,8 @@ __all__ = [
     "UsageTotal",
     "Visibility",
     "check_session_id",
+    "clean_title",
+    "has_authored_text",
     "judge_source",
     "new_session_id",
     "redact_records",

@@ -207,3 +207,22 @@ def well_formed_calls(record: dict[str, Any]) -> list[dict[str, Any]]:
         and isinstance(call.get("function"), dict)
         and isinstance(call["function"].get("name"), str)
     ]
+
+
+def has_authored_text(record: Mapping[str, Any]) -> bool:
+    """Whether a stored record is a user or assistant message that holds text (F6: what a fact
+    may cite). Content is a string or a list of OpenAI content parts, one level: a part whose
+    `text` is not a string holds none, so a crafted record nested thousands of levels deep costs
+    one look at its parts, never a recursion."""
+    if record.get("kind") != "message" or record.get("role") not in ("user", "assistant"):
+        return False
+    content = record.get("content")
+    if isinstance(content, str):
+        return bool(content.strip())
+    return isinstance(content, list) and any(
+        isinstance(part, dict)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
+        and bool(part["text"].strip())
+        for part in content
+    )

@@ -34,7 +34,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from lecode_ls.jsonbound import deeper_than
 from lecode_ls.memory.facts import MAX_ANCHOR_LINES, MAX_TEXT_BYTES
+from lecode_ls.memory.sessions import clean_title
 
 FOLDER = ".lecode/facts"
 """Where shared facts live, relative to the checkout root."""
@@ -66,13 +68,16 @@ MAX_HISTORY = 100
 """Earlier revisions kept in a file."""
 MAX_NAME_CHARS = 200
 """`sharedBy`."""
+MAX_DEPTH = 64
+"""Levels of lists and objects in a bundled record (a message's content parts are three)."""
 LOAD_SECONDS = 2.0
-"""Time one load may spend reading and verifying; what is left is read at the next poll."""
+"""Time one load may spend reading and verifying (every check included); what is left is read
+and checked at the next poll."""
 BOUNDS = {
     "MAX_ENTRIES": MAX_ENTRIES, "MAX_FILES": MAX_FILES, "MAX_FILE_BYTES": MAX_FILE_BYTES,
     "MAX_TOTAL_BYTES": MAX_TOTAL_BYTES, "MAX_RECORDS": MAX_RECORDS, "MAX_ANCHORS": MAX_ANCHORS,
     "MAX_HISTORY": MAX_HISTORY, "MAX_REPOSITORIES": MAX_REPOSITORIES,
-    "MAX_DIAGNOSTICS": MAX_DIAGNOSTICS, "LOAD_SECONDS": LOAD_SECONDS,
+    "MAX_DIAGNOSTICS": MAX_DIAGNOSTICS, "MAX_DEPTH": MAX_DEPTH, "LOAD_SECONDS": LOAD_SECONDS,
 }  # fmt: skip
 """Every bound above, by name (protocol.md prints them)."""
 
@@ -184,7 +189,7 @@ def decode(data: bytes, name_id: str) -> SharedDoc:
     return SharedDoc(
         id=name_id,
         repository=_str(top.get("repository"), "repository", 64),
-        shared_by=_str(top.get("sharedBy"), "sharedBy", MAX_NAME_CHARS),
+        shared_by=_name(top.get("sharedBy"), "sharedBy"),
         shared_at=_str(top.get("sharedAt"), "sharedAt", 64),
         revision=revision,
         text=_text(top.get("text"), "text"),
@@ -231,6 +236,8 @@ def _evidence(item: dict[str, Any]) -> Evidence:
     if seqs[-1] - seqs[0] + 1 > MAX_RECORDS:
         raise Unverifiable(f"evidence.seqs: spans more than {MAX_RECORDS} positions")
     records = _list(item.get("records"), "evidence.records", MAX_RECORDS)
+    if deeper_than(records, MAX_DEPTH + 1):  # the list itself is one level
+        raise Unverifiable(f"evidence.records: nested more than {MAX_DEPTH} levels deep")
     if len(records) != seqs[-1] - seqs[0] + 1:
         raise Unverifiable("evidence.records: not every record from the first seq to the last")
     for offset, record in enumerate(records):
@@ -246,8 +253,9 @@ def _evidence(item: dict[str, Any]) -> Evidence:
     )
 
 
-def strings(value: object) -> list[str]:
-    """Every string inside a JSON value (keys are names, not content)."""
+def strings(value: object, *, keys: bool = False) -> list[str]:
+    """Every string inside a JSON value; with `keys`, its objects' keys too (names, not
+    content, but a crafted file can hide a token in one)."""
     found: list[str] = []
     stack = [value]
     while stack:
@@ -255,6 +263,8 @@ def strings(value: object) -> list[str]:
         if isinstance(item, str):
             found.append(item)
         elif isinstance(item, dict):
+            if keys:
+                found.extend(item)
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
@@ -285,6 +295,15 @@ def _str(value: object, field: str, most: int) -> str:
     if not isinstance(value, str) or not 0 < len(value) <= most:
         raise Unverifiable(f"{field}: not a string of 1 to {most} characters")
     return value
+
+
+def _name(value: object, field: str) -> str:
+    """A person's name as a person may be shown it: no control or bidirectional characters (ESC
+    starts a terminal sequence; U+202E writes what follows backwards)."""
+    name = _str(value, field, MAX_NAME_CHARS)
+    if clean_title(name) != name:
+        raise Unverifiable(f"{field}: holds control, bidirectional or repeated space characters")
+    return name
 
 
 def _text(value: object, field: str) -> str:

@@ -34,7 +34,7 @@ from lecode_ls.memory.canonical import canonical_json
 from lecode_ls.memory.facts import FactStore, Purpose, SourceLike
 from lecode_ls.memory.files import atomic_write, refuse_symlinks
 from lecode_ls.memory.secrets import Redactor
-from lecode_ls.memory.sessions import SessionStore
+from lecode_ls.memory.sessions import SessionStore, clean_title
 from lecode_ls.memory.team import format as f
 from lecode_ls.memory.team.format import Earlier, Evidence, SharedAnchor, SharedDoc
 
@@ -87,7 +87,7 @@ def build(
     doc = SharedDoc(
         id=shared_id(first.session_id, first.digest),
         repository=repository,
-        shared_by=(shared_by or git_user_name(checkout) or UNKNOWN_SHARER)[: f.MAX_NAME_CHARS],
+        shared_by=clean_title(shared_by or git_user_name(checkout) or "") or UNKNOWN_SHARER,
         shared_at=now,
         revision=fact.revision,
         text=fact.text,

@@ -26,6 +26,7 @@ untrusted evidence, whoever wrote it: nothing in it is run, followed or written 
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import threading
@@ -47,15 +48,19 @@ from lecode_ls.memory.anchors import (
     git_stamp,
     has_commit,
     read_line_number,
+    root_commits,
 )
 from lecode_ls.memory.canonical import records_digest
-from lecode_ls.memory.facts import FactStore, TextIndex, check_path
+from lecode_ls.memory.facts import FactStore, check_path
 from lecode_ls.memory.files import NotRegularFile, read_regular
 from lecode_ls.memory.secrets import Redactor
-from lecode_ls.memory.sessions import check_session_id
+from lecode_ls.memory.sessions import check_session_id, has_authored_text
 from lecode_ls.memory.team import format as f
 from lecode_ls.memory.team.format import SharedAnchor, SharedDoc, Unverifiable, strings
+from lecode_ls.memory.team.ranked import INDEX_SECONDS, SharedRanking
 from lecode_ls.platform.paths import canonical, is_within
+
+log = logging.getLogger(__name__)
 
 Status = Literal["valid", "unverified", "hidden"]
 Against = Literal["buffer", "disk"]
@@ -97,36 +102,42 @@ TextOf = Callable[[str], str | None]
 class Shelf:
     """The shared facts of one checkout (see the module docstring). Thread-safe."""
 
-    def __init__(self, checkout: Path, local: FactStore) -> None:
+    def __init__(
+        self,
+        checkout: Path,
+        local: FactStore,
+        *,
+        load_seconds: float = f.LOAD_SECONDS,
+        index_seconds: float = INDEX_SECONDS,
+    ) -> None:
         self.checkout = checkout
         self._local = local
+        self._load_seconds = load_seconds
+        self._index_seconds = index_seconds
         self._lock = threading.Lock()
         self._read: dict[str, _Read] = {}
         self._facts: dict[str, TeamFact] = {}
         self._made: dict[str, _Read] = {}  # the read each listed fact was made from
+        self._placed: dict[str, tuple[_Read, str | None]] = {}  # the read and its placement
         self._texts: dict[str, tuple[tuple[int, int], Text]] = {}
         self._buffers: dict[str, tuple[str, Text]] = {}
         self._seen: tuple[object, ...] | None = None
         self.loaded = False
         """Whether it was ever refreshed."""
-        self._injectable: list[TeamFact] = []  # valid, not the person's own, by ID
+        self._injectable: dict[str, TeamFact] = {}  # valid, not the person's own, by ID
         self._anchored: dict[str, list[TeamFact]] = {}  # of those, by anchored path
-        # Of those, the texts, ranked as the store's facts are; brought up to date by the first
-        # ranked request after a change (about 60 µs a fact), so a load does not pay for it.
-        self._index = TextIndex()
-        self._keys: dict[str, int] = {}  # team ID -> its key in the index
-        self._indexed: dict[int, TeamFact] = {}  # key -> the fact whose text it holds
-        self._next_key = 1
-        self._unindexed = False  # the injectable facts changed since the index was
-        self._commits: dict[str, bool] = {}
-        self._paths_out: dict[str, bool] = {}  # anchor path -> leads out, within one overlay
-        self._git: object = None  # the Git state `_commits` was looked up in
+        self._injectable_texts: dict[str, str] = {}  # their texts, by ID
+        self._generation: object = object()  # a new one whenever those texts change
+        self._ranking = SharedRanking()  # their texts, ranked as the store's facts are
+        self._roots: frozenset[str] = frozenset()  # the root commits of HEAD
+        self._commits: dict[str, bool] = {}  # other commits named, looked up (a bounded few)
+        self._git: object = None  # the Git state `_roots` and `_commits` were looked up in
         self._retry = False  # the person's store could not be read: look again next time
         self._texts_lock = threading.Lock()
         self.skipped: dict[str, int] = {}
         """Files not read, by why (over a bound, not named `<id>.json`)."""
         self.pending = 0
-        """Changed files the last load had no time for: read at the next refresh."""
+        """Changed files the last load had no time to read or check: done at the next refresh."""
         self.buffer_text: TextOf = lambda rel: None
         """The editor's open buffers of this checkout (the server sets it): anchors are checked
         against them, else against the disk."""
@@ -134,8 +145,10 @@ class Shelf:
     # -- reading -----------------------------------------------------------------------------
 
     def refresh(self) -> bool:
-        """Read what changed since the last call; True when the listing changed. Blocking."""
+        """Read what changed since the last call, within the load's time bound (reading and
+        every check); True when the listing changed. Blocking."""
         with self._lock:
+            deadline = time.monotonic() + self._load_seconds
             before = [fact.key for fact in self._facts.values()]
             listed, skipped = self._listing()
             git = git_stamp(self.checkout)
@@ -143,24 +156,31 @@ class Shelf:
             if seen == self._seen and not self.pending:
                 return False
             fresh = self._seen is None or git != self._seen[1]
-            if git != self._git:
-                self._commits.clear()  # a fetch may have brought a named commit
+            if git != self._git:  # a checkout, a pull or a fetch: commits and links may differ
+                self._roots = root_commits(self.checkout)
+                self._commits.clear()
+                self._placed.clear()
                 self._git = git
             local_changed = fresh or self._seen is None or seen[2] != self._seen[2]
-            self._load(listed)
+            self._load(listed, deadline)
             self.skipped = skipped
             self._retry = False
-            self._facts = self._overlay(local_changed)
-            self._injectable = [
-                fact
+            self._facts = self._overlay(local_changed, deadline)
+            injectable = {
+                fact.id: fact
                 for fact in self._facts.values()
                 if fact.status == "valid" and fact.local_fact_id is None and fact.doc is not None
-            ]
+            }
+            if [(i, t.doc and t.doc.text) for i, t in injectable.items()] != [
+                (i, t.doc and t.doc.text) for i, t in self._injectable.items()
+            ]:
+                self._generation = object()
+                self._injectable_texts = {i: t.doc.text for i, t in injectable.items() if t.doc}
+            self._injectable = injectable
             self._anchored = {}
-            for fact in self._injectable:
+            for fact in injectable.values():
                 for anchor in fact.doc.anchors if fact.doc is not None else ():
                     self._anchored.setdefault(anchor.path, []).append(fact)
-            self._unindexed = True
             self.loaded = True
             # An unfinished load must run again even if nothing else changes.
             self._seen = seen if not (self.pending or self._retry) else None
@@ -208,22 +228,23 @@ class Shelf:
             return {}, {}
         return listed, skipped
 
-    def _load(self, listed: dict[str, tuple[int, int, int, int]]) -> None:
-        """Read and check every listed file that changed, within LOAD_SECONDS and
+    def _load(self, listed: dict[str, tuple[int, int, int, int]], deadline: float) -> None:
+        """Read and check every listed file that changed, until `deadline` and within
         MAX_TOTAL_BYTES; drop the ones gone."""
-        deadline = time.monotonic() + f.LOAD_SECONDS
         held = {name: read for name, read in self._read.items() if name in listed}
         total = sum(read.key[1] for read in held.values() if read.doc is not None)
         self.pending = 0
+        read_any = False
         for name in sorted(listed):
             kind, mtime, size, inode = listed[name]
             key = (mtime, size, inode)
             known = held.get(name)
             if known is not None and known.key == key:
                 continue
-            if time.monotonic() > deadline:
+            if read_any and time.monotonic() > deadline:  # each load reads one at least
                 self.pending += 1
                 continue
+            read_any = True
             if kind == 2:
                 held[name] = _Read(key, None, "the file is a symbolic link")
             elif kind == 0:
@@ -250,34 +271,55 @@ class Shelf:
             return _Read(key, None, f"over {f.MAX_FILE_BYTES} bytes")
         try:
             doc = f.decode(data, team_id)
+            return _Read(key, doc, bundle_problem(doc) or secret_problem(self._local.redactor, doc))
         except Unverifiable as failed:
             return _Read(key, None, failed.reason)
-        return _Read(key, doc, bundle_problem(doc) or secret_problem(self._local.redactor, doc))
+        except Exception:  # a crafted file must cost itself, never the shelf (nor every chat)
+            log.exception("shared fact %s could not be verified", team_id)
+            return _Read(key, None, "the file could not be verified")
 
     # -- what the person's own store and the checkout say --------------------------------------
 
-    def _overlay(self, local_changed: bool) -> dict[str, TeamFact]:
+    def _overlay(self, local_changed: bool, deadline: float) -> dict[str, TeamFact]:
         """Each file's fact as the checkout and the person's own store say now: a file whose
-        read is unchanged keeps its fact unless the person's store changed."""
+        read is unchanged keeps its fact unless the person's store changed. A file whose
+        placement there was no time to check is unverified until the next refresh checks it."""
         found: dict[str, TeamFact] = {}
         verify: dict[str, TeamFact] = {}
-        self._paths_out.clear()  # links may have changed since the last overlay: ask again
+        prefixes: dict[str, int] = {}  # what `leads_out` found of each folder, in this overlay
+        checked_any = False  # each overlay checks one at least
         for name in sorted(self._read):
             read = self._read[name]
             team_id = name.removesuffix(".json")
             before = self._facts.get(team_id)
-            if not local_changed and before is not None and self._made[team_id] is read:
+            if not local_changed and before is not None and self._made.get(team_id) is read:
                 found[team_id] = before
                 continue
-            self._made[team_id] = read
-            file = f"{f.FOLDER}/{name}"
             doc = read.doc
-            reason = read.reason or (self._placement_problem(doc) if doc is not None else None)
-            found[team_id] = TeamFact(team_id, file, "unverified" if reason or not doc else "valid",
-                                      reason, doc)  # fmt: skip
-            if found[team_id].status == "valid":
+            reason = read.reason
+            checked = True
+            if reason is None and doc is not None:
+                placed = self._placed.get(name)
+                if placed is not None and placed[0] is read:
+                    reason = placed[1]
+                elif checked_any and time.monotonic() > deadline:
+                    reason = "not checked yet (past the load's time bound): checked next time"
+                    self.pending += 1
+                    checked = False
+                else:
+                    reason = self._placement_problem(doc, prefixes)
+                    self._placed[name] = (read, reason)
+                    checked_any = True
+            if checked:
+                self._made[team_id] = read
+            else:
+                self._made.pop(team_id, None)  # made again once it is checked
+            status: Status = "unverified" if reason or not doc else "valid"
+            found[team_id] = TeamFact(team_id, f"{f.FOLDER}/{name}", status, reason, doc)
+            if status == "valid":
                 verify[team_id] = found[team_id]
-        self._made = {team_id: self._made[team_id] for team_id in found}
+        self._made = {team_id: read for team_id, read in self._made.items() if team_id in found}
+        self._placed = {name: p for name, p in self._placed.items() if name in self._read}
         docs = [fact.doc for fact in verify.values() if fact.doc is not None]
         try:
             excluded = self._local.excluded_in(doc.evidence.session_id for doc in docs)
@@ -306,23 +348,27 @@ class Shelf:
                     break
         return found
 
-    def _placement_problem(self, doc: SharedDoc) -> str | None:
-        """What the checkout says against the file: its repository, its anchors' paths."""
-        known = self._commits.get(doc.repository)
-        if known is None and len(self._commits) >= f.MAX_REPOSITORIES:
-            return f"it names a repository past the {f.MAX_REPOSITORIES} looked up"
-        if known is None:
-            known = self._commits[doc.repository] = has_commit(self.checkout, doc.repository)
-        if not known:
-            return "it names a repository this clone does not hold"
-        for anchor in doc.anchors:
-            out = self._paths_out.get(anchor.path)
-            if out is None:
-                out = self._paths_out[anchor.path] = _anchor_path_problem(
-                    self.checkout, anchor.path
-                )
-            if out:
-                return f"anchor path {anchor.path[:100]!r} leads out of the checkout"
+    def _placement_problem(self, doc: SharedDoc, prefixes: dict[str, int]) -> str | None:
+        """What the checkout says against the file: its repository, its anchors' paths. A
+        repository named by HEAD's root commit costs nothing; any other commit is looked up, at
+        most MAX_REPOSITORIES of them per Git state (so files naming bogus commits cannot make
+        the genuine ones unverifiable)."""
+        try:
+            if doc.repository not in self._roots:
+                known = self._commits.get(doc.repository)
+                if known is None and len(self._commits) >= f.MAX_REPOSITORIES:
+                    return f"it names a repository past the {f.MAX_REPOSITORIES} looked up"
+                if known is None:
+                    known = has_commit(self.checkout, doc.repository)
+                    self._commits[doc.repository] = known
+                if not known:
+                    return "it names a repository this clone does not hold"
+            for anchor in doc.anchors:
+                if leads_out(self.checkout, anchor.path, prefixes):
+                    return f"anchor path {anchor.path[:100]!r} leads out of the checkout"
+        except Exception:  # as in _read_one: the file's own problem, never the shelf's
+            log.exception("shared fact %s: its placement could not be checked", doc.id)
+            return "its placement could not be checked"
         return None
 
     # -- answers ---------------------------------------------------------------------------
@@ -332,48 +378,26 @@ class Shelf:
         with self._lock:
             return list(self._facts.values())
 
-    def _reindex(self) -> None:
-        """Bring the ranked index to the injectable facts: only a new or changed text is
-        written, a fact no longer injectable removed. Under the lock."""
-        now = {fact.id: fact for fact in self._injectable}
-        drop = [key for team_id, key in self._keys.items() if team_id not in now]
-        for key in drop:
-            del self._keys[self._indexed.pop(key).id]
-        put: list[tuple[int, str]] = []
-        for team_id, fact in now.items():
-            assert fact.doc is not None  # injectable
-            if team_id not in self._keys:
-                self._keys[team_id] = self._next_key
-                self._next_key += 1
-            key = self._keys[team_id]
-            held = self._indexed.get(key)
-            if held is None or held.doc is None or held.doc.text != fact.doc.text:
-                put.append((key, fact.doc.text))
-            self._indexed[key] = fact
-        if put or drop:
-            self._index.update(put, drop)
-
     def candidates(self, paths: set[str], most: int, queries: Sequence[str] = ()) -> list[TeamFact]:
         """The facts a request may show, at most `most`: valid, not the person's own; those
         anchored in `paths` first, then those that rank first for each of `queries` (BM25 with
-        the store's words and bounds, facts/ranked.py), then by ID. Costs `most` and a bounded
-        query, not the shelf's size (but for the first ranked request after a change, which
-        indexes what changed)."""
+        the store's words and bounds, facts/ranked.py), then by ID. Costs `most`, a bounded
+        query and at most the index's time bound (ranked.py), not the shelf's size; the index
+        is written outside the shelf's lock, so nothing else waits on it."""
         with self._lock:
             first = [fact for path in sorted(paths) for fact in self._anchored.get(path, ())]
-            texts = [text for text in queries if text.strip()]
-            if texts and self._unindexed:
-                self._reindex()
-                self._unindexed = False
-            for text in texts:
-                hits = self._index.search(text, most)
-                first.extend(self._indexed[hit.fact_id] for hit in hits)
-            chosen: dict[str, TeamFact] = {}
-            for fact in [*first, *self._injectable]:
-                if len(chosen) >= most:
-                    break
-                chosen.setdefault(fact.id, fact)
-            return list(chosen.values())
+            injectable, generation = self._injectable, self._generation
+            by_id = self._injectable_texts
+        texts = [text for text in queries if text.strip()]
+        if texts:
+            ranked = self._ranking.search(generation, by_id, texts, most, self._index_seconds)
+            first.extend(injectable[team_id] for team_id in ranked if team_id in injectable)
+        chosen: dict[str, TeamFact] = {}
+        for fact in [*first, *injectable.values()]:
+            if len(chosen) >= most:
+                break
+            chosen.setdefault(fact.id, fact)
+        return list(chosen.values())
 
     def get(self, team_id: str) -> TeamFact | None:
         with self._lock:
@@ -433,7 +457,7 @@ class Shelf:
         """The file's text, split once and kept while its time and size stay the same (at most
         MAX_TEXTS files, MAX_CODE_BYTES each); UNCHECKED when it is larger or not text, None
         when it is gone."""
-        if _anchor_path_problem(self.checkout, path):
+        if leads_out(self.checkout, path):
             return UNCHECKED
         try:
             info = (self.checkout / path).stat()
@@ -474,12 +498,7 @@ def bundle_problem(doc: SharedDoc) -> str | None:
         return "evidence: the records do not hash to its digest (changed since it was shared)"
     first = evidence.seqs[0]
     cited = [evidence.records[seq - first] for seq in evidence.seqs]
-    if not any(
-        record.get("kind") == "message"
-        and record.get("role") in ("user", "assistant")
-        and _has_text(record.get("content"))
-        for record in cited
-    ):
+    if not any(has_authored_text(record) for record in cited):
         return "evidence: no user or assistant text among the cited records"
     parsed = fact_path_line(doc.text)
     if parsed is not None and read_line_number(evidence.records, *parsed) is None:
@@ -488,29 +507,49 @@ def bundle_problem(doc: SharedDoc) -> str | None:
 
 
 def secret_problem(redactor: Redactor, doc: SharedDoc) -> str | None:
-    """Whether a file holds a secret the detector finds (its texts, a record): such a file is
-    never shown to a model, whoever wrote it. One pass of the detector over all its strings,
-    each on a line of its own (a secret split across two strings may count: a refusal only)."""
-    texts = [doc.text, *(e.text for e in doc.history)]
-    texts += [value for record in doc.evidence.records for value in strings(record)]
+    """Whether a file holds a secret the detector finds (its texts, its sharer's name, an
+    anchor's path, a record's strings and keys): such a file is never shown to a model, whoever
+    wrote it. One pass of the detector over all its strings, each on a line of its own (a
+    secret split across two strings may count: a refusal only)."""
+    texts = [doc.text, doc.shared_by, *(e.text for e in doc.history)]
+    texts += [anchor.path for anchor in doc.anchors]
+    texts += strings(list(doc.evidence.records), keys=True)
     found = redactor.find("\n".join(texts))
     return f"it holds a secret ({found[0].kind})" if found else None
 
 
-def _anchor_path_problem(checkout: Path, path: str) -> bool:
+IN, OUT, MISSING = 0, 1, 2
+
+
+def leads_out(checkout: Path, path: str, seen: dict[str, int] | None = None) -> bool:
+    """Whether the checkout-relative `path` is not one anchors may name, or leads out of the
+    checkout through a link. The path is walked a name at a time (one lstat each), only the links met are
+    resolved, and the walk stops at the first name that does not exist (nothing past it can
+    lead anywhere). `canonical()` of the whole path would cost a lookup per name of every
+    prefix, quadratic in its depth: a crafted 1,021-character path took milliseconds, 48,000 of
+    them 111 s. `seen` keeps what each prefix was (IN, OUT, MISSING) across the paths of one
+    check: paths that share folders pay for them once."""
     try:
         check_path(path)
     except LecodeError:
         return True
-    return path.startswith("/") or not is_within(canonical(checkout / path), checkout)
-
-
-def _has_text(content: object) -> bool:
-    if isinstance(content, str):
-        return bool(content.strip())
-    if isinstance(content, list):
-        return any(
-            isinstance(part, dict) and part.get("type") == "text" and _has_text(part.get("text"))
-            for part in content
-        )
+    seen = {} if seen is None else seen
+    current = checkout
+    for name in path.split("/"):
+        current = current / name
+        key = str(current)
+        state = seen.get(key)
+        if state is None:
+            try:
+                found = platform.kind(current)
+            except (OSError, ValueError):  # a name that cannot be looked up cannot be read
+                found = "missing"
+            if found == "missing":
+                state = MISSING
+            else:
+                out = found == "link" and not is_within(canonical(current), checkout)
+                state = OUT if out else IN
+            seen[key] = state
+        if state != IN:
+            return state == OUT
     return False
