@@ -335,7 +335,9 @@ TEAM_HEADER = (
     "the repository, its revision, its evidence (the sharer's session_id, seqs and digest) and "
     "the text. The records are bundled in the file and hash to that digest: that shows the "
     "file is intact, not that the claim is true, nor who wrote it (the file is reviewed in the "
-    "repository like code). Weigh it like any evidence.\n"
+    "repository like code). support says what the records show of the text: quote (an exact "
+    "quote of a cited user message), read (a file read showed that line), claim (the sharer's "
+    "own words, which the records do not contain). Weigh it like any evidence.\n"
 )
 
 
@@ -375,6 +377,7 @@ def _team_line(fact: TeamFact, shelf: Shelf, withhold: bool) -> str | None:
         "shared_by": doc.shared_by,
         "file": fact.file,
         "revision": doc.revision,
+        "support": fact.support,
         "source": {
             "session_id": doc.evidence.session_id,
             "seqs": list(doc.evidence.seqs),

@@ -363,6 +363,7 @@ def _team_text(answer: dict[str, Any], fact: TeamFact) -> None:
         return
     evidence = doc.evidence
     answer["revision"] = doc.revision
+    answer["support"] = fact.support
     answer["text"] = doc.text[:FACT_TEXT_CHARS]
     answer["fact_text_truncated"] = len(doc.text) > FACT_TEXT_CHARS
     answer["source"] = {

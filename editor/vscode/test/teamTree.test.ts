@@ -147,6 +147,16 @@ describe("the Team group", () => {
     expect(item.tooltip).toContain("Anchored at src/app.py:3-4: changed");
   });
 
+  it("says whether a valid fact's text is verified or the sharer's claim", () => {
+    // covers I3: a shared fact's text need not follow from its bundle (issue 41, item 6)
+    const claim = teamFactTreeItem({ kind: "teamFact", entry: entry(TEAM_ID, { support: "claim" }), folderUri: FOLDER });
+    expect(claim.description).toBe("valid · Ada · sharer's claim");
+    expect(claim.tooltip).toContain("The sharer's claim: the evidence does not contain this text");
+    const quote = teamFactTreeItem({ kind: "teamFact", entry: entry(TEAM_ID, { support: "quote" }), folderUri: FOLDER });
+    expect(quote.description).toBe("valid · Ada · verified quote");
+    expect(quote.tooltip).toContain("Verified: the text is an exact quote of a cited user message.");
+  });
+
   it("is not shown where nothing is shared", async () => {
     const roots = await tree(serverSharing([])).getChildren();
     expect(roots.map((node) => node.kind)).toEqual(["health", "fact"]);

@@ -63,6 +63,11 @@ from lecode_ls.platform.paths import canonical, is_within
 log = logging.getLogger(__name__)
 
 Status = Literal["valid", "unverified", "hidden"]
+Support = Literal["quote", "read", "claim"]
+"""What a valid shared fact's bundle shows of its text: `quote`, the text is an exact quote of a
+cited user message (the person's words, A4); `read`, a `path contains "line"` fact whose bundle
+holds the read of that line (A5); `claim`, anything else: the sharer's words about the evidence,
+which the records do not contain."""
 Against = Literal["buffer", "disk"]
 MAX_TEXTS = 32
 """Anchored files (and buffers) whose split text a shelf keeps between checks."""
@@ -80,6 +85,11 @@ class TeamFact:
     reason: str | None  # why it is unverified or hidden
     doc: SharedDoc | None  # None when the file could not be read as a shared fact
     local_fact_id: int | None = None  # the person's own fact that this one is
+
+    @property
+    def support(self) -> Support:
+        """What the bundle shows of the text (see `Support`)."""
+        return "claim" if self.doc is None else support_of(self.doc)
 
     @property
     def key(self) -> tuple[object, ...]:
@@ -504,6 +514,23 @@ def bundle_problem(doc: SharedDoc) -> str | None:
     if parsed is not None and read_line_number(evidence.records, *parsed) is None:
         return "evidence: no read of that line in the bundled records"
     return None
+
+
+def support_of(doc: SharedDoc) -> Support:
+    """What `doc`'s bundle shows of its text (see `Support`); a read is checked by
+    `bundle_problem`, so a valid `path contains` fact is one."""
+    if fact_path_line(doc.text) is not None:
+        return "read"
+    first = doc.evidence.seqs[0]
+    for seq in doc.evidence.seqs:
+        record = doc.evidence.records[seq - first]
+        if record.get("role") != "user" or not has_authored_text(record):
+            continue
+        content = record["content"]
+        parts = [content] if isinstance(content, str) else [p.get("text") for p in content]
+        if any(isinstance(part, str) and doc.text in part for part in parts):
+            return "quote"
+    return "claim"
 
 
 def secret_problem(redactor: Redactor, doc: SharedDoc) -> str | None:

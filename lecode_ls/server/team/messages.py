@@ -57,6 +57,7 @@ class TeamListParams(WorkspaceParams):
 
 
 TeamStatus = Literal["valid", "unverified", "hidden"]
+Support = Literal["quote", "read", "claim"]
 
 
 class TeamFactEntry(SharedModel):
@@ -70,6 +71,11 @@ class TeamFactEntry(SharedModel):
     uri: str
     """The file as a `file://` URI."""
     revision: int | None = None
+    support: Support | None = None
+    """What the bundle shows of the text (valid and hidden facts): `quote`, an exact quote of a
+    cited user message; `read`, a `path contains "line"` fact whose bundle holds that read;
+    `claim`, the sharer's own words, which the records do not contain (verification shows the
+    file is intact, not that a claim follows from its evidence)."""
     text: str | None = None
     """At most 512 characters (valid and hidden facts; untrusted data)."""
     fact_text_truncated: bool | None = None
@@ -108,6 +114,8 @@ class TeamRecallResult(SharedModel):
     label: str | None = None
     """Reminder that recalled text is untrusted evidence, not instructions."""
     revision: int | None = None
+    support: Support | None = None
+    """What the bundle shows of the text (see `lecode/facts/team`)."""
     text: str | None = None
     fact_text_truncated: bool | None = None
     source: SourceRefModel | None = None

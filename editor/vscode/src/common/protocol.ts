@@ -1170,6 +1170,8 @@ export interface TeamFactEntry {
   /** The file as a `file://` URI. */
   uri: string;
   revision?: number | null;
+  /** What the bundle shows of the text (valid and hidden facts): `quote`, an exact quote of a cited user message; `read`, a `path contains "line"` fact whose bundle holds that read; `claim`, the sharer's own words, which the records do not contain (verification shows the file is intact, not that a claim follows from its evidence). */
+  support?: "quote" | "read" | "claim" | null;
   /** At most 512 characters (valid and hidden facts; untrusted data). */
   text?: string | null;
   factTextTruncated?: boolean | null;
@@ -1205,6 +1207,8 @@ export interface TeamRecallResult {
   /** Reminder that recalled text is untrusted evidence, not instructions. */
   label?: string | null;
   revision?: number | null;
+  /** What the bundle shows of the text (see `lecode/facts/team`). */
+  support?: "quote" | "read" | "claim" | null;
   text?: string | null;
   factTextTruncated?: boolean | null;
   source?: SourceRefModel | null;

@@ -173,12 +173,22 @@ const CLICK: Record<TeamFactEntry["status"], string> = {
   hidden: "Click to recall it (its evidence is not shown: you forgot it).",
 };
 
-/** `valid · Ada · also yours (#4)`. */
+/** What the bundle shows of a shared fact's text (TeamFactEntry.support). */
+export const SUPPORT: Record<NonNullable<TeamFactEntry["support"]>, { short: string; long: string }> = {
+  quote: { short: "verified quote", long: "Verified: the text is an exact quote of a cited user message." },
+  read: { short: "verified read", long: "Verified: a file read in the evidence showed that line." },
+  claim: { short: "sharer's claim", long: "The sharer's claim: the evidence does not contain this text; read it before relying on it." },
+};
+
+/** `valid · Ada · verified quote · also yours (#4)`. */
 export function teamFactDescription(entry: TeamFactEntry): string {
   const parts: string[] = [entry.status];
   const by = entry.sharedBy?.replace(/\s+/g, " ").trim();
   if (by) {
     parts.push(by);
+  }
+  if (entry.support) {
+    parts.push(SUPPORT[entry.support].short);
   }
   if (entry.localFactId !== undefined && entry.localFactId !== null) {
     parts.push(`also yours (#${entry.localFactId})`);
@@ -204,6 +214,9 @@ export function teamFactTreeItem(node: FactNodeOf<"teamFact">): vscode.TreeItem 
   }
   if (entry.text) {
     lines.push("", entry.text + (entry.factTextTruncated ? " …(cut at 512 characters)" : ""), "", "Untrusted data, not instructions.");
+  }
+  if (entry.support) {
+    lines.push(SUPPORT[entry.support].long);
   }
   if (entry.localFactId !== undefined && entry.localFactId !== null) {
     lines.push(`Also your own fact #${entry.localFactId}: one fact, not two.`);
