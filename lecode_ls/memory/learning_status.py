@@ -41,6 +41,14 @@ REASON_CODES = (
     "stale_context",
     "extraction_error",
     "shared_by_team",
+    # the rules' verdicts (issue 41: agent/learning_rules.py)
+    "unsupported_script",
+    "one_off_request",
+    "hypothetical",
+    "past_practice",
+    "task_scoped",
+    "no_lasting_scope",
+    "retracted_preference",
 )
 
 RECENT_SESSIONS = 20
