@@ -1,7 +1,7 @@
 """Rule-based learning over LSP at its defaults (issue 41): a person who opts in to learning
 (`auto_learn = true`, `learning = "both"`, `rules_learn = "propose"`) with a model that proposes
 nothing, as small local models mostly do. The issue's session stores no fact and proposes
-nothing; a lasting convention is proposed, never stored unasked.
+nothing; a lasting convention is proposed, never stored unasked, and accepted in one step.
 
 # covers A1, A4, A6, A9
 """
@@ -16,6 +16,7 @@ from pytest_lsp import LanguageClient
 
 from tests.e2e.chat import new_session
 from tests.e2e.conftest import Start, call
+from tests.e2e.facts import error_of
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 ISSUE = (
@@ -80,9 +81,23 @@ class TestDefaults:
         async with FakeOpenAI(respond=responder(summary)) as server:
             client = await compacted(start, repo, server, CONVENTION)
             listed = await call(client, "lecode/facts/list", {})
-        assert listed["facts"] == []
-        learning = listed["learning"]
-        assert learning["status"] == "proposed"
-        assert [(p["text"], p["why"]) for p in learning["proposals"]] == [
-            (CONVENTION, "a rule found a lasting convention and no model affirmed it")
-        ]
+            assert listed["facts"] == []
+            learning = listed["learning"]
+            assert learning["status"] == "proposed"
+            assert [(p["text"], p["why"]) for p in learning["proposals"]] == [
+                (CONVENTION, "a rule found a lasting convention and no model affirmed it")
+            ]
+            # accepted in one step: remembered with its recorded evidence, listed no more
+            target = {"sessionId": learning["sessionId"], "seq": learning["seq"], "index": 0}
+            wrong = await error_of(
+                call(client, "lecode/facts/acceptProposal", {**target, "index": 3})
+            )
+            assert wrong.code == -32602 and "index" in wrong.message
+            accepted = await call(client, "lecode/facts/acceptProposal", target)
+            assert accepted == {"factId": 1, "revision": 1}
+            listed = await call(client, "lecode/facts/list", {})
+            assert [(f["text"], f["status"]) for f in listed["facts"]] == [(CONVENTION, "valid")]
+            assert listed["facts"][0]["source"] == learning["proposals"][0]["source"]
+            assert listed["learning"]["proposals"] == []
+            again = await error_of(call(client, "lecode/facts/acceptProposal", target))
+            assert "no longer listed" in again.message

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,11 +27,13 @@ from lecode_ls.agent.learning_rules import (
 )
 from lecode_ls.agent.summary_check import salient_terms
 from lecode_ls.config import MemorySettings, Settings
-from lecode_ls.memory.learning_status import REASON_CODES
+from lecode_ls.errors import InvalidParams, ReadonlyMode
+from lecode_ls.memory.learning_status import REASON_CODES, dismiss, latest_learning
 from lecode_ls.memory.recall import recall_fact
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.permissions import PermissionPolicy
 from lecode_ls.tools.read import number_line
+from lecode_ls.tools.slash import Invocation, run_memory_command
 from tests.fakes.scripted_provider import ScriptedProvider, text_turn
 from tests.unit.stores import make_runtime
 from tests.unit.test_learning import WaitingExtraction
@@ -410,3 +413,51 @@ class TestPromotion:
         assert [p["text"] for p in outcome.learning.proposals] == [
             "We target Python 3.11, so never use syntax newer than 3.11."
         ]
+
+
+class TestAccept:
+    """A proposal is accepted in one step (issue 41): /memory accept <n>."""
+
+    async def proposed(self, tmp_path: Path) -> tuple[Runtime, str]:
+        runtime = make_runtime(tmp_path, Settings(memory=MemorySettings(auto_learn=True)))
+        provider = ScriptedProvider().add(
+            text_turn(summary_of(0, 6)), text_turn('{"candidates": []}')
+        )
+        session = runtime.sessions.create("small")
+        append(runtime, session, 0, 6)
+        outcome = await compact_session(
+            runtime, session, provider, model="gpt-4o", window=None, policy=ALLOW
+        )
+        assert outcome.learning is not None and outcome.learning.status == "proposed"
+        return runtime, session
+
+    async def test_accept_remembers_the_proposal_with_its_evidence(self, tmp_path: Path) -> None:
+        # covers A6, T5
+        runtime, session = await self.proposed(tmp_path)
+        [learning] = events(runtime, session, "learning")
+        texts = [p["text"] for p in learning["proposals"]]
+        answer = run_memory_command(runtime, "accept 1", date(2026, 1, 1), Invocation())
+        assert answer == "Proposal 1 is remembered as fact #1 (revision 1)."
+        [fact] = runtime.facts.list()[0]
+        assert fact.text == texts[1]
+        recalled = recall_fact(runtime.facts, runtime.sessions, fact.id)
+        assert recalled["status"] == "valid"
+        assert recalled["source"]["seqs"] == learning["proposals"][1]["source"]["seqs"]
+        # it is listed no more; the other proposal still is, and can be accepted in turn
+        status = latest_learning(runtime.sessions, runtime.facts, session)
+        assert status is not None
+        assert [p["index"] for p in status["proposals"]] == [0]
+        run_memory_command(runtime, "accept 0", date(2026, 1, 1), Invocation())
+        assert sorted(f.text for f in runtime.facts.list()[0]) == sorted(texts)
+
+    async def test_a_proposal_no_longer_listed_is_refused_naming_it(self, tmp_path: Path) -> None:
+        runtime, session = await self.proposed(tmp_path)
+        [learning] = events(runtime, session, "learning")
+        dismiss(runtime.sessions, session, learning["seq"], 0)
+        with pytest.raises(InvalidParams, match="index: proposal 0 is no longer listed"):
+            run_memory_command(runtime, "accept 0", date(2026, 1, 1), Invocation())
+        with pytest.raises(InvalidParams, match="index: the learning event has no proposal 9"):
+            run_memory_command(runtime, "accept 9", date(2026, 1, 1), Invocation())
+        with pytest.raises(ReadonlyMode):
+            run_memory_command(runtime, "accept 1", date(2026, 1, 1), Invocation(readonly=True))
+        assert runtime.facts.list()[0] == []
