@@ -21,14 +21,18 @@ first rule below that it fails, in this order.
 4. `reported_preference`: someone else's words ("my colleague says we always ...", a sentence
    in quotation marks or under a "... wrote:" line: learning_requests.is_reported).
 5. `one_off_request`: a question, or a request to the assistant (learning_requests.is_request:
-   a task verb such as run, fix, read or write opening it, "tell me", "show me") with no lasting
-   scope: "Run make check" is one, "Run make check before pushing in this repo" is not.
-6. `hypothetical` ("if we ...", "what if", "maybe", "would", "could", "I wonder") and
-   `past_practice` ("we used to", "last week", "previously", "we always did").
+   a task verb such as run, fix, read or write opening it, "tell me", "show me") with neither a
+   project's scope nor a strong habit's ("every time", "whenever", "before every"): "Run make
+   check" is one; "Run make check before pushing in this repo" and "Update the docs whenever
+   you change a flag" are not.
+6. `hypothetical` ("if we ...", "what if", "maybe", "would", "could", "I wonder"),
+   `past_practice` ("we used to", "last week", "previously", "we always did", "we never got
+   ...") and `observation` (a habit that says what happens, not what is done by choice: "we
+   always forget to ...", "I always get confused by ...").
 7. Task scope: `temporary_preference` for the seed's temporary markers ("for now", "today",
    "this session", "only", "until": learning_evidence.TEMPORARY), `task_scoped` for a task's
    own objects ("this PR", "this branch", "this loop", "this bug", "this fix", "here", "the
-   fix", "the crash", "to reproduce ...").
+   fix", "the crash", "to reproduce ...", "do that").
 8. `no_lasting_scope`: nothing in it outlives the task. A lasting scope is the project's ("in
    this repo", "for this project", "across the codebase", "from now on", "going forward"), the
    team's ("we" or "our team" with a verb in the present: "we squash commits"; "our
@@ -77,6 +81,7 @@ RULE_CODES = (
     "one_off_request",
     "hypothetical",
     "past_practice",
+    "observation",
     "temporary_preference",
     "task_scoped",
     "no_lasting_scope",
@@ -127,18 +132,33 @@ _HYPOTHETICAL = re.compile(
 _PAST = re.compile(
     r"\b(?:used to|back then|last (?:week|time|year|month|sprint|release)|previously|"
     r"in the past|yesterday|earlier today|at my (?:old|last|previous) (?:job|company|team)|"
-    r"we (?:always |never |usually )?(?:used|did|had|were|wrote|ran|kept|preferred|"
-    r"followed|squashed|merged|committed|was)|i (?:always |never )?(?:used|did|had|"
-    r"preferred|wrote))\b",
+    r"(?:we|i) (?:always |never |usually |often )?(?:(?!(?:need|proceed|exceed|succeed|feed|"
+    r"seed|speed)\b)\w+ed|did|had|were|was|wrote|ran|kept|"
+    r"got|went|made|saw|took|found|came|knew|thought|broke|built|forgot|left|told|said))\b",
     re.IGNORECASE,
 )
+_OBSERVATION = re.compile(
+    r"^(?:we|i|our team|the team)\s+(?:(?:always|never|usually|often|sometimes|keep)\s+)?"
+    r"(?:forget|forgets|get|gets|struggle|struggles|wonder|miss|misses|lose|loses|break|"
+    r"breaks|mess|end up|run into|have trouble|fail|fails|hit|see|notice|confuse)\b",
+    re.IGNORECASE,
+)
+"""A habit that says what happens, not what is done by choice ("We always forget ...")."""
+_STRONG_HABIT = re.compile(
+    r"\b(?:every time|each time|whenever|before every|after every|on every)\b", re.IGNORECASE
+)
+"""Habitual wording that makes an instruction opening with a task verb a convention."""
 _TASK = re.compile(
     r"\b(?:this|that|the current|my|your) (?:pr|pull request|mr|merge request|branch|loop|"
     r"bug|crash|fix|patch|change|commit|ticket|issue|task|demo|run|session|chat|"
     r"conversation|experiment|spike|function|file|test run|iteration|refactor)\b"
     r"|\bhere\b|\bthe (?:fix|crash|bug|demo|failing test|patch|hotfix|repro)\b"
     r"|\bto (?:reproduce|repro|debug|investigate|diagnose|fix|track down|narrow down)\b"
-    r"|\bthis (?:one|week|sprint|morning|afternoon|evening)\b|\bfor the (?:demo|release)\b",
+    r"|\bthis (?:one|week|sprint|morning|afternoon|evening)\b|\bfor the (?:demo|release)\b"
+    r"|\b(?:do|did|doing|does) (?:that|this|it)\b"
+    r"|\b(?:this|these) (?!(?:project|projects|repo|repos|repository|repositories|codebase|"
+    r"code base|team|company|org|organisation|organization|monorepo|service|is|was|means|way|"
+    r"rule|convention|style|standard|policy)\b)[a-z][\w-]*",
     re.IGNORECASE,
 )
 _PROJECT = re.compile(
@@ -292,13 +312,18 @@ def classify(message: str, start: int, end: int) -> str | None:
         return "invalid_text"
     if is_reported(message, start, end):
         return "reported_preference"
-    request = is_request(sentence) and not rule and not _OPENERS.match(bare)
+    # A task verb with a project's scope or a strong habit's is a convention ("Always run make
+    # check before pushing in this repo", "Update the docs whenever you change a flag").
+    scoped = bool(DURABLE.search(text) or _PROJECT.search(text) or _STRONG_HABIT.search(text))
+    request = is_request(sentence) and not rule and not _OPENERS.match(bare) and not scoped
     if request or _ONE_OFF.search(text) or (task_verb and not lasting):
         return "one_off_request"
     if _HYPOTHETICAL.search(text):
         return "hypothetical"
     if _PAST.search(text):
         return "past_practice"
+    if _OBSERVATION.match(bare):
+        return "observation"
     if TEMPORARY.search(text):
         return "temporary_preference"
     if _TASK.search(text):

@@ -47,6 +47,7 @@ REASON_CODES = (
     "one_off_request",
     "hypothetical",
     "past_practice",
+    "observation",
     "task_scoped",
     "no_lasting_scope",
     "retracted_preference",

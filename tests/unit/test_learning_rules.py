@@ -299,6 +299,9 @@ class TestClassify:
             "Commit messages must be written in English.",  # a rule about something general
             "Make sure every new endpoint has an OpenAPI description.",
             "In this project we are always using tabs, never spaces.",  # non-native phrasing
+            "Update the docs whenever you change a flag.",  # a task verb, a strong habit
+            "Please write the tests in English, our team does not read French.",
+            "We need every public function documented in this repo.",  # "need" is not past
         ],
     )
     def test_a_lasting_convention_of_ones_own_passes(self, sentence: str) -> None:
@@ -316,6 +319,11 @@ class TestClassify:
             ("Maybe we should always run the slow tests too.", "hypothetical"),
             ("We used to always squash commits.", "past_practice"),
             ("At my old job we always used Jenkins.", "past_practice"),
+            ("We never got the staging env to work.", "past_practice"),
+            ("We always forget to run the tests.", "observation"),
+            ("I always get confused by this config.", "observation"),
+            ("Please never do that again.", "task_scoped"),
+            ("Always double-check this migration before running it.", "task_scoped"),
             ("For now, always use spaces.", "temporary_preference"),
             ("Today we always deploy by hand.", "temporary_preference"),
             ("In this PR, always use the new logger.", "task_scoped"),

@@ -156,7 +156,8 @@ class LearningModel(Message):
     """Per fixed reason code, how many candidates (or responses) failed that check first. Beyond
     the seed's codes, the rules' verdicts on a sentence that reads like a convention but is not
     a lasting one of the person's own (issue 41): `one_off_request` (a request or a question),
-    `hypothetical`, `past_practice`, `task_scoped` ("this PR", "here", "the fix", "to
+    `hypothetical`, `past_practice`, `observation` (what happens, not what is done by choice:
+    "we always forget to ..."), `task_scoped` ("this PR", "here", "the fix", "to
     reproduce ..."), `no_lasting_scope` (nothing project-, team- or habit-wide),
     `retracted_preference` (taken back later in its message) and `unsupported_script` (not in
     Latin script: the rules read English only)."""
