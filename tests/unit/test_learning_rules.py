@@ -344,16 +344,19 @@ class TestClassify:
 
     # covers A4: issue 41's bad input
     def test_a_convention_quoted_from_someone_else_is_reported(self) -> None:
+        # covers A4, A9
         assert verdict("My lead insists we never use ORMs in this repo.") == "reported_preference"
         assert verdict("The style guide says always use four spaces.") == "reported_preference"
 
     def test_a_convention_negated_later_in_the_message_is_retracted(self) -> None:
+        # covers A4, A9
         first = "Always use tabs in this repo."
         assert verdict(first + " Actually, never mind.", first) == "retracted_preference"
         assert verdict(first + "\nNo, we don't.", first) == "retracted_preference"
         assert verdict(first + " Thanks!", first) is None
 
     def test_a_sentence_over_512_bytes_is_invalid_text_and_512_passes(self) -> None:
+        # covers A3, A4, A9
         head, tail = "Always use tabs in this repo", " please."
         fits = head + " x" * ((512 - len(head) - len(tail)) // 2) + tail
         fits += "." * (512 - len(fits.encode()))
@@ -361,12 +364,14 @@ class TestClassify:
         assert verdict(fits + ".") == "invalid_text"
 
     def test_a_sentence_in_another_script_is_unsupported(self) -> None:
+        # covers A4, A9
         assert verdict("\u0412 этом репозитории всегда используем табы.") == "unsupported_script"
         assert verdict("在这个项目里我们总是使用空格缩进。") == "unsupported_script"
         # Latin letters with accents are Latin: the English rules still read the sentence
         assert verdict("Always write café with an accent in this repo.") is None
 
     def test_every_counted_code_is_a_documented_reason_code(self) -> None:
+        # covers A4, A9
         assert set(RULE_CODES) <= set(REASON_CODES)
 
 
