@@ -68,6 +68,8 @@ async def child(base_url: str, learning: str | None, turns: int, max_output: int
     memory: dict[str, Any] = {"auto_learn": True}
     if learning is not None and "learning" in MemorySettings.model_fields:
         memory["learning"] = learning
+    if "rules_learn" in MemorySettings.model_fields:  # the facts the rules learn are measured
+        memory["rules_learn"] = "remember"
     settings = Settings(
         memory=MemorySettings(**memory), agent=AgentSettings(max_output_tokens=max_output)
     )

@@ -55,7 +55,13 @@ class MemorySettings(_Section):
     """Who proposes automatic learning's candidates: "rules" (the person's own sentences that
     state a convention, quoted verbatim and cited by the server: no model call), "model" (one
     extraction call to the chat model), or "both". Every candidate meets the same evidence
-    checks; rule-proposed ones are learned as facts."""
+    checks; what the rules alone propose follows `rules_learn`."""
+
+    rules_learn: Literal["propose", "remember"] = "propose"
+    """What becomes of a convention the rules found and no model affirmed: "propose" leaves it
+    for the person to accept in one step (`/memory accept`, `lecode/facts/acceptProposal`),
+    shown but never injected; "remember" stores it as a fact at once. The rules are an English
+    heuristic, and a fact is injected into every later session."""
 
     facts_max_bytes: int = Field(8192, ge=0, le=65536)
     """Share of max_bytes given first to whole, validated facts in the injected memory."""

@@ -5,11 +5,11 @@ remembered.
 `[memory] learning` says who proposes them: "rules" (learning_rules.py: the person's own sentences
 that state a convention, each quoted verbatim from its message, which the server cites itself; no
 model call), "model" (one extraction call to the chat model, below), or "both" (the default). A
-rule-proposed candidate is learned as a fact by default, not left as a proposal: it is the
-person's own sentence, word for word, in a convention's form, past every guard a model's
-candidate meets (requests, questions, temporary and reported wording are never proposed), so
-reviewing each one would hand back the work learning exists to save; a wrong one shows in every
-listing and is forgotten in one step. Whatever proposed it, a candidate meets the same contract:
+candidate the rules found and no model affirmed (the model did not propose the same text from
+the same message) is a proposal for the person to accept in one step, not a fact, unless
+`[memory] rules_learn = "remember"` (issue 41): the rules are an English heuristic, and a fact
+is injected into every later session, so a task they mistake for a convention must not reach
+the prompt unseen. Whatever proposed it, a candidate meets the same contract:
 
 - `explicit_user_preference`: `text` equals `quote`, a non-empty exact substring of ONE persisted
   user message named by a singleton `source_seqs`, without a temporary marker ("for now",
@@ -161,6 +161,8 @@ def proposal_why(candidate: dict[str, Any]) -> str:
         return f"near-duplicate of #{candidate['near']}"
     if candidate["supersedes"]:
         return "supersedes " + ", ".join(f"#{c}" for c in candidate["supersedes"])
+    if candidate.get("rules_only"):
+        return "a rule found a lasting convention and no model affirmed it"
     if CORRECTION.match(candidate["text"]):
         return "worded as a correction"
     if candidate["kind"] == "explicit_user_preference" and is_request(candidate["quote"]):
@@ -257,12 +259,14 @@ async def learn(
                 if found is None:
                     model_failed = True
                 else:
-                    proposed = {(c["text"], tuple(c["source_seqs"])) for c, *_ in accepted}
-                    accepted += [
+                    # The model's candidate replaces the rules' own for the same sentence: the
+                    # model affirmed it, and decides whether it is a proposal (issue 41).
+                    affirmed = {(c["text"], tuple(c["source_seqs"])) for c, *_ in found}
+                    accepted = [
                         item
-                        for item in found
-                        if (item[0]["text"], tuple(item[0]["source_seqs"])) not in proposed
-                    ]
+                        for item in accepted
+                        if (item[0]["text"], tuple(item[0]["source_seqs"])) not in affirmed
+                    ] + found
         if accepted:
             try:
                 await asyncio.to_thread(
@@ -383,6 +387,8 @@ def _promote(
             near = near_duplicate(runtime, candidate["text"], captured.facts)
             if near is not None:  # a near-duplicate: a proposed correction of that fact
                 candidate = {**candidate, "supersedes": [near], "near": near}
+        if by == "rules" and runtime.settings.memory.rules_learn == "propose":
+            candidate = {**candidate, "proposal": True, "rules_only": True}
         proposal = (
             candidate["proposal"]
             or bool(candidate["supersedes"])

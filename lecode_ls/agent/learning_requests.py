@@ -78,7 +78,7 @@ def is_request(quote: str) -> bool:
 
 # Someone else's words (issue 31): a preference in form that reports another speaker.
 _REPORTED = re.compile(
-    r"\b(?:my|our|a|the|his|her|their)\s+(?:colleague|co-?worker|teammate|team\s*mate|boss|"
+    r"\b(?!our\s+team\b)(?:my|our|a|the|his|her|their)\s+(?:colleague|co-?worker|teammate|team\s*mate|boss|"
     r"manager|lead|friend|client|customer|reviewer|mentor|professor|teacher|maintainer|cto|"
     r"senior|partner|wife|husband|team|company|docs?|documentation|book|guide|article|blog)s?\b"
     r"[^.!?\n]{0,40}?\b(?:says?|said|thinks?|told|tells|wants?|insists?|claims?|prefers?|"
@@ -86,7 +86,8 @@ _REPORTED = re.compile(
     r"|\b(?:he|she|they|someone|somebody|people|everyone|others)\s+(?:says?|said|told|tells|"
     r"thinks?|claims?|insists?|wrote|writes)\b"
     r"|\baccording\s+to\b"
-    r"|\b(?:says?|said)\s+(?:that\s+)?(?:we|you|i|they)\b",
+    r"|\b(?:says?|said|recommends?|insists?|wrote)\s+(?:that\s+|to\s+)?"
+    r"(?:we|you|i|they|always|never|every|all)\b",
     re.IGNORECASE,
 )
 QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"

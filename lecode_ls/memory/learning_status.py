@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any, Literal, get_args
 
 from lecode_ls.errors import InvalidParams, LecodeError
@@ -41,6 +42,15 @@ REASON_CODES = (
     "stale_context",
     "extraction_error",
     "shared_by_team",
+    # the rules' verdicts (issue 41: agent/learning_rules.py)
+    "unsupported_script",
+    "one_off_request",
+    "hypothetical",
+    "past_practice",
+    "observation",
+    "task_scoped",
+    "no_lasting_scope",
+    "retracted_preference",
 )
 
 RECENT_SESSIONS = 20
@@ -186,14 +196,21 @@ def _proposal_valid(sessions: SessionStore, facts: FactStore, proposal: dict[str
     )
 
 
-def dismiss(sessions: SessionStore, session_id: str, learning_seq: int, index: int) -> None:
-    """Record that the person dismissed proposal `index` of the learning event at
-    `learning_seq`; `latest_learning` no longer shows it. Blocking."""
+def _learning_event(
+    sessions: SessionStore, session_id: str, learning_seq: int, index: int
+) -> dict[str, Any]:
     record = sessions.read(session_id, learning_seq, learning_seq)[0]
     if record.get("kind") != "event" or record.get("type") != "learning":
         raise InvalidParams(f"seq: {learning_seq} is not a learning event", field="seq")
     if not 0 <= index < len(record.get("proposals", [])):
         raise InvalidParams(f"index: the learning event has no proposal {index}", field="index")
+    return record
+
+
+def dismiss(sessions: SessionStore, session_id: str, learning_seq: int, index: int) -> None:
+    """Record that the person dismissed proposal `index` of the learning event at
+    `learning_seq`; `latest_learning` no longer shows it. Blocking."""
+    _learning_event(sessions, session_id, learning_seq, index)
     sessions.append(
         session_id,
         {
@@ -203,6 +220,45 @@ def dismiss(sessions: SessionStore, session_id: str, learning_seq: int, index: i
             "index": index,
         },
     )
+
+
+def accept(
+    sessions: SessionStore,
+    facts: FactStore,
+    session_id: str,
+    learning_seq: int,
+    index: int,
+    remember: Callable[[str, SourceRef], tuple[int, int]],
+) -> tuple[int, int]:
+    """Accept proposal `index` of the learning event at `learning_seq` in one step (issue 41):
+    remember its text with its recorded evidence (`remember(text, source)`, the fact store's
+    checks in its transaction), then dismiss it, so it is listed no more. Only a proposal that
+    is still listed can be accepted, and not one that corrects a fact: that is a correction
+    of the fact (`/memory correct`), which this does not guess. Returns (fact ID, revision),
+    an existing fact's when it says the same already. Blocking."""
+    record = _learning_event(sessions, session_id, learning_seq, index)
+    dismissed = {
+        (r.get("learning_seq"), r.get("index"))
+        for seq in sessions.seqs_of_kind(session_id, DISMISSED)
+        for r in sessions.read(session_id, seq, seq)
+    }
+    status = _status(sessions, facts, session_id, record, facts.generation(), dismissed)
+    listed = next((p for p in status["proposals"] if p["index"] == index), None)
+    if listed is None:
+        raise InvalidParams(
+            f"index: proposal {index} is no longer listed (dismissed, accepted, or its "
+            "evidence changed)",
+            field="index",
+        )
+    if listed["conflicts"]:
+        ids = ", ".join(f"#{c['fact_id']}" for c in listed["conflicts"])
+        raise InvalidParams(
+            f"index: proposal {index} corrects fact {ids}: correct that fact instead",
+            field="index",
+        )
+    answer = remember(listed["text"], SourceRef.from_json(record["proposals"][index]["source"]))
+    dismiss(sessions, session_id, learning_seq, index)
+    return answer
 
 
 def describe(learning: dict[str, Any] | None) -> str:

@@ -21,7 +21,7 @@ from lecode_ls.errors import InvalidParams, NotACheckout, ReadonlyMode
 from lecode_ls.memory import scrub, team
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
-from lecode_ls.memory.learning_status import describe, latest_learning
+from lecode_ls.memory.learning_status import accept, describe, latest_learning
 from lecode_ls.memory.notes import daily_name
 from lecode_ls.memory.recall import (
     check_retirable,
@@ -60,6 +60,8 @@ HELP = """\
                           their drift; path (one word with / or .): only the facts anchored
                           in that file; query (any other words): the facts that best match
                           them, best first
+/memory accept <n>        accept proposal n of the learning status /memory facts shows:
+                          remember it with its recorded evidence
 /memory pin <fact-id>     pin a fact: every chat request's memory shows it first
 /memory unpin <fact-id>   unpin it
 /memory retire <fact-id>  retire a fact: kept, listed and recallable, no longer injected
@@ -258,6 +260,28 @@ def _pin(runtime: Runtime, args: list[str], run: Invocation, *, pin: bool = True
     if pin:
         return f"Fact #{fact_id} is pinned." if changed else f"Fact #{fact_id} was pinned already."
     return f"Fact #{fact_id} is unpinned." if changed else f"Fact #{fact_id} was not pinned."
+
+
+def _accept(runtime: Runtime, args: list[str], run: Invocation) -> str:
+    _usage(args, 1, 1, "accept <n>")
+    sessions, facts = runtime.require_facts()
+    if run.readonly:
+        raise ReadonlyMode("/memory accept: memory cannot be changed in readonly mode")
+    index = _int(args, 0, "n")
+    learning = latest_learning(sessions, facts, run.session_id)
+    if learning is None:
+        raise InvalidParams("text: no automatic learning has proposed anything", field="text")
+
+    def remember(text: str, ref: Any) -> tuple[int, int]:
+        return facts.remember(
+            text, ref, check=runtime.check_source, deduplicate=True, origin="learned",
+            anchors=runtime.verified_anchors(text, ref),
+        )  # fmt: skip
+
+    fact_id, revision = accept(
+        sessions, facts, learning["session_id"], learning["seq"], index, remember
+    )
+    return f"Proposal {index} is remembered as fact #{fact_id} (revision {revision})."
 
 
 def _unpin(runtime: Runtime, args: list[str], run: Invocation) -> str:
@@ -481,6 +505,7 @@ _SIMPLE: dict[str, Callable[[Runtime, list[str], Invocation], str]] = {
     "read": _read,
     "correct": _correct,
     "forget": _forget,
+    "accept": _accept,
     "pin": _pin,
     "unpin": _unpin,
     "retire": _retire,

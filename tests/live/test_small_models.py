@@ -44,7 +44,8 @@ class TestTheSmallSession:
     ) -> None:
         # covers C4, A4: three compactions of a dozen exchanges, learning by rules; then a
         # fourth that the tap answers with the previous summary, as the 0.5B model did
-        settings = Settings(memory=MemorySettings(auto_learn=True, learning="rules"))
+        memory = MemorySettings(auto_learn=True, learning="rules", rules_learn="remember")
+        settings = Settings(memory=memory)
         project = Project(root=tmp_path / "project", slug="small-000000000000")
         runtime = Runtime(project, tmp_path / "config", settings)
         provider = OpenAICompatible(tap.base_url, MODEL_NAME, None, read_timeout=300.0)

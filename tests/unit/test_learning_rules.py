@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,13 +18,22 @@ import pytest
 from bench.small_session import COMPACT_AFTER, CONVENTIONS, EXCHANGES, NOT_FACTS, records
 from lecode_ls.agent.compaction import compact_session
 from lecode_ls.agent.learning_requests import is_reported
-from lecode_ls.agent.learning_rules import is_convention, rule_candidates, sentences
+from lecode_ls.agent.learning_rules import (
+    RULE_CODES,
+    classify,
+    is_convention,
+    rule_candidates,
+    sentences,
+)
 from lecode_ls.agent.summary_check import salient_terms
 from lecode_ls.config import MemorySettings, Settings
+from lecode_ls.errors import InvalidParams, ReadonlyMode
+from lecode_ls.memory.learning_status import REASON_CODES, dismiss, latest_learning
 from lecode_ls.memory.recall import recall_fact
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.permissions import PermissionPolicy
 from lecode_ls.tools.read import number_line
+from lecode_ls.tools.slash import Invocation, run_memory_command
 from tests.fakes.scripted_provider import ScriptedProvider, text_turn
 from tests.unit.stores import make_runtime
 from tests.unit.test_learning import WaitingExtraction
@@ -32,8 +42,11 @@ ALLOW = PermissionPolicy({"memory_write": "allow"})
 Mode = Literal["model", "rules", "both"]
 
 
-def runtime_for(tmp_path: Path, mode: Mode) -> Runtime:
-    return make_runtime(tmp_path, Settings(memory=MemorySettings(auto_learn=True, learning=mode)))
+def runtime_for(
+    tmp_path: Path, mode: Mode, rules_learn: Literal["propose", "remember"] = "remember"
+) -> Runtime:
+    memory = MemorySettings(auto_learn=True, learning=mode, rules_learn=rules_learn)
+    return make_runtime(tmp_path, Settings(memory=memory))
 
 
 def append(runtime: Runtime, session: str, start: int, end: int) -> None:
@@ -140,7 +153,8 @@ class TestBoth:
             ["We use tabs for indentation in this repo.",
              "We target Python 3.11, so never use syntax newer than 3.11."]
         )  # fmt: skip
-        assert learning.learned_by == ["rules", "rules"]
+        # the model affirmed the rules' "We use tabs ...": it is the model's (issue 41)
+        assert learning.learned_by == ["rules", "model"]
         assert dict(learning.reason_counts) == {
             "unverified_project_evidence": 1,
             "exact_text_mismatch": 1,
@@ -209,7 +223,7 @@ class TestSentences:
             "Always run ruff before committing.",
             "Never commit uv.lock.",
             "Prefer pathlib over os.path.",
-            "Don't add dependencies without asking.",
+            "Always run make check before pushing in this repo.",
             "I prefer f-strings.",
             "Tests must pass before merging.",
             "Run the tests with pytest -x in this repo.",
@@ -228,8 +242,8 @@ class TestSentences:
             "Can you rename parse_args to parse_options?",
             "Show me the last error in the log.",
             "The build fails on CI.",
-            "Use the read tool to show me pyproject.toml.",
-            "Do we always use tabs?",
+            "Run make check.",
+            "The demo crashes on login.",
             "Thanks.",
         ],
     )
@@ -262,3 +276,201 @@ class TestSentences:
         message = " ".join(f"Always run check{n} first." for n in range(40))
         candidates, _ = rule_candidates({1: {"role": "user", "content": message}})
         assert len(candidates) == 16
+
+
+def verdict(message: str, sentence: str | None = None) -> str | None:
+    sentence = message if sentence is None else sentence
+    start = message.index(sentence)
+    return classify(message, start, start + len(sentence))
+
+
+class TestClassify:
+    """Each rule of learning_rules.classify, with the sentence it decides (issue 41)."""
+
+    # covers A4
+    @pytest.mark.parametrize(
+        "sentence",
+        [
+            "Always run make check before pushing in this repo.",  # a task verb, project scope
+            "We always squash commits before merging.",  # the team's habit
+            "Our team writes docs in British English in this project.",
+            "From now on, put type hints on every public function.",
+            "Never use print for logging in this project.",
+            "Commit messages must be written in English.",  # a rule about something general
+            "Make sure every new endpoint has an OpenAPI description.",
+            "In this project we are always using tabs, never spaces.",  # non-native phrasing
+            "Update the docs whenever you change a flag.",  # a task verb, a strong habit
+            "Please write the tests in English, our team does not read French.",
+            "We need every public function documented in this repo.",  # "need" is not past
+        ],
+    )
+    def test_a_lasting_convention_of_ones_own_passes(self, sentence: str) -> None:
+        assert verdict(sentence) is None
+
+    # covers A4, A9
+    @pytest.mark.parametrize(
+        ("sentence", "code"),
+        [
+            ("Run make check.", "one_off_request"),  # a task verb without a lasting scope
+            ("Run make check before pushing.", "one_off_request"),
+            ("Do we always use tabs?", "one_off_request"),
+            ("Use the read tool to show me pyproject.toml.", "one_off_request"),
+            ("If we always used tabs, the diff would be smaller.", "hypothetical"),
+            ("Maybe we should always run the slow tests too.", "hypothetical"),
+            ("We used to always squash commits.", "past_practice"),
+            ("At my old job we always used Jenkins.", "past_practice"),
+            ("We never got the staging env to work.", "past_practice"),
+            ("We always forget to run the tests.", "observation"),
+            ("I always get confused by this config.", "observation"),
+            ("Please never do that again.", "task_scoped"),
+            ("Always double-check this migration before running it.", "task_scoped"),
+            ("For now, always use spaces.", "temporary_preference"),
+            ("Today we always deploy by hand.", "temporary_preference"),
+            ("In this PR, always use the new logger.", "task_scoped"),
+            ("Always use the mock server for this loop.", "task_scoped"),
+            ("We use a lot of memory here.", "task_scoped"),
+            ("Use the staging database every time you reproduce the crash.", "task_scoped"),
+            ("Use the staging database to reproduce the crash.", "task_scoped"),
+            ("Keep the fix small.", "task_scoped"),
+            ("Use four spaces for indentation.", "no_lasting_scope"),
+            ("Avoid the network call in the unit test.", "no_lasting_scope"),
+            ("The demo crashes on login.", "no_convention_form"),
+        ],
+    )
+    def test_a_sentence_that_is_not_a_lasting_convention_gets_its_code(
+        self, sentence: str, code: str
+    ) -> None:
+        assert verdict(sentence) == code
+
+    # covers A4: issue 41's bad input
+    def test_a_convention_quoted_from_someone_else_is_reported(self) -> None:
+        # covers A4, A9
+        assert verdict("My lead insists we never use ORMs in this repo.") == "reported_preference"
+        assert verdict("The style guide says always use four spaces.") == "reported_preference"
+
+    def test_a_convention_negated_later_in_the_message_is_retracted(self) -> None:
+        # covers A4, A9
+        first = "Always use tabs in this repo."
+        assert verdict(first + " Actually, never mind.", first) == "retracted_preference"
+        assert verdict(first + "\nNo, we don't.", first) == "retracted_preference"
+        assert verdict(first + " Thanks!", first) is None
+
+    def test_a_sentence_over_512_bytes_is_invalid_text_and_512_passes(self) -> None:
+        # covers A3, A4, A9
+        head, tail = "Always use tabs in this repo", " please."
+        fits = head + " x" * ((512 - len(head) - len(tail)) // 2) + tail
+        fits += "." * (512 - len(fits.encode()))
+        assert len(fits.encode()) == 512 and verdict(fits) is None
+        assert verdict(fits + ".") == "invalid_text"
+
+    def test_a_sentence_in_another_script_is_unsupported(self) -> None:
+        # covers A4, A9
+        assert verdict("\u0412 этом репозитории всегда используем табы.") == "unsupported_script"
+        assert verdict("在这个项目里我们总是使用空格缩进。") == "unsupported_script"
+        # Latin letters with accents are Latin: the English rules still read the sentence
+        assert verdict("Always write café with an accent in this repo.") is None
+
+    def test_every_counted_code_is_a_documented_reason_code(self) -> None:
+        # covers A4, A9
+        assert set(RULE_CODES) <= set(REASON_CODES)
+
+
+class TestIssueSession:
+    """The session of issue 41: a bug report, two requests, and filler."""
+
+    MESSAGE = (
+        "The demo crashes on login.\nUse the staging database to reproduce the crash.\n"
+        "Keep the fix small."
+    )
+
+    def test_no_candidate_and_each_request_counted(self) -> None:
+        # covers A4, A9
+        candidates, codes = rule_candidates({1: {"role": "user", "content": self.MESSAGE}})
+        assert (candidates, codes) == ([], ["task_scoped", "task_scoped"])
+
+
+class TestPromotion:
+    async def test_by_default_the_rules_propose_and_remember_nothing(self, tmp_path: Path) -> None:
+        # covers A6, A9: rules_learn = "propose" is the default
+        runtime = make_runtime(tmp_path, Settings(memory=MemorySettings(auto_learn=True)))
+        assert runtime.settings.memory.rules_learn == "propose"
+        empty = text_turn('{"candidates": []}')
+        provider = ScriptedProvider()
+        for n in COMPACT_AFTER:
+            provider.add(text_turn(summary_of(0, n)), empty)
+        session = await three_compactions(runtime, provider)
+        assert runtime.facts.list()[0] == []
+        learning = events(runtime, session, "learning")
+        assert [e["status"] for e in learning] == ["proposed"] * 3
+        proposed = [p["text"] for e in learning for p in e["proposals"]]
+        assert sorted(proposed) == sorted(CONVENTIONS)
+        assert {p["why"] for e in learning for p in e["proposals"]} == {
+            "a rule found a lasting convention and no model affirmed it"
+        }
+
+    async def test_a_rule_candidate_the_model_affirms_is_a_fact(self, tmp_path: Path) -> None:
+        # covers A4: the model proposing the same sentence from the same message affirms it
+        runtime = runtime_for(tmp_path, "both", rules_learn="propose")
+        session = runtime.sessions.create("small")
+        append(runtime, session, 0, 6)
+        affirmed = candidate("We use tabs for indentation in this repo.", [1])
+        provider = ScriptedProvider().add(
+            text_turn(summary_of(0, 6)), text_turn(json.dumps({"candidates": [affirmed]}))
+        )
+        outcome = await compact_session(
+            runtime, session, provider, model="gpt-4o", window=None, policy=ALLOW
+        )
+        assert outcome.learning is not None
+        assert [f.text for f in runtime.facts.list()[0]] == [affirmed["text"]]
+        assert outcome.learning.learned_by == ["model"]
+        assert [p["text"] for p in outcome.learning.proposals] == [
+            "We target Python 3.11, so never use syntax newer than 3.11."
+        ]
+
+
+class TestAccept:
+    """A proposal is accepted in one step (issue 41): /memory accept <n>."""
+
+    async def proposed(self, tmp_path: Path) -> tuple[Runtime, str]:
+        runtime = make_runtime(tmp_path, Settings(memory=MemorySettings(auto_learn=True)))
+        provider = ScriptedProvider().add(
+            text_turn(summary_of(0, 6)), text_turn('{"candidates": []}')
+        )
+        session = runtime.sessions.create("small")
+        append(runtime, session, 0, 6)
+        outcome = await compact_session(
+            runtime, session, provider, model="gpt-4o", window=None, policy=ALLOW
+        )
+        assert outcome.learning is not None and outcome.learning.status == "proposed"
+        return runtime, session
+
+    async def test_accept_remembers_the_proposal_with_its_evidence(self, tmp_path: Path) -> None:
+        # covers A6, T5
+        runtime, session = await self.proposed(tmp_path)
+        [learning] = events(runtime, session, "learning")
+        texts = [p["text"] for p in learning["proposals"]]
+        answer = run_memory_command(runtime, "accept 1", date(2026, 1, 1), Invocation())
+        assert answer == "Proposal 1 is remembered as fact #1 (revision 1)."
+        [fact] = runtime.facts.list()[0]
+        assert fact.text == texts[1]
+        recalled = recall_fact(runtime.facts, runtime.sessions, fact.id)
+        assert recalled["status"] == "valid"
+        assert recalled["source"]["seqs"] == learning["proposals"][1]["source"]["seqs"]
+        # it is listed no more; the other proposal still is, and can be accepted in turn
+        status = latest_learning(runtime.sessions, runtime.facts, session)
+        assert status is not None
+        assert [p["index"] for p in status["proposals"]] == [0]
+        run_memory_command(runtime, "accept 0", date(2026, 1, 1), Invocation())
+        assert sorted(f.text for f in runtime.facts.list()[0]) == sorted(texts)
+
+    async def test_a_proposal_no_longer_listed_is_refused_naming_it(self, tmp_path: Path) -> None:
+        runtime, session = await self.proposed(tmp_path)
+        [learning] = events(runtime, session, "learning")
+        dismiss(runtime.sessions, session, learning["seq"], 0)
+        with pytest.raises(InvalidParams, match="index: proposal 0 is no longer listed"):
+            run_memory_command(runtime, "accept 0", date(2026, 1, 1), Invocation())
+        with pytest.raises(InvalidParams, match="index: the learning event has no proposal 9"):
+            run_memory_command(runtime, "accept 9", date(2026, 1, 1), Invocation())
+        with pytest.raises(ReadonlyMode):
+            run_memory_command(runtime, "accept 1", date(2026, 1, 1), Invocation(readonly=True))
+        assert runtime.facts.list()[0] == []

@@ -42,7 +42,7 @@ interface Harness {
 function harness(): Harness {
   const projects = [project("/src/app", [APP])];
   const server = new FakeServer()
-    .on(Requests.factsRemember, () => ({ factId: 9, revision: 1 }))
+    .on(Requests.factsAcceptProposal, () => ({ factId: 9, revision: 1 }))
     .on(Requests.factsCorrect, () => ({ factId: 3, revision: 3 }))
     .on(Requests.factsDismissProposal, () => ({}))
     .on(Requests.factsRecall, () => ({ factId: 3, revision: 2, status: "valid", text: "We use spaces for indentation." }));
@@ -97,15 +97,12 @@ describe("acceptConfirmation", () => {
 });
 
 describe("Accept Proposal", () => {
-  it("asks in a modal dialog, then remembers the text with its source and dismisses the proposal", async () => {
+  it("asks in a modal dialog, then accepts the proposal in one request (remembered with its source, dismissed)", async () => {
     const h = harness();
     await run(h, "lecode.acceptProposal", node());
     const [message, options, ...items] = vi.mocked(api.showWarningMessage).mock.calls[0];
     expect([message, options, items]).toEqual(["Remember this proposed fact?", { modal: true, detail: acceptConfirmation(proposal()).detail }, [ACCEPT]]);
-    expect(writes(h)).toEqual([
-      { method: "lecode/facts/remember", params: { workspaceUri: APP, text: TEXT, source: SOURCE } },
-      dismissed,
-    ]);
+    expect(writes(h)).toEqual([{ method: "lecode/facts/acceptProposal", params: dismissed.params }]);
     expect(h.refreshed).toBe(1);
     expect(infos()).toEqual([`Remembered fact #9 from the proposal, with session ${SESSION}, seq 5 as its evidence.`]);
     expect(errors()).toEqual([]);
@@ -173,7 +170,7 @@ describe("Accept Proposal", () => {
     const refuse = () => {
       throw serverError(code, sentence);
     };
-    h.server.on(Requests.factsRemember, refuse).on(Requests.factsCorrect, refuse);
+    h.server.on(Requests.factsAcceptProposal, refuse).on(Requests.factsCorrect, refuse);
     await run(h, "lecode.acceptProposal", node(code === "stale_revision" ? { conflicts: [{ factId: 3, revision: 2 }] } : {}));
     expect(errors()).toEqual([`The proposal was not accepted: ${sentence}`]);
     expect(writes(h).map((call) => call.method)).not.toContain("lecode/facts/dismissProposal");
@@ -181,14 +178,14 @@ describe("Accept Proposal", () => {
     expect(infos()).toEqual([]);
   });
 
-  it("says so when the accepted proposal could not be dismissed", async () => {
+  it("says so when the correcting proposal could not be dismissed", async () => {
     const h = harness();
     h.server.on(Requests.factsDismissProposal, () => {
       throw serverError("session_not_found", "session_id: there is no session " + SESSION);
     });
-    await run(h, "lecode.acceptProposal", node());
+    await run(h, "lecode.acceptProposal", node({ conflicts: [{ factId: 3, revision: 2 }] }));
     expect(infos()).toEqual([
-      `Remembered fact #9 from the proposal, with session ${SESSION}, seq 5 as its evidence. The proposal is still listed: session_id: there is no session ${SESSION}`,
+      `Fact #3 is now at revision 3, corrected by the proposal. The proposal is still listed: session_id: there is no session ${SESSION}`,
     ]);
     expect(errors()).toEqual([]);
   });

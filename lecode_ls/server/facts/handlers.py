@@ -15,7 +15,7 @@ from lecode_ls.errors import FactNotFound, LecodeError
 from lecode_ls.memory import team
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
-from lecode_ls.memory.learning_status import dismiss, latest_learning
+from lecode_ls.memory.learning_status import accept, dismiss, latest_learning
 from lecode_ls.memory.recall import check_retirable, list_facts, recall_fact
 from lecode_ls.memory.sessions import SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
@@ -178,6 +178,31 @@ async def facts_dismiss_proposal(
     await asyncio.to_thread(dismiss, runtime.sessions, session_id, params.seq, params.index)
     await ls.facts_changed(runtime)  # views listing proposals refresh on this
     return p.DismissProposalResult()
+
+
+async def facts_accept_proposal(
+    ls: LecodeServer, params: p.DismissProposalParams
+) -> p.FactRevisionResult:
+    runtime = await _facts_runtime(ls, params)
+    session_id = check_session_id(params.session_id)
+
+    def remember(text: str, ref: SourceRef) -> tuple[int, int]:
+        return runtime.facts.remember(
+            text, ref, check=runtime.check_source, deduplicate=True, origin="learned",
+            anchors=runtime.verified_anchors(text, ref),
+        )  # fmt: skip
+
+    fact_id, revision = await asyncio.to_thread(
+        accept, runtime.sessions, runtime.facts, session_id, params.seq, params.index, remember
+    )
+    await ls.facts_changed(runtime)
+    return p.FactRevisionResult(fact_id=fact_id, revision=revision)
+
+
+async def accept_proposal_command(
+    ls: LecodeServer, args: p.AcceptProposalCommand
+) -> p.FactRevisionResult:
+    return await facts_accept_proposal(ls, args.params)
 
 
 async def facts_pin(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsPinResult:

@@ -153,13 +153,21 @@ class LearningModel(Message):
     status: Literal["no_candidates", "rejected", "learned", "proposed", "failed", "stale"]
     """How it went."""
     reason_counts: dict[str, int]
-    """Per fixed reason code, how many candidates (or responses) failed that check first."""
+    """Per fixed reason code, how many candidates (or responses) failed that check first. Beyond
+    the seed's codes, the rules' verdicts on a sentence that reads like a convention but is not
+    a lasting one of the person's own (issue 41): `one_off_request` (a request or a question),
+    `hypothetical`, `past_practice`, `observation` (what happens, not what is done by choice:
+    "we always forget to ..."), `task_scoped` ("this PR", "here", "the fix", "to
+    reproduce ..."), `no_lasting_scope` (nothing project-, team- or habit-wide),
+    `retracted_preference` (taken back later in its message) and `unsupported_script` (not in
+    Latin script: the rules read English only)."""
     learned: list[LearnedFactModel]
     """The facts it remembered."""
     proposals: list[ProposalModel]
-    """Candidates left for review that still validate (same epoch, source valid now): the ones
-    the model marked uncertain or conflicting, worded as a correction, or preferences whose quote
-    reads as a request or a question."""
+    """Candidates left for review that still validate (same epoch, source valid now): what the
+    rules alone found (with `[memory] rules_learn = "propose"`, the default), the ones the model
+    marked uncertain or conflicting, worded as a correction, or preferences whose quote reads as
+    a request or a question. Accept one with `lecode/facts/acceptProposal`."""
     omitted_proposals: int = 0
     """Valid proposals left out to keep this status within 8,192 bytes: accept or dismiss the
     ones shown to see them."""
@@ -313,6 +321,11 @@ class FactsRetireResult(Message):
     """Whether it is retired now."""
     changed: bool
     """false when it already was (retire) or was not (restore)."""
+
+
+class AcceptProposalCommand(Params):
+    params: DismissProposalParams
+    """`{workspaceUri?, sessionId, seq, index}`."""
 
 
 class FactRetireCommand(Params):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lecode_ls.server.facts import handlers
 from lecode_ls.server.facts.messages import (
+    AcceptProposalCommand,
     DismissProposalParams,
     DismissProposalResult,
     DoctorParams,
@@ -58,16 +59,39 @@ METHODS: tuple[Method, ...] = (
         "lecode/facts/dismissProposal",
         "request",
         "Dismiss one proposal of an automatic learning attempt: it is no longer listed. To "
-        "accept one, remember it with its `source`, or correct the fact it conflicts with; an "
-        "accepted proposal stays listed while its source validates until it is dismissed (the "
-        "VS Code extension dismisses it after accepting). Sends `lecode/facts/didChange`, as "
-        "does every learning attempt.",
+        "accept one, use `lecode/facts/acceptProposal` (or remember it with its `source`, or "
+        "correct the fact it conflicts with; a proposal remembered that way stays listed while "
+        "its source validates until it is dismissed). Sends `lecode/facts/didChange`, as does "
+        "every learning attempt.",
         DismissProposalParams,
         DismissProposalResult,
         handler=handlers.facts_dismiss_proposal,
         errors=("memory_disabled", "invalid_session_id", "session_not_found", "invalid_params"),
         example_params={"sessionId": SID, "seq": 42, "index": 0},
         example_result={},
+    ),
+    Method(
+        "lecode/facts/acceptProposal",
+        "request",
+        "Accept one proposal of an automatic learning attempt in one step: its text is "
+        "remembered with its recorded `source` (checked as `lecode/facts/remember` checks it; "
+        "a fact that says the same already is returned unchanged), and the proposal is "
+        "dismissed. Only a proposal still listed by `lecode/facts/list` can be accepted, and "
+        "not one with `conflicts` (correct that fact instead): `invalid_params` naming `index`. "
+        "Sends `lecode/facts/didChange`.",
+        DismissProposalParams,
+        FactRevisionResult,
+        handler=handlers.facts_accept_proposal,
+        errors=(
+            "memory_disabled",
+            "invalid_session_id",
+            "session_not_found",
+            "invalid_params",
+            "source_not_valid",
+            "excluded_evidence",
+        ),
+        example_params={"sessionId": SID, "seq": 42, "index": 0},
+        example_result={"factId": 7, "revision": 1},
     ),
     Method(
         "lecode/facts/remember",
@@ -255,6 +279,18 @@ METHODS: tuple[Method, ...] = (
 )
 
 COMMANDS: tuple[Method, ...] = (
+    Method(
+        "lecode.facts.acceptProposal",
+        "command",
+        "`workspace/executeCommand` form of `lecode/facts/acceptProposal` (one argument: its "
+        "params).",
+        AcceptProposalCommand,
+        FactRevisionResult,
+        handler=handlers.accept_proposal_command,
+        errors=("memory_disabled", "invalid_session_id", "session_not_found", "invalid_params"),
+        example_params=[{"sessionId": SID, "seq": 42, "index": 0}],
+        example_result={"factId": 7, "revision": 1},
+    ),
     Method(
         "lecode.facts.retire",
         "command",

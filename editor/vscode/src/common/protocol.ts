@@ -27,6 +27,7 @@ export const Requests = {
   providerInfo: "lecode/provider/info",
   factsList: "lecode/facts/list",
   factsDismissProposal: "lecode/facts/dismissProposal",
+  factsAcceptProposal: "lecode/facts/acceptProposal",
   factsRemember: "lecode/facts/remember",
   factsRecall: "lecode/facts/recall",
   factsCorrect: "lecode/facts/correct",
@@ -64,6 +65,7 @@ export const Commands = {
   anchorReanchor: "lecode.anchor.reanchor",
   anchorForget: "lecode.anchor.forget",
   anchorShow: "lecode.anchor.show",
+  factsAcceptProposal: "lecode.facts.acceptProposal",
   factsRetire: "lecode.facts.retire",
   factsRestore: "lecode.facts.restore",
   sessionDelete: "lecode.session.delete",
@@ -686,11 +688,11 @@ export interface LearningModel {
   seq: number;
   /** How it went. */
   status: "no_candidates" | "rejected" | "learned" | "proposed" | "failed" | "stale";
-  /** Per fixed reason code, how many candidates (or responses) failed that check first. */
+  /** Per fixed reason code, how many candidates (or responses) failed that check first. Beyond the seed's codes, the rules' verdicts on a sentence that reads like a convention but is not a lasting one of the person's own (issue 41): `one_off_request` (a request or a question), `hypothetical`, `past_practice`, `observation` (what happens, not what is done by choice: "we always forget to ..."), `task_scoped` ("this PR", "here", "the fix", "to reproduce ..."), `no_lasting_scope` (nothing project-, team- or habit-wide), `retracted_preference` (taken back later in its message) and `unsupported_script` (not in Latin script: the rules read English only). */
   reasonCounts: Partial<Record<string, number>>;
   /** The facts it remembered. */
   learned: LearnedFactModel[];
-  /** Candidates left for review that still validate (same epoch, source valid now): the ones the model marked uncertain or conflicting, worded as a correction, or preferences whose quote reads as a request or a question. */
+  /** Candidates left for review that still validate (same epoch, source valid now): what the rules alone found (with `[memory] rules_learn = "propose"`, the default), the ones the model marked uncertain or conflicting, worded as a correction, or preferences whose quote reads as a request or a question. Accept one with `lecode/facts/acceptProposal`. */
   proposals: ProposalModel[];
   /** Valid proposals left out to keep this status within 8,192 bytes: accept or dismiss the ones shown to see them. */
   omittedProposals?: number;
@@ -747,6 +749,13 @@ export interface DismissProposalParams {
 export interface DismissProposalResult {
 }
 
+export interface FactRevisionResult {
+  /** The fact's ID. */
+  factId: number;
+  /** Its current revision. */
+  revision: number;
+}
+
 export interface FactsRememberParams {
   /** Any folder or file URI inside a project; default: the first workspace folder. */
   workspaceUri?: string | null;
@@ -754,13 +763,6 @@ export interface FactsRememberParams {
   text: string;
   /** Its evidence, from `lecode/session/snapshot` (validated now, and at every later use). */
   source: SourceRefModel;
-}
-
-export interface FactRevisionResult {
-  /** The fact's ID. */
-  factId: number;
-  /** Its current revision. */
-  revision: number;
 }
 
 export interface FactsRecallParams {
@@ -1324,6 +1326,11 @@ export interface QuestionModel {
   confirm: CommandModel;
   /** Runs the no. */
   cancel: CommandModel;
+}
+
+export interface AcceptProposalCommand {
+  /** `{workspaceUri?, sessionId, seq, index}`. */
+  params: DismissProposalParams;
 }
 
 export interface FactRetireCommand {

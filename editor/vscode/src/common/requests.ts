@@ -102,6 +102,7 @@ export interface RequestTypes {
   [Requests.providerInfo]: [ProviderInfoParams, ProviderInfoResult];
   [Requests.factsList]: [FactsListParams, FactsListResult];
   [Requests.factsDismissProposal]: [DismissProposalParams, DismissProposalResult];
+  [Requests.factsAcceptProposal]: [DismissProposalParams, FactRevisionResult];
   [Requests.factsPin]: [FactsPinParams, FactsPinResult];
   [Requests.factsUnpin]: [FactsPinParams, FactsPinResult];
   [Requests.factsRetire]: [FactsPinParams, FactsRetireResult];

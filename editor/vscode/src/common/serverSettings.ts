@@ -9,8 +9,10 @@ export interface MemorySettings {
   max_bytes: number;
   /** Opt in to automatic fact learning: after each successful compaction, one extraction call proposes facts, and only exactly evidenced ones are remembered. Also needs `[agent] permissions` memory_write = "allow" and readonly off. */
   auto_learn: boolean;
-  /** Who proposes automatic learning's candidates: "rules" (the person's own sentences that state a convention, quoted verbatim and cited by the server: no model call), "model" (one extraction call to the chat model), or "both". Every candidate meets the same evidence checks; rule-proposed ones are learned as facts. */
+  /** Who proposes automatic learning's candidates: "rules" (the person's own sentences that state a convention, quoted verbatim and cited by the server: no model call), "model" (one extraction call to the chat model), or "both". Every candidate meets the same evidence checks; what the rules alone propose follows `rules_learn`. */
   learning: "model" | "rules" | "both";
+  /** What becomes of a convention the rules found and no model affirmed: "propose" leaves it for the person to accept in one step (`/memory accept`, `lecode/facts/acceptProposal`), shown but never injected; "remember" stores it as a fact at once. The rules are an English heuristic, and a fact is injected into every later session. */
+  rules_learn: "propose" | "remember";
   /** Share of max_bytes given first to whole, validated facts in the injected memory. */
   facts_max_bytes: number;
   /** What injection does with a fact whose code anchor is `changed` or `deleted` (the code it was remembered from is no longer there): "label" shows it marked as drifted, "withhold" leaves it out. Listings show drift either way. */
@@ -97,6 +99,7 @@ export const SERVER_DEFAULTS: ServerSections = {
     "max_bytes": 32768,
     "auto_learn": false,
     "learning": "both",
+    "rules_learn": "propose",
     "facts_max_bytes": 8192,
     "drifted_facts": "label",
     "retire_after_days": 28,

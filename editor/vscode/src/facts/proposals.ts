@@ -3,9 +3,10 @@
  * Facts tree): Accept Proposal, Dismiss Proposal and Recall Source.
  *
  * Accepting asks first, in a modal dialog that shows the text (and, for a proposal that conflicts
- * with facts, which fact at which revision is corrected), then stores it the way a person would:
- * `lecode/facts/remember` with the proposal's captured source, or `lecode/facts/correct` of the
- * conflicting fact against the revision the proposal was made against. The server checks the
+ * with facts, which fact at which revision is corrected), then stores it:
+ * `lecode/facts/acceptProposal` (remembered with its recorded source and dismissed, in one step),
+ * or `lecode/facts/correct` of the conflicting fact against the revision the proposal was made
+ * against, then `lecode/facts/dismissProposal`. The server checks the
  * evidence again; a refusal is shown as its sentence and the tree is redrawn (the proposal may no
  * longer validate). Nothing here writes without the person's confirmation.
  */
@@ -105,40 +106,46 @@ export async function acceptProposal(deps: FactDeps, node: ProposalNode): Promis
   if ((await api.showWarningMessage(message, { modal: true, detail }, ACCEPT)) !== ACCEPT) {
     return;
   }
+  const target = { workspaceUri: folderUri, sessionId: learning.sessionId, seq: learning.seq, index: proposal.index };
+  if (conflict === undefined) {
+    // One step (issue 41): the server remembers the text with its recorded source and dismisses
+    // the proposal in the same request.
+    let accepted;
+    try {
+      accepted = await request(deps.sender, Requests.factsAcceptProposal, target);
+    } catch (error) {
+      throw refused(deps, "accepted", error);
+    }
+    deps.refresh();
+    await api.showInformationMessage(
+      `Remembered fact #${accepted.factId} from the proposal, with ${evidencePhrase(proposal)} as its evidence.`,
+    );
+    return;
+  }
   let result;
   try {
-    result =
-      conflict === undefined
-        ? await request(deps.sender, Requests.factsRemember, { workspaceUri: folderUri, text: proposal.text, source: proposal.source })
-        : await request(deps.sender, Requests.factsCorrect, {
-            workspaceUri: folderUri,
-            factId: conflict.factId,
-            expectedRevision: conflict.revision,
-            text: proposal.text,
-            source: proposal.source,
-          });
+    result = await request(deps.sender, Requests.factsCorrect, {
+      workspaceUri: folderUri,
+      factId: conflict.factId,
+      expectedRevision: conflict.revision,
+      text: proposal.text,
+      source: proposal.source,
+    });
   } catch (error) {
     throw refused(deps, "accepted", error);
   }
-  // An accepted proposal is done with: it is dismissed so that it is not offered again (the
+  // A correcting proposal is done with: it is dismissed so that it is not offered again (the
   // server lists a proposal as long as its evidence validates, accepted or not).
   let stillListed = "";
   try {
-    await request(deps.sender, Requests.factsDismissProposal, {
-      workspaceUri: folderUri,
-      sessionId: learning.sessionId,
-      seq: learning.seq,
-      index: proposal.index,
-    });
+    await request(deps.sender, Requests.factsDismissProposal, target);
   } catch (error) {
     stillListed = ` The proposal is still listed: ${errorMessage(error)}`;
   }
   deps.refresh();
-  const done =
-    conflict === undefined
-      ? `Remembered fact #${result.factId} from the proposal, with ${evidencePhrase(proposal)} as its evidence.`
-      : `Fact #${result.factId} is now at revision ${result.revision}, corrected by the proposal.`;
-  await api.showInformationMessage(done + stillListed);
+  await api.showInformationMessage(
+    `Fact #${result.factId} is now at revision ${result.revision}, corrected by the proposal.${stillListed}`,
+  );
 }
 
 export async function dismissProposal(deps: FactDeps, node: ProposalNode): Promise<void> {
