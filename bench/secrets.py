@@ -86,6 +86,7 @@ def _corpus_files() -> list[Path]:
         ROOT / name
         for name in (
             "lecode_ls",
+            "docs",
             "tests",
             "bench",
             "editor/vscode/src",
@@ -94,7 +95,7 @@ def _corpus_files() -> list[Path]:
         )
     ]
     files = [p for r in roots if r.exists() for p in r.rglob("*") if p.is_file()]
-    files += [ROOT / n for n in ("README.md", "protocol.md", "editor/vscode/package-lock.json")]
+    files += [ROOT / n for n in ("README.md", "editor/vscode/package-lock.json")]
     site = next((ROOT / ".venv" / "lib").glob("python3*/site-packages"), None)
     if site is not None:
         files += [p for p in site.rglob("*") if p.is_file()]

@@ -29,8 +29,9 @@ from lecode_ls.memory.secrets import MAX_EXTRA_PATTERNS, check_extra_pattern
 
 
 class _Section(BaseModel):
-    # Field docstrings are documentation (README's table reads them with lecode_ls.contract.fielddocs);
-    # pydantic is not asked to parse them, which would cost start-up time.
+    # Field docstrings are documentation (docs/memory/settings.md's table reads them with
+    # lecode_ls.contract.fielddocs); pydantic is not asked to parse them, which would cost
+    # start-up time.
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 

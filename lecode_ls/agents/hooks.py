@@ -1,6 +1,6 @@
 """What other agents' hooks send `lecode-ls context` on stdin, and the form each reads back.
 
-Verified against each agent's documentation (README, "Memory in other agents' hooks"):
+Verified against each agent's documentation (docs/agents/hooks.md):
 
 - Claude Code (`UserPromptSubmit`, `SessionStart`): stdin holds `session_id`, `transcript_path`,
   `cwd`, `hook_event_name`, and `prompt` (UserPromptSubmit) or `source` (SessionStart); stdout

@@ -6,8 +6,7 @@ enters a transcript, where redaction applies), with where it came from in `meta.
 `{"agent", "file", "line", "id"}` (`id`: Claude Code's record `uuid`; a Codex line has none, and
 carries `digest`, the SHA-256 of its bytes, instead).
 
-Formats, as their public schemas and parsers describe them (README, "Other agents'
-transcripts"):
+Formats, as their public schemas and parsers describe them (docs/agents/transcripts.md):
 
 - Claude Code (2.0.x, 2.1.x): one JSON object a line; `type` "user" or "assistant" carries
   `uuid`, `parentUuid`, `sessionId`, `cwd`, `version`, `isSidechain` and `message` {role,

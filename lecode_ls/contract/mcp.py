@@ -1,5 +1,5 @@
-"""mcp.md, the contract of `lecode-ls mcp`, rendered from the tool table (tools.py) and the limits
-the code enforces; `python -m lecode_ls.contract` writes it with protocol.md, and
+"""docs/agents/mcp.md, the contract of `lecode-ls mcp`, rendered from the tool table (tools.py)
+and the limits the code enforces; `python -m lecode_ls.contract` writes it with protocol.md, and
 tests/unit/test_mcp_docs.py fails when the committed file differs. Imports no MCP SDK.
 """
 
@@ -12,7 +12,7 @@ from lecode_ls.mcp.limits import MAX_JSON_STRUCTURE, MAX_LINE_BYTES, RESOURCES_P
 from lecode_ls.mcp.tools import ALL_SPECS, schema_of
 
 ROOT = Path(__file__).resolve().parents[2]
-MCP_MD = ROOT / "mcp.md"
+MCP_MD = ROOT / "docs" / "agents" / "mcp.md"
 
 HEAD = """\
 # lecode-ls over MCP
@@ -23,7 +23,8 @@ HEAD = """\
 agent that speaks the Model Context Protocol (Claude Code, Codex CLI, Cursor, VS Code's agent
 mode, Gemini CLI), over stdio: newline-delimited JSON-RPC 2.0, one message a line. It needs the
 optional extra `mcp` (the official MCP SDK: `uv tool install '.[mcp]'` in a clone); without it the
-command exits 2 with one line saying how to install it. README.md shows each agent's set-up.
+command exits 2 with one line saying how to install it. [Set-up](mcp-setup.md) shows each
+agent's set-up.
 
 - **Project.** The working directory (or `--project PATH`) names the project as a workspace
   folder does in the editor: its main Git checkout (nested folders and linked worktrees share

@@ -1,5 +1,5 @@
-"""Generate protocol.md and the extension's protocol.ts from the method table, and (through
-contract/settings.py) everything that describes the settings.
+"""Generate docs/reference/protocol.md and the extension's protocol.ts from the method table,
+and (through contract/settings.py) everything that describes the settings.
 
 Run `uv run python -m lecode_ls.contract` after changing a method table
 (`server/<feature>/methods.py`) or `config.py`; a test fails when the committed files differ from
@@ -15,12 +15,12 @@ from typing import Any, TypeVar
 from lecode_ls.contract.fielddocs import field_docs
 from lecode_ls.contract.settings import (
     PACKAGE_JSON,
-    README,
     ROOT,
+    SETTINGS_MD,
     SETTINGS_TS,
     VSCODE_README,
     render_package_json,
-    render_readme,
+    render_settings_md,
     render_settings_typescript,
     render_vscode_readme,
 )
@@ -32,7 +32,7 @@ from lecode_ls.server.protocol import METHODS
 
 T = TypeVar("T")
 
-PROTOCOL_MD = ROOT / "protocol.md"
+PROTOCOL_MD = ROOT / "docs" / "reference" / "protocol.md"
 PROTOCOL_TS = ROOT / "editor" / "vscode" / "src" / "common" / "protocol.ts"
 
 INTRO = """\
@@ -259,8 +259,58 @@ def _shared_files() -> str:
     return SHARED_FILES.format(bounds=bounds, schema=schema)
 
 
+def _feature_folders() -> dict[str, str]:
+    """Each method's feature folder (`server/<feature>/`), read from the `methods.py` that holds
+    its table entry."""
+    import importlib
+    import pkgutil
+
+    from lecode_ls import server
+
+    folders: dict[str, str] = {}
+    for info in pkgutil.iter_modules(server.__path__):
+        if not info.ispkg:
+            continue
+        try:
+            module = importlib.import_module(f"lecode_ls.server.{info.name}.methods")
+        except ModuleNotFoundError:
+            continue
+        for value in vars(module).values():
+            if isinstance(value, tuple):
+                for method in value:
+                    if isinstance(method, Method):
+                        folders[method.name] = f"server/{info.name}/"
+    return folders
+
+
+def _anchor(method: Method) -> str:
+    """The link target of a method's heading, as MkDocs and GitHub both spell it."""
+    return "#" + "".join(c for c in f"{method.name}-{method.kind}" if c.isalnum() or c == "-")
+
+
+def _index() -> str:
+    """The first table: every method with its kind, the feature folder that serves it and the
+    first sentence of its summary, so a name leads to its room."""
+    folders = _feature_folders()
+    lines = [
+        "## Index",
+        "",
+        "| method | kind | feature folder | summary |",
+        "|---|---|---|---|",
+    ]
+    for method in METHODS:
+        first = " ".join(method.summary.split())
+        end = first.find(". ")
+        first = (first[: end + 1] if end >= 0 else first).replace("|", "\\|")
+        link = f"[`{method.name}`]({_anchor(method).lower()})"
+        lines.append(f"| {link} | {method.kind} | `{folders[method.name]}` | {first} |")
+    return "\n".join(lines) + "\n"
+
+
 def render_markdown() -> str:
-    sections = [INTRO + _error_rows(), "## Methods\n"]
+    intro, conventions = INTRO.split("\n## Conventions\n", 1)
+    head = f"{intro}\n{_index()}\n## Conventions\n{conventions}"
+    sections = [head + _error_rows(), "## Methods\n"]
     sections.extend(_method_md(method) for method in METHODS)
     sections.append(_shared_files())
     return "\n".join(sections).rstrip() + "\n"
@@ -321,7 +371,8 @@ def render_typescript() -> str:
 
 
 def main() -> int:
-    README.write_text(render_readme(README.read_text(encoding="utf-8")), encoding="utf-8")
+    settings = render_settings_md(SETTINGS_MD.read_text(encoding="utf-8"))
+    SETTINGS_MD.write_text(settings, encoding="utf-8")
     PROTOCOL_MD.write_text(render_markdown(), encoding="utf-8")
     PROTOCOL_TS.parent.mkdir(parents=True, exist_ok=True)
     PROTOCOL_TS.write_text(render_typescript(), encoding="utf-8")
@@ -335,8 +386,9 @@ def main() -> int:
 
     MCP_MD.write_text(render_mcp_markdown(), encoding="utf-8")
     written = [PROTOCOL_TS, PACKAGE_JSON, SETTINGS_TS, VSCODE_README, MCP_MD]
+    written = [SETTINGS_MD, PROTOCOL_MD, *written]
     names = ", ".join(str(path.relative_to(ROOT)) for path in written)
-    print(f"wrote README.md, {PROTOCOL_MD.name}, {names}", file=sys.stderr)
+    print(f"wrote {names}", file=sys.stderr)
     return 0
 
 

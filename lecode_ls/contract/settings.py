@@ -1,6 +1,6 @@
 """Everything that describes the settings, generated from the one settings model (config.py, K2):
 
-- README.md's settings table;
+- docs/memory/settings.md's settings table;
 - the VS Code extension's configuration contribution (`contributes.configuration.properties` of
   editor/vscode/package.json: every `lecode.<section>.<key>` of the model; the extension's own
   `lecode.server.*` keys are left as they are);
@@ -26,7 +26,7 @@ from lecode_ls.contract.fielddocs import field_docs
 from lecode_ls.contract.ts_types import ts_type
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+SETTINGS_MD = ROOT / "docs" / "memory" / "settings.md"
 PACKAGE_JSON = ROOT / "editor" / "vscode" / "package.json"
 VSCODE_README = ROOT / "editor" / "vscode" / "README.md"
 SETTINGS_TS = ROOT / "editor" / "vscode" / "src" / "common" / "serverSettings.ts"
@@ -83,7 +83,7 @@ def _bounds(info: Any) -> dict[str, Any]:
     return found
 
 
-# --- README.md ---------------------------------------------------------------------------------
+# --- docs/memory/settings.md -------------------------------------------------------------------
 
 
 def render_settings_table() -> str:
@@ -111,12 +111,12 @@ def render_settings_table() -> str:
     return "\n".join(rows)
 
 
-def render_readme(current: str) -> str:
-    """README.md with its settings table regenerated between the two markers."""
+def render_settings_md(current: str) -> str:
+    """docs/memory/settings.md with its settings table regenerated between the two markers."""
     head, start, rest = current.partition(SETTINGS_START)
     _, end, tail = rest.partition(SETTINGS_END)
     if not start or not end:
-        raise ValueError("README.md lacks the settings markers")
+        raise ValueError("docs/memory/settings.md lacks the settings markers")
     return f"{head}{SETTINGS_START}\n{render_settings_table()}\n{SETTINGS_END}{tail}"
 
 

@@ -1,8 +1,8 @@
 """lecode-ls driven by a real third-party LSP client: headless Emacs with eglot, configured with
-the README's Emacs block as a new user's `~/.emacs.d/init.el` (Debian 12's emacs-nox 28.2 with
+docs/editors/emacs.md's block as a new user's `~/.emacs.d/init.el` (Debian 12's emacs-nox 28.2 with
 elpa-eglot 1.9, which .ci/run installs).
 
-`emacs/drive.el` opens a Python file of a Git checkout, runs the README's `M-x lecode-memory`,
+`emacs/drive.el` opens a Python file of a Git checkout, runs the page's `M-x lecode-memory`,
 remembers line 3 with the "Remember selection as fact" code action on a region, hovers it (eglot
 asks for plain text), edits it unsaved until flymake shows the drift warning, and forgets the
 fact from that warning's code actions. eglot 1.9 does not advertise `window.showMessage`, so the
@@ -53,7 +53,7 @@ def run_emacs(tmp_path: Path, file: Path) -> dict[str, Any]:
     home = tmp_path / "home"
     init = home / ".emacs.d" / "init.el"
     init.parent.mkdir(parents=True)
-    init.write_text(readme_block("elisp", "eglot-server-programs"))
+    init.write_text(readme_block("elisp", "eglot-server-programs", "docs/editors/emacs.md"))
     out = tmp_path / "emacs-result.json"
     completed = subprocess.run(
         [
@@ -136,5 +136,6 @@ class TestEmacsWithEglot:
 class TestReadmeShowsTheTestedConfig:
     def test_the_readme_elisp_block_is_the_file_emacs_runs(self) -> None:
         assert (
-            readme_block("elisp", "eglot-server-programs") == (EMACS_DIR / "lecode.el").read_text()
+            readme_block("elisp", "eglot-server-programs", "docs/editors/emacs.md")
+            == (EMACS_DIR / "lecode.el").read_text()
         )

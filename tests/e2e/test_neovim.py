@@ -1,6 +1,6 @@
 """lecode-ls driven by a real third-party LSP client: headless Neovim 0.11.
 
-Neovim loads `nvim/lecode.lua` (the configuration the README shows: `vim.lsp.config` +
+Neovim loads `nvim/lecode.lua` (the configuration docs/editors/neovim.md shows: `vim.lsp.config` +
 `vim.lsp.enable` + a `:Memory` user command), opens a file in a Git repository so that the client
 attaches, then `nvim/drive.lua` sends the custom requests and the `lecode.memory` command and
 writes everything it got back as JSON. The test asserts on that whole record and on the store.
@@ -365,7 +365,7 @@ class TestNeovimChat:
 
 class TestReadmeShowsTheTestedConfig:
     def test_the_readme_lua_blocks_are_the_files_neovim_runs(self) -> None:
-        readme = (Path(__file__).parents[2] / "README.md").read_text()
+        readme = (Path(__file__).parents[2] / "docs" / "editors" / "neovim.md").read_text()
         for name in ("lecode.lua", "chat.lua"):
             code = [
                 line

@@ -1,10 +1,10 @@
 """The README's set-up, run as written by a new user: in a fresh clone, the shell block that
-installs the `lecode-ls` command (`uv tool install .`), then Neovim with the README's config as
-`~/.config/nvim/init.lua` on a file outside any Git checkout, and `:Memory show`. Also what that
+installs the `lecode-ls` command (`uv tool install .`), then Neovim with the config of
+docs/editors/neovim.md as `~/.config/nvim/init.lua` on a file outside any Git checkout, and `:Memory show`. Also what that
 config says when `lecode-ls` is not on PATH, and what `scripts/test` says without Chromium.
 
 HOME is a temporary folder (so uv installs the tool where it would for a new user, and Neovim
-reads the README's config from there); only uv's download cache and the Python it builds with
+reads that config from there); only uv's download cache and the Python it builds with
 are the machine's, to stay offline and fast.
 """
 
@@ -25,14 +25,17 @@ from tests.e2e.test_neovim import NVIM, NVIM_DIR, SCRIPTS_DIR
 
 REPO = Path(__file__).parents[2]
 README = (REPO / "README.md").read_text()
+NEOVIM_PAGE = "docs/editors/neovim.md"
 
 
-def readme_block(language: str, containing: str) -> str:
-    """The README's first ```language block that contains `containing`."""
-    for block in re.findall(rf"```{language}\n(.*?)```", README, flags=re.DOTALL):
+def readme_block(language: str, containing: str, page: str = "README.md") -> str:
+    """The first ```language block of `page` (the README, or a page under docs/) that contains
+    `containing`."""
+    text = README if page == "README.md" else (REPO / page).read_text()
+    for block in re.findall(rf"```{language}\n(.*?)```", text, flags=re.DOTALL):
         if containing in block:
             return str(block)
-    raise AssertionError(f"the README has no {language} block with {containing!r}")
+    raise AssertionError(f"{page} has no {language} block with {containing!r}")
 
 
 def user_env(home: Path, config_dir: Path, *, with_tool: bool) -> dict[str, str]:
@@ -60,11 +63,11 @@ def user_env(home: Path, config_dir: Path, *, with_tool: bool) -> dict[str, str]
 
 
 def run_neovim(home: Path, folder: Path, env: dict[str, str]) -> dict[str, Any]:
-    """`nvim <file>` in `folder` with the README's init.lua, then `:Memory show`."""
+    """`nvim <file>` in `folder` with docs/editors/neovim.md's init.lua, then `:Memory show`."""
     assert NVIM is not None
     init = home / ".config" / "nvim" / "init.lua"
     init.parent.mkdir(parents=True, exist_ok=True)
-    init.write_text(readme_block("lua", "vim.lsp.config('lecode'"))
+    init.write_text(readme_block("lua", "vim.lsp.config('lecode'", NEOVIM_PAGE))
     out = home / "nvim-result.json"
     completed = subprocess.run(
         [NVIM, "--headless", "-c", f"luafile {NVIM_DIR / 'readme_setup.lua'}", "todo.md"],
@@ -139,7 +142,7 @@ class TestScriptsTest:
         assert completed.stderr.splitlines() == [
             f"scripts/test: no Chromium at {tmp_path / 'no-chromium'}, which the chat page's "
             "tests drive headless.",
-            "  Debian: sudo apt-get install chromium",
+            "  Debian: scripts/install-test-deps installs it (and whatever else is missing)",
             "  elsewhere (Ubuntu's chromium is a snap): install Chromium or Google Chrome and set "
             "CHROMIUM_PATH=/path/to/it",
         ]

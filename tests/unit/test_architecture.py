@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lecode_ls"
-README = PACKAGE.parent / "README.md"
+ARCHITECTURE = PACKAGE.parent / "docs" / "development" / "architecture.md"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 CORE = [
     path
@@ -285,8 +285,8 @@ class TestLayering:
 
 
 def layout_entries() -> dict[str, str]:
-    """README's Layout block, by the `lecode_ls/<package>/` line each entry starts with."""
-    block = README.read_text(encoding="utf-8").split("## Layout", 1)[1].split("```")[1]
+    """docs/development/architecture.md's Layout block, by the `lecode_ls/<package>/` line each entry starts with."""
+    block = ARCHITECTURE.read_text(encoding="utf-8").split("## Layout", 1)[1].split("```")[1]
     entries: dict[str, str] = {}
     current = None
     for line in block.splitlines():
@@ -303,9 +303,13 @@ class TestTheReadmeLayout:
         entries = layout_entries()
         for package in sorted(p.parent for p in PACKAGE.glob("*/__init__.py")):
             entry = entries.get(f"lecode_ls/{package.name}/")
-            assert entry is not None, f"README Layout does not name lecode_ls/{package.name}/"
+            assert entry is not None, (
+                f"architecture.md Layout does not name lecode_ls/{package.name}/"
+            )
             for sub in sorted(p.parent.name for p in package.glob("*/__init__.py")):
-                assert f"{sub}/" in entry, f"README Layout: lecode_ls/{package.name}/ lacks {sub}/"
+                assert f"{sub}/" in entry, (
+                    f"architecture.md Layout: lecode_ls/{package.name}/ lacks {sub}/"
+                )
 
 
 # -- one platform layer (issue 17) --------------------------------------------------------------

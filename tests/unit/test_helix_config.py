@@ -1,4 +1,4 @@
-"""The README's Helix configuration against Helix's own schema, since Helix cannot be installed
+"""docs/editors/helix.md's configuration against Helix's own schema, since Helix cannot be installed
 here (Debian 12 has none, Debian 13's needs glibc 2.39, and it is on neither PyPI nor npm).
 
 What is checked was read from Helix's sources at the 25.07.1 release (helix-editor/helix
@@ -7,7 +7,7 @@ What is checked was read from Helix's sources at the 25.07.1 release (helix-edit
 `LanguageServerConfiguration`, `LanguageServerFeature`), `helix-view/src/editor.rs` (`LspConfig`,
 `deny_unknown_fields`) and `languages.toml` (the default servers of each language). A user's
 `[[language]]` entry is merged by `name` into the default one and its `language-servers` list
-replaces the default list, so the README's lists must keep the defaults.
+replaces the default list, so the page's lists must keep the defaults.
 
 # covers issue 24, item 3 (Helix)
 """
@@ -23,7 +23,7 @@ import pytest
 
 from lecode_ls.server.routes import COMMANDS
 
-README = (Path(__file__).parents[2] / "README.md").read_text()
+HELIX_PAGE = (Path(__file__).parents[2] / "docs" / "editors" / "helix.md").read_text()
 
 # helix-core/src/syntax/config.rs, LanguageConfiguration (kebab-case, deny_unknown_fields).
 LANGUAGE_KEYS = {
@@ -58,14 +58,14 @@ DEFAULT_SERVERS_25_07 = {
 
 
 def toml_block(containing: str) -> dict[str, Any]:
-    for block in re.findall(r"```toml\n(.*?)```", README, flags=re.DOTALL):
+    for block in re.findall(r"```toml\n(.*?)```", HELIX_PAGE, flags=re.DOTALL):
         if containing in block:
             return tomllib.loads(block)
-    raise AssertionError(f"the README has no toml block with {containing!r}")
+    raise AssertionError(f"docs/editors/helix.md has no toml block with {containing!r}")
 
 
 def helix_section() -> str:
-    return README.split("## Helix")[1].split("\n## ")[0]
+    return HELIX_PAGE
 
 
 class TestLanguagesToml:

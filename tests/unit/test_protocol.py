@@ -16,10 +16,10 @@ from lecode_ls.config import Settings
 from lecode_ls.contract.render import (
     PROTOCOL_MD,
     PROTOCOL_TS,
-    README,
+    SETTINGS_MD,
     command_arguments,
     render_markdown,
-    render_readme,
+    render_settings_md,
     render_typescript,
     undocumented_codes,
 )
@@ -156,15 +156,15 @@ class TestNotifications:
         assert set(NOTIFICATIONS) == {m.name for m in METHODS if m.kind == "notification"}
 
 
-class TestReadmeSettings:
-    def test_the_readme_settings_table_matches_the_settings_model(self) -> None:
+class TestSettingsPage:
+    def test_the_settings_page_table_matches_the_settings_model(self) -> None:
         # covers K1
-        readme = README.read_text(encoding="utf-8")
-        assert readme == render_readme(readme), (
-            "README.md's settings table is stale: run `uv run python -m lecode_ls.contract`"
+        page = SETTINGS_MD.read_text(encoding="utf-8")
+        assert page == render_settings_md(page), (
+            "docs/memory/settings.md's table is stale: run `uv run python -m lecode_ls.contract`"
         )
         for name in type(Settings().memory).model_fields:
-            assert f"`[memory] {name}`" in readme
+            assert f"`[memory] {name}`" in page
 
 
 class TestErrorCodes:

@@ -1,5 +1,5 @@
 """The settings are described in three places, all generated from the one settings model
-(config.py): README.md's table, the VS Code extension's configuration contribution, and the
+(config.py): docs/memory/settings.md's table, the VS Code extension's configuration contribution, and the
 sections the extension forwards (serverSettings.ts). They must stay equal.
 
 # covers K2 (issue 11, item 4)
@@ -14,11 +14,11 @@ from lecode_ls.config import Settings
 from lecode_ls.contract.settings import (
     FILE_ONLY,
     PACKAGE_JSON,
-    README,
+    SETTINGS_MD,
     SETTINGS_TS,
     VSCODE_README,
     render_package_json,
-    render_readme,
+    render_settings_md,
     render_settings_typescript,
     render_vscode_readme,
     vscode_properties,
@@ -49,8 +49,8 @@ class TestGeneratedFiles:
         )
 
     def test_the_readme_table_is_what_the_model_renders(self) -> None:
-        readme = README.read_text(encoding="utf-8")
-        assert readme == render_readme(readme), f"README.md's settings table is {STALE}"
+        page = SETTINGS_MD.read_text(encoding="utf-8")
+        assert page == render_settings_md(page), f"docs/memory/settings.md's table is {STALE}"
 
     def test_the_marketplace_readme_lists_every_contributed_setting(self) -> None:
         # issue 30, item 6: editor/vscode/README.md lacked six settings the extension contributes
@@ -75,7 +75,7 @@ class TestTheThreeAgree:
         assert server_keys == model_keys() == list(vscode_properties())
 
     def test_every_key_of_the_model_is_in_the_readme_table(self) -> None:
-        table = README.read_text(encoding="utf-8")
+        table = SETTINGS_MD.read_text(encoding="utf-8")
         assert re.findall(r"\| `(lecode\.[a-z_]+\.[a-z_]+)` \|", table) == model_keys()
 
     def test_every_section_is_forwarded_to_the_server(self) -> None:
@@ -90,7 +90,7 @@ class TestTheThreeAgree:
         # A repository's workspace settings must not grant other agents writes (issue 15), nor
         # keep a secret in the store (issue 27: `[privacy] allow`).
         assert frozenset({"mcp", "privacy"}) == FILE_ONLY
-        table = README.read_text(encoding="utf-8")
+        table = SETTINGS_MD.read_text(encoding="utf-8")
         assert "| `[mcp] allow` | (config.toml only) |" in table
         assert "| `[privacy] allow` | (config.toml only) |" in table
         for section in FILE_ONLY:

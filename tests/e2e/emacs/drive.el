@@ -1,5 +1,5 @@
 ;;; drive.el --- drive lecode-ls from headless Emacs with eglot, as a person would  -*- lexical-binding: t -*-
-;; Usage: HOME=<home with the README's init.el> emacs --batch -l <init.el> -l drive.el
+;; Usage: HOME=<home with docs/editors/emacs.md's init.el> emacs --batch -l <init.el> -l drive.el
 ;;        <out.json> <file.py>
 ;; Debian 12's Emacs 28 with eglot 1.9, which does not advertise window.showMessage: a forget is
 ;; asked in the echo area and confirmed with a second code action, which the person picks late:
@@ -104,7 +104,7 @@ picking it from M-x eglot-code-actions would."
 (drive-wait "eglot to connect" (lambda () (and (eglot-current-server) eglot--managed-mode)))
 (drive-put 'server (plist-get (eglot--server-info (eglot-current-server)) :name))
 
-;; The README's M-x lecode-memory.
+;; docs/editors/emacs.md's M-x lecode-memory.
 (lecode-memory "notes")
 (drive-put 'memory (with-current-buffer "*lecode memory*" (buffer-string)))
 

@@ -1,4 +1,4 @@
--- Code anchors in Neovim with no plugin (issue 14): the README's config (lecode.lua) alone.
+-- Code anchors in Neovim with no plugin (issue 14): docs/editors/neovim.md's config (lecode.lua) alone.
 -- Usage: nvim --headless --clean -l drive_anchors.lua <config.lua> <out.json> <file> <server cmd...>
 -- Remembers line 3 of <file> as a person would (`V`, then `gra`, picking "Remember selection as
 -- fact"), edits that line in the buffer (unsaved), and records what Neovim itself shows:

@@ -1,4 +1,4 @@
--- Chats with lecode-ls from Neovim through the README's :Chat command, and records what happened.
+-- Chats with lecode-ls from Neovim through the :Chat command of docs/editors/neovim.md, and records what happened.
 -- Usage: nvim --headless --clean -l drive_chat.lua <lecode.lua> <chat.lua> <out.json> <file>
 --        <base url> <server cmd...>
 -- The model is the test's loopback server speaking the OpenAI API (tests/fakes/openai_server.py).

@@ -1,4 +1,4 @@
--- lecode-ls in Neovim 0.11+: the configuration the README shows, verbatim.
+-- lecode-ls in Neovim 0.11+: the configuration docs/editors/neovim.md shows, verbatim.
 -- tests/e2e/test_neovim.py loads this file, so a change that breaks it fails the test suite.
 
 if vim.fn.executable('lecode-ls') == 0 then

@@ -1,4 +1,4 @@
--- Runs the README's Neovim configuration as a user would: `nvim -u <init.lua> <file>` with
+-- Runs docs/editors/neovim.md's configuration as a user would: `nvim -u <init.lua> <file>` with
 -- whatever `lecode-ls` is on PATH (none at all in one test), then `:Memory show`.
 -- Usage: nvim --headless -u <init.lua> -c 'luafile readme_setup.lua' <file>, with
 -- $LECODE_NVIM_OUT naming the JSON file to write what happened to.
