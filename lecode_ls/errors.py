@@ -199,7 +199,8 @@ class SourceAlreadyAttached(LecodeError):
     code = "source_already_attached"
 
 
-# Sessions and sources (lecode_ls/memory/sessions/transcript.py, sessions.py, sources.py).
+# Sessions and sources (memory/sessions/transcript.py, memory/sessions/store.py and
+# memory/sessions/sources.py).
 
 
 class InvalidSessionId(LecodeError):

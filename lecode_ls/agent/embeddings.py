@@ -12,7 +12,7 @@ for long:
   failure or a slow answer leaves that turn to BM25.
 
 The answer is untrusted: its size is capped, and it must hold one finite vector a text, of one
-length, at most 4,096 dimensions (facts/vectors.py checks each).
+length, at most 4,096 dimensions (memory/facts/vectors.py checks each).
 """
 
 from __future__ import annotations

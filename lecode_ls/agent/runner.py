@@ -228,7 +228,7 @@ class ChatTurn:
         self.usage = TurnUsage()
         self._asker: ThreadAsk | None = None
         self.history: list[dict[str, Any]] = []
-        self._located: dict[str, str | None] = {}  # read paths resolved (anchor_capture)
+        self._located: dict[str, str | None] = {}  # read paths resolved (memory/anchors/capture.py)
         self.summary: dict[str, Any] | None = None
         self._history_generation = -1
         self._overflows = 0

@@ -1,4 +1,4 @@
-"""docs/agents/mcp.md, the contract of `lecode-ls mcp`, rendered from the tool table (tools.py)
+"""docs/agents/mcp.md, the contract of `lecode-ls mcp`, rendered from the tool table (mcp/tools.py)
 and the limits the code enforces; `python -m lecode_ls.contract` writes it with protocol.md, and
 tests/unit/test_mcp_docs.py fails when the committed file differs. Imports no MCP SDK.
 """

@@ -260,8 +260,8 @@ def _shared_files() -> str:
 
 
 def _feature_folders() -> dict[str, str]:
-    """Each method's feature folder (`server/<feature>/`), read from the `methods.py` that holds
-    its table entry."""
+    """Each method's feature folder (`server/<feature>/`), read from the
+    `server/<feature>/methods.py` that holds its table entry."""
     import importlib
     import pkgutil
 

@@ -1,8 +1,8 @@
 """The permission policy of write-class memory tools (T4): allow, deny, or ask the person.
 
-Every path that changes memory through a tool uses it: the model's tool calls (runner.py), the
+Every path that changes memory through a tool uses it: the model's tool calls (agent/runner.py), the
 `/memory correct` and `/memory forget` slash commands (tools/slash.py), and the gate of automatic
-learning (learning.py). It sits below all of them so that none imports another for it.
+learning (agent/learning.py). It sits below all of them so that none imports another for it.
 
 Tools run in worker threads while the question goes to the editor on the event loop:
 `ThreadAsk` is the bridge, and answers "deny" to every question once it is cancelled.

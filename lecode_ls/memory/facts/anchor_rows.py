@@ -2,7 +2,7 @@
 
 An anchor ties a fact revision to lines of a file: the path relative to the file's checkout root
 ("/"-separated), a 1-based inclusive line range, the digest of those lines' text and of the first
-line alone (anchor_text.lines_digest; the first finds where moved lines went), and the commit
+line alone (memory/anchors/text.py's lines_digest; the first finds where moved lines went), and the commit
 checked out when captured (None outside Git). Anchors sit beside a revision's SourceRef: they
 say which code a fact is about, never why it is believed.
 

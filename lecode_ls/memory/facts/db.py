@@ -1,4 +1,4 @@
-"""The connection to a project's facts.sqlite3 and its transactions, for `FactStore` (facts.py),
+"""The connection to a project's facts.sqlite3 and its transactions, for `FactStore` (store.py),
 which owns the database: opening (links refused, WAL, pragmas, migrations), one lock per store,
 `BEGIN IMMEDIATE` writes, snapshot reads, and SQLite failures as `StoreError` sentences.
 

@@ -1,7 +1,7 @@
 """The schema of facts.sqlite3: migrations, the dedup key, and the SQL statements (`verify()`
 is verify.py's).
 
-`FactStore` (facts.py) is the only user of this module. It owns the connection and the
+`FactStore` (store.py) is the only user of this module. It owns the connection and the
 transactions; the statement functions at the end run inside them and never begin or commit one.
 
 `migrate` is the exception: it runs when the store opens a database, and applies each pending
@@ -161,9 +161,9 @@ Migration = str | Callable[[apsw.Connection], None]
 transaction)."""
 
 
-# Migration 5: code anchors (anchors.py): lines of a file a revision is about, beside its
+# Migration 5: code anchors (anchor_rows.py): lines of a file a revision is about, beside its
 # evidence. Lines are 1-based and inclusive; `path` is relative to the file's checkout root;
-# `sha256` is anchor_text.lines_digest of the lines, `first_sha256` of the first line alone;
+# `sha256` is anchors/text.py's lines_digest of the lines, `first_sha256` of the first line alone;
 # `git_commit` is NULL outside Git. Forgetting a fact deletes its anchors with its revisions.
 _MIGRATION_5 = """
 CREATE TABLE anchors (

@@ -7,7 +7,7 @@ fact installs content-free exclusions for every position its evidence ever cited
 evidence can never be remembered, corrected with, or attached again, and other facts citing it
 stay stored but are suppressed from recall.
 
-Durability and concurrency are facts_db.py's: WAL, `synchronous=FULL`, every write one
+Durability and concurrency are db.py's: WAL, `synchronous=FULL`, every write one
 `BEGIN IMMEDIATE` transaction, one connection per store behind a lock, so every public method is
 safe to call from any thread and they run one at a time.
 
@@ -142,7 +142,7 @@ class FactStore:
         """Every fact text passes through it before it is stored (P5)."""
         self._db = FactsDatabase(path, root=root, read_only=read_only)
         self.anchors = AnchorStore(self._db)
-        """The code anchors of the facts' current revisions (anchors.py)."""
+        """The code anchors of the facts' current revisions (anchor_rows.py)."""
         self.ranking = Ranking(self._db)
         """Ranked queries, pins and uses (ranked.py)."""
         self.vectors = Vectors(self._db)

@@ -9,7 +9,7 @@ and a pattern with a rare word reads a few rows.
 
 Never stale, never trusted:
 - before each lookup the index catches up with the files on disk: the changes the kernel reported
-  since the last lookup (watch.py), or a full comparison of every file's identity (device, inode,
+  since the last lookup (platform/watch.py), or a full comparison of every file's identity (device, inode,
   size, mtime) on the first lookup, after an overflow, and on systems without inotify. Writes
   through lecode-ls, an editor and another process are all seen the same way;
 - the database (`notes-index.sqlite3` in the store) is a cache: a damaged, unreadable or

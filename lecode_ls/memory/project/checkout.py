@@ -4,7 +4,7 @@ Code anchors name a file by its path relative to its checkout root (the folder h
 `.git`, a directory or a linked worktree's `gitdir:` file), so every worktree of a repository
 finds the same anchors at the same relative paths; outside Git the workspace folder is the root.
 Like identity.py, Git is read, never run: no `git` process, small files only, no link followed
-(renames.py alone runs Git, bounded, to follow a renamed file).
+(anchors/renames.py alone runs Git, bounded, to follow a renamed file).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Files, in `<store>/sessions/` (S1):
   line starts, bits 56-63 its kind code (records.py). It lets a read seek straight to a
   range, and lets visibility find undo/redo/clear events without parsing messages. Derived only
   from the .jsonl: when it is missing, short, or disagrees with the file, it is rebuilt by a scan.
-- `<id>.lock`: the attach lock, owned by sessions.py.
+- `<id>.lock`: the attach lock, owned by store.py.
 
 Every operation holds an exclusive lock (`platform.lock`: flock on POSIX, LockFileEx on Windows)
 on the .jsonl file itself for its whole length, which serializes threads (each operation opens its
