@@ -56,7 +56,8 @@ def provider_key(settings: ProviderSettings, environ: Mapping[str, str]) -> str 
     """The key to send to `settings.base_url`, or None when none is needed.
 
     Raises ProviderKeyMissing or ProviderKeyInvalid (naming the variable, never the key) when a
-    request could only be refused, before anything is sent."""
+    request could only be refused, before anything is sent. Editors add how to set a key
+    (VS Code: "lecode: Set API Key"), as for `provider_auth`."""
     variable = settings.api_key_env
     if not variable:
         return None
@@ -67,16 +68,15 @@ def provider_key(settings: ProviderSettings, environ: Mapping[str, str]) -> str 
     if variable != DEFAULT_KEY_VARIABLE:
         raise ProviderKeyMissing(
             f"[provider] api_key_env names {variable}, which is not set (or is empty) in "
-            "lecode-ls's environment, so nothing was sent: set it where lecode-ls is started "
-            '(VS Code: run lecode: Set API Key), or set api_key_env to "" if the server '
-            "needs no key"
+            "lecode-ls's environment, so nothing was sent: set it where lecode-ls is started, "
+            'or set api_key_env to "" if the server needs no key'
         )
     if settings.base_url is not None and not is_loopback_url(settings.base_url):
         raise ProviderKeyMissing(
             f"no API key is set ({variable} is not set or is empty) and {_host(settings.base_url)} "
             "is not a server on this machine, so nothing was sent: set "
-            f"{variable} where lecode-ls is started (VS Code: run lecode: Set API Key), or set "
-            '[provider] api_key_env to "" if that server needs no key'
+            f'{variable} where lecode-ls is started, or set [provider] api_key_env to "" '
+            "if that server needs no key"
         )
     return None
 
