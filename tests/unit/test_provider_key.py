@@ -147,3 +147,26 @@ class TestBaseUrl:
     def test_an_http_url_is_kept(self, url: str) -> None:
         loaded, problems = validate({"provider": {"base_url": url}})
         assert (loaded.provider.base_url, problems) == (url, [])
+
+
+class TestTheServersProvider:
+    async def test_no_embedding_client_is_made_while_the_named_key_is_missing(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # covers I3: fact texts go to /embeddings in the background; nothing goes without a key
+        from lecode_ls.config import MemorySettings, Settings
+        from lecode_ls.server.chat.state import Chat
+
+        monkeypatch.delenv("LECODE_UNIT_UNSET_KEY", raising=False)
+        provider = settings(LOCAL, "LECODE_UNIT_UNSET_KEY")
+        chat = Chat()
+        try:
+            configured = Settings(memory=MemorySettings(embeddings_model="e"), provider=provider)
+            assert chat.embeddings(configured) is None
+            with pytest.raises(ProviderKeyMissing):
+                chat.provider(provider)
+            monkeypatch.setenv("LECODE_UNIT_UNSET_KEY", "sk-unit-now-set-00000000")
+            assert chat.embeddings(configured) is not None
+            assert chat.provider(provider).base_url == LOCAL.rstrip("/")
+        finally:
+            await chat.close()
