@@ -94,6 +94,9 @@ _LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
 """One label of a host name, as urlsplit lowercases it (`_` too: some local names have one)."""
 
 
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class ProviderSettings(_Section):
     """`[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to."""
 
@@ -136,7 +139,20 @@ class ProviderSettings(_Section):
 
     api_key_env: str = Field("OPENAI_API_KEY", max_length=256)
     """Name of the environment variable that holds the API key (never the key itself); empty
-    for a local server that needs no key."""
+    for a server that needs no key. While the variable it names is unset or empty, chat answers
+    `provider_key_missing` and nothing is sent, except that the default OPENAI_API_KEY may be
+    unset for a server on this machine (localhost, 127.0.0.1, ::1), which is sent no key."""
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable_name(cls, value: str) -> str:
+        # A key pasted here by mistake would be quoted by every message naming the variable.
+        if value and not _VARIABLE.fullmatch(value):
+            raise ValueError(
+                "expected the name of an environment variable (letters, digits and _), never "
+                "the key itself"
+            )
+        return value
 
     thinking: Literal["low", "medium", "high"] | None = None
     """Reasoning effort sent to models that have one (`reasoning_effort`); unset sends nothing."""

@@ -141,6 +141,18 @@ class TestBaseUrl:
         assert problem.endswith("; using the default")
         assert url not in problem
 
+    def test_a_key_pasted_as_the_variable_name_is_refused_without_quoting_it(self) -> None:
+        key = "sk-or-v1-pasted0as0a0name000000000"
+        loaded, problems = validate({"provider": {"api_key_env": key}})
+        assert loaded.provider.api_key_env == "OPENAI_API_KEY"
+        [problem] = problems
+        assert problem.startswith("provider.api_key_env: ") and key not in problem
+
+    @pytest.mark.parametrize("name", ["", "GROQ_API_KEY", "_key2"])
+    def test_a_variable_name_is_kept(self, name: str) -> None:
+        loaded, problems = validate({"provider": {"api_key_env": name}})
+        assert (loaded.provider.api_key_env, problems) == (name, [])
+
     @pytest.mark.parametrize(
         "url", [LOCAL, REMOTE, "http://[::1]:8080/v1", "HTTP://My-Box.lan:11434/v1"]
     )
