@@ -8,7 +8,9 @@ Retries (429, 5xx, connection failures) happen only before the first event is yi
 caller has seen part of an answer, a retry would show it a different answer spliced on.
 
 The API key goes only into the Authorization header. It never appears in an exception message,
-a log line or a repr: provider error text is quoted only after the key is cut out of it.
+a log line or a repr: provider error text (a reason phrase included) is quoted only after the
+key is cut out of it, in every form (memory/secrets/known.py), and an httpx failure is reported
+by its class alone, since httpx quotes what it refused (a header holding the key).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from lecode_ls.errors import (
     ProviderTimeout,
     ProviderUnreachable,
 )
+from lecode_ls.memory.secrets import mask_secret_values
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +197,13 @@ class OpenAICompatible:
                 )
                 if yielded or attempt >= self.max_retries:
                     raise failure from None
+            except (httpx.HTTPError, httpx.InvalidURL, UnicodeError) as exc:
+                # Not retried: a refused header, an unsupported scheme or a proxy failure does not
+                # mend itself (UnicodeError: a host name IDNA refuses). Its text may quote the
+                # request (a header), so only its class is told.
+                raise ProviderError(
+                    f"the request to {self._safe_base()} failed ({exc.__class__.__name__})"
+                ) from None
             delay = (
                 retry_after
                 if retry_after is not None
@@ -281,7 +291,7 @@ class OpenAICompatible:
         status = response.status_code
         text = self._error_text(_json_or_none(body))
         if not text:
-            text = self._trim(body.decode("utf-8", "replace")) or response.reason_phrase
+            text = self._trim(body.decode("utf-8", "replace")) or self._trim(response.reason_phrase)
         if status in (401, 403):
             return ProviderAuth(self._auth_message(status))
         if _overflow(_json_or_none(body), text) and status in (400, 413, 422, 500):
@@ -323,15 +333,19 @@ class OpenAICompatible:
         return self._trim(str(message)) if message else ""
 
     def _trim(self, text: str) -> str:
+        text = mask_secret_values(text)  # before the split, which would cut a key's CR
         text = " ".join(text.split())
         if self._api_key:
-            text = text.replace(self._api_key, "[redacted]")
+            text = text.replace(self._api_key, "[secret:api-key]")
         if len(text) > MAX_ERROR_CHARS:
             text = text[: MAX_ERROR_CHARS - 1] + "…"
         return text
 
     def _safe_base(self) -> str:
-        url = httpx.URL(self.base_url)
+        try:
+            url = httpx.URL(self.base_url)
+        except httpx.InvalidURL:  # config.py refuses such a base_url; said without it anyway
+            return "base_url"
         # Credentials in a base URL (http://user:pass@host) must not reach a message.
         return str(url.copy_with(username=None, password=None)) if url.userinfo else self.base_url
 

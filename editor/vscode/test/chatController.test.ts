@@ -7,6 +7,7 @@
 // covers P7 (chat panel), P3 (chat streaming)
 import { describe, expect, it, vi } from "vitest";
 import { type ChatDeps, ChatController, SET_UP_HINT, sessionTitle } from "../src/chat/controller";
+import { SET_API_KEY_HINT } from "../src/chat/turn";
 import { startedAt } from "../src/chat/sessionList";
 import type { HostMessage } from "../src/chat/messages";
 import type { Turn } from "../src/chat/turn";
@@ -362,6 +363,8 @@ describe("the set-up step", () => {
     await h.chat.receive({ type: "newSession" });
     await h.chat.receive({ type: "send", text: "How do I build?" });
     expect(h.server.calls.map((c) => c.method).filter((m) => m === Requests.chatSend || m === Requests.sessionNew)).toEqual([]);
+    // The message is not lost: it waits in the text box for the set-up to be done.
+    expect(h.posted).toContainEqual({ type: "draft", text: "How do I build?" });
   });
 
   it("gives way to the chat, with the cursor in the text box, once a choice is saved", async () => {
@@ -379,6 +382,27 @@ describe("the set-up step", () => {
     await h.chat.receive({ type: "setupUse" });
     expect(h.deps.setup.save).toHaveBeenCalledWith({ baseUrl: "http://127.0.0.1:8080/v1", model: "gpt-4o", keyed: true });
     expect(h.posted.slice(-3)).toEqual([{ type: "provider", label: "gpt-4o · 127.0.0.1:8080" }, { type: "setup" }, { type: "focus" }]);
+  });
+
+  it("shows a missing key as a set-up problem with the command that stores one, and keeps the message", async () => {
+    // covers I3, P7 (issue 42): the server refused before anything was sent or recorded
+    const h = harness();
+    await h.chat.receive({ type: "ready" });
+    const receiving = h.chat.receive({ type: "send", text: "Summarise MEMORY.md" });
+    const sentence = "[provider] api_key_env names GROQ_API_KEY, which is not set (or is empty) in lecode-ls's environment, so nothing was sent";
+    (await sent(h)).reject(serverError("provider_key_missing", sentence));
+    await receiving;
+    expect(h.shown(0)?.parts.at(-1)).toEqual({ kind: "error", message: `${sentence}. ${SET_API_KEY_HINT}` });
+    expect(h.posted).toContainEqual({ type: "draft", text: "Summarise MEMORY.md" });
+  });
+
+  it("keeps the text box as it was after a provider's own failure (the message was recorded)", async () => {
+    const h = harness();
+    await h.chat.receive({ type: "ready" });
+    const receiving = h.chat.receive({ type: "send", text: "hi" });
+    (await sent(h)).reject(serverError("session_busy", "sessionId: busy"));
+    await receiving;
+    expect(h.posted.some((m) => m.type === "draft")).toBe(false);
   });
 
   it("is not shown by a lecode-ls too old to say which provider it has (lecode.server.command)", async () => {

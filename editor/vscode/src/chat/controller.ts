@@ -18,7 +18,17 @@ import { SeqOrder } from "./order";
 import { sessionChoices } from "./sessionList";
 import { ProviderGate } from "./providerGate";
 import type { SetupDeps } from "./setup";
-import { type CommandEntry, type Entry, type Turn, applyDeltas, failTurn, finishTurn, newTurn, turnsFromHistory } from "./turn";
+import {
+  type CommandEntry,
+  type Entry,
+  type Turn,
+  applyDeltas,
+  errorMessage as keyHint,
+  failTurn,
+  finishTurn,
+  newTurn,
+  turnsFromHistory,
+} from "./turn";
 import { NO_USAGE, addUsage, usagePhrase } from "./usage";
 
 /** How many history items a session shows (the most recent ones). */
@@ -57,6 +67,9 @@ export interface ChatDeps {
 
 /** What VS Code adds to the server's provider_not_configured: where the set-up is. */
 export const SET_UP_HINT = "Choose a model in the chat's set-up first.";
+
+/** The server's set-up errors: answered before the message was recorded or sent (protocol.md). */
+export const SET_UP_CODES: ReadonlySet<string> = new Set(["provider_not_configured", "provider_key_missing", "provider_key_invalid"]);
 
 interface RunningTurn {
   sessionId: string;
@@ -368,7 +381,9 @@ export class ChatController {
   private async send(text: string): Promise<void> {
     if (this.refuseWhileRunning()) return;
     if (this.gate.unset) {
-      // Nothing is sent, not even a session made, until the person chose where chat goes.
+      // Nothing is sent, not even a session made, until the person chose where chat goes; the
+      // message waits in the text box.
+      this.post({ type: "draft", text });
       await this.gate.open();
       return;
     }
@@ -389,9 +404,15 @@ export class ChatController {
       this.update(running.turn, finishTurn(this.drain(running), result), running);
       this.countUsage(running.sessionId, result.usage);
     } catch (error) {
-      const unset = serverErrorCode(error) === "provider_not_configured";
-      const message = unset ? `${errorMessage(error)}. ${SET_UP_HINT}` : errorMessage(error);
+      const code = serverErrorCode(error);
+      const unset = code === "provider_not_configured";
+      const message = unset ? `${errorMessage(error)}. ${SET_UP_HINT}` : keyHint(errorMessage(error), code);
       this.update(running.turn, failTurn(this.drain(running), message, running.abort.signal.aborted), running);
+      if (code !== undefined && SET_UP_CODES.has(code)) {
+        // A set-up problem answered before anything was recorded: the message was not sent, so
+        // it goes back to the text box, to send again once the set-up is mended.
+        this.post({ type: "draft", text });
+      }
       if (unset) {
         await this.gate.check().catch(() => undefined);
       }

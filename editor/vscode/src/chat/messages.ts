@@ -170,4 +170,6 @@ export type HostMessage =
   /** What is known of the facts the "memory used" lines name. */
   | { type: "facts"; facts: FactView[] }
   /** Put the cursor in the text box (the view was opened or focused). */
-  | { type: "focus" };
+  | { type: "focus" }
+  /** A message that was not sent (a set-up problem came first): back into the text box, if it is empty. */
+  | { type: "draft"; text: string };

@@ -348,6 +348,13 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
       notice.textContent = message.text ?? "";
       notice.hidden = message.text === undefined;
       break;
+    case "draft":
+      if (input.value.trim() === "") {
+        input.value = message.text; // never innerHTML: the text is the person's, shown as text
+        saveDraft();
+        showCompletions();
+      }
+      break;
     case "usage":
       usage.textContent = message.text ?? "";
       usage.hidden = message.text === undefined;

@@ -533,4 +533,14 @@ describe("the chat page", () => {
     expect(await lastTurn(h.page).locator("[role=alert]").textContent()).toBe("provider: the API key was refused (401)");
     expect(await h.page.locator("#send").isVisible()).toBe(true);
   });
+
+  it("puts a message a set-up problem kept from being sent back in the text box", async () => {
+    // covers I3, P7 (issue 42): a missing key is answered before anything is sent or recorded
+    const h = await chatPage();
+    await ask(h.page, "Summarise MEMORY.md");
+    const refusal = Object.assign(new Error("no API key is set, so nothing was sent"), { data: { code: "provider_key_missing" } });
+    (await h.nextSend()).reject(refusal);
+    await h.page.locator("#log article.turn.failed").waitFor();
+    await expect.poll(() => h.page.locator("#input").inputValue()).toBe("Summarise MEMORY.md");
+  });
 });
