@@ -165,6 +165,7 @@ def _measure(quick: bool) -> str:
         try:
             cold, floor, unchanged, one, with_team, without = [], [], [], [], [], []
             first_ranked: list[float] = []
+            loads: list[int] = []  # refreshes past the first that a cold load took
             ranked: list[float] = []
             turn = select(runtime, TurnQuery(f"how do I deploy service {count - 7}?"))
             for round_number in range(rounds):
@@ -175,6 +176,9 @@ def _measure(quick: bool) -> str:
                 shelf = Shelf(root, runtime.facts)
                 started = now()
                 shelf.refresh()
+                while shelf.pending:  # past the load's time bound: the next polls go on
+                    shelf.refresh()
+                    loads.append(round_number)
                 cold.append(now() - started)
                 valid = sum(fact.status == "valid" for fact in shelf.facts())
                 assert valid == count, ({fact.reason for fact in shelf.facts()}, shelf.pending)
@@ -223,7 +227,8 @@ def _measure(quick: bool) -> str:
             "Target (issue 29): the cold load of 5,000 under 1 s: "
             f"{'met' if met else 'MISSED'}"
             f"{'' if not quick else ' (a --quick run of 500: not the measurement)'}; "
-            "a refresh afterwards reads only what changed."
+            "a refresh afterwards reads only what changed. A load stops at its 2 s bound and the "
+            f"next refresh goes on: {len(loads)} extra refreshes in {rounds} cold loads."
         ),
     )
 
