@@ -59,7 +59,7 @@ from lecode_ls.agent.learning_evidence import (
     utf8_size,
 )
 from lecode_ls.agent.learning_requests import is_request
-from lecode_ls.agent.learning_rules import rule_candidates
+from lecode_ls.agent.learning_rules import rule_candidates, task_scope
 from lecode_ls.agent.preflight import estimate_tokens
 from lecode_ls.agent.provider import (
     ChatRequest,
@@ -356,6 +356,8 @@ def _model_candidates(
     accepted: list[Accepted] = []
     for candidate in envelope["candidates"]:
         code, ref = check_candidate(candidate, captured)
+        if code is None:
+            code = task_scope(candidate, captured.messages)
         if code is not None:
             outcome.reject(code)  # this candidate alone: the others are judged on their own
         else:
