@@ -36,7 +36,10 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
+
+from lecode_ls.platform.paths import canonical, is_within
 
 Agent = Literal["claude-code", "codex"]
 AGENTS: tuple[Agent, ...] = ("claude-code", "codex")
@@ -60,6 +63,16 @@ class Converted:
     session: str | None = None  # the agent's own session ID
     cwd: str | None = None  # the folder the agent ran in (Codex: session_meta; Claude: records)
     version: str | None = None
+
+
+def cwd_within(cwd: str, folders: list[Path]) -> bool:
+    """Whether the folder a record claims (`cwd`, text from the file) is inside one of
+    `folders`; False for text that names no path on this system: a NUL, or a lone surrogate
+    (JSON's `\\ud800`), which no file system encoding can spell."""
+    try:
+        return "\x00" not in cwd and any(is_within(canonical(cwd), f) for f in folders)
+    except (UnicodeError, ValueError, OSError):
+        return False
 
 
 def detect(lines: Iterable[bytes]) -> Agent | None:

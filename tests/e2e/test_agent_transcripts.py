@@ -123,6 +123,24 @@ class TestHostileTranscripts:
         assert exc.data["field"] == "path" and "no message of this project" in str(exc)
         assert list(isolated_config_dir.glob("memory/*/sessions/*.jsonl")) == []
 
+    async def test_a_folder_no_file_system_can_spell_is_another_project(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers K: a lone surrogate (JSON's \\ud800) in a record's or session_meta's cwd is
+        # a record of another project, never a -32603 (issue 42)
+        records = claude_records(repo)
+        lone = {**records[1], "uuid": "u-9", "cwd": str(repo) + "/\ud800"}
+        path = write_jsonl(repo / "claude.jsonl", [*records[:2], lone, *records[2:]])
+        client = await start(repo)
+        result = await call(client, "lecode/session/import", {"path": str(path)})
+        body = stored(isolated_config_dir, result["sessionId"])[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-3", "u-4"]
+        codex = codex_records(repo)
+        codex[0]["payload"]["cwd"] = "\udfff" + str(repo)
+        path = write_jsonl(repo / "rollout-lone.jsonl", codex)
+        exc = await error_of(call(client, "lecode/session/import", {"path": str(path)}))
+        assert exc.data["field"] == "path" and "no message of this project" in str(exc)
+
     async def test_a_fifo_and_a_huge_file_are_refused(self, start: Start, repo: Path) -> None:
         fifo = repo / "claude.fifo"
         os.mkfifo(fifo)
@@ -257,6 +275,31 @@ class TestFollowing:
             )
         body = (await settled(client, isolated_config_dir, 5, "Claude Code abc"))[1:]
         assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-4", "u-5"]
+
+    async def test_a_folder_no_file_system_can_spell_stops_no_following(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers K: a lone surrogate in a followed record's cwd, or in a rollout's session_meta,
+        # skips that record or rollout; the rest is still followed, then and later (issue 42)
+        env = agent_homes(tmp_path)
+        project = repo.resolve()
+        claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        records = claude_plain(project)
+        lone = {**records[1], "uuid": "u-9", "cwd": str(project) + "/\ud800"}
+        transcript = write_jsonl(claude_dir / "lone.jsonl", [*records[:2], lone])
+        codex = codex_records(project)
+        codex[0]["payload"]["cwd"] = str(project) + "/\ud800"
+        rollouts = tmp_path / "codex" / "sessions" / "2026" / "12" / "01"
+        write_jsonl(rollouts / "rollout-2026-12-01T10-00-00-a.jsonl", codex)
+        (rollouts / "rollout-2026-12-01T10-00-00-b.jsonl").write_text("[1]\n")
+        client = await start(repo, options=FOLLOW, env=env)
+        await settled(client, isolated_config_dir, 2, "Claude Code lone")
+        with transcript.open("a") as f:
+            f.write(json.dumps(records[2]) + "\n")
+        body = (await settled(client, isolated_config_dir, 3, "Claude Code lone"))[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2"]
+        titles = [s["title"] for s in (await call(client, "lecode/session/list"))["sessions"]]
+        assert titles == ["Claude Code lone"]
 
     async def test_links_fifos_and_off_by_default(
         self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
