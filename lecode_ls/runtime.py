@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from lecode_ls.agents.transcripts import agent_injected
 from lecode_ls.config import Settings
 from lecode_ls.errors import ExcludedEvidence, LecodeError, MemoryDisabled
 from lecode_ls.memory.anchors import DriftTracker, verified_fact_anchor
@@ -164,7 +165,9 @@ class Runtime:
         records = self.sessions.read(ref.session_id, ref.seqs[0], ref.seqs[-1])
         cited = (records[seq - ref.seqs[0]] for seq in ref.seqs)
         return any(
-            record.get("role") in ("user", "assistant") and _has_text(record.get("content"))
+            record.get("role") in ("user", "assistant")
+            and _has_text(record.get("content"))
+            and not agent_injected(record)  # another agent's text in the user's turn (A4)
             for record in cited
         )
 

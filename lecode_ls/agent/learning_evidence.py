@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lecode_ls.agent.learning_requests import is_reported
+from lecode_ls.agents.transcripts import agent_injected
 from lecode_ls.errors import LecodeError
 from lecode_ls.memory.anchors import fact_path_line
 from lecode_ls.memory.facts import MAX_QUERY_CHARS
@@ -269,7 +270,7 @@ def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, Sou
         return "invalid_source", None
     if kind == "explicit_user_preference":
         message = captured.messages.get(seqs[0]) if len(seqs) == 1 else None
-        if message is None or message["role"] != "user":
+        if message is None or message["role"] != "user" or agent_injected(message):
             return "invalid_preference_source", None
         if TEMPORARY.search(" ".join(quote.split())):
             return "temporary_preference", None

@@ -20,7 +20,15 @@ from typing import Any
 
 from tests.e2e.conftest import Start, call
 from tests.e2e.facts import candidate, error_of, seq_of
-from tests.fakes.agent_transcripts import claude_plain, claude_records, codex_records, write_jsonl
+from tests.fakes.agent_transcripts import (
+    HOSTILE_AGENTS_MD,
+    claude_injected,
+    claude_plain,
+    claude_records,
+    codex_agents_md,
+    codex_records,
+    write_jsonl,
+)
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 
@@ -95,6 +103,63 @@ class TestCodex:
         assert (await call(client, "lecode/facts/recall", {"factId": fact["factId"]}))[
             "status"
         ] == "valid"
+
+
+class TestWhoseWords:
+    """Text another agent wrote into the user's turn is not the person's (issue 42, item 4).
+
+    # covers A4 (a preference's evidence is the person's message), F6 (authored text)"""
+
+    async def test_codex_agents_md_and_claude_codes_reminders_are_not_user_records(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        codex = codex_records(repo)
+        codex.insert(2, codex_agents_md(repo))
+        rollout = write_jsonl(repo / "rollout-2026-12-01T10-00-00-m.jsonl", codex)
+        claude = write_jsonl(repo / "claude.jsonl", [*claude_records(repo), *claude_injected(repo)])
+        client = await start(repo)
+        made = await call(client, "lecode/session/import", {"path": str(rollout)})
+        body = stored(isolated_config_dir, made["sessionId"])[1:]
+        assert [r["role"] for r in body] == ["user", "assistant", "tool", "assistant"]
+        assert HOSTILE_AGENTS_MD not in json.dumps(body)
+        made = await call(client, "lecode/session/import", {"path": str(claude)})
+        body = stored(isolated_config_dir, made["sessionId"])[1:]
+        users = [(r["meta"]["origin"]["id"], r["content"]) for r in body if r["role"] == "user"]
+        assert users[2:] == [
+            ("u-r", [{"type": "text", "text": "Please fix the flaky login test."}]),
+            ("u-s", "Keep the tests fast."),
+        ]  # the slash command and the command's output were all Claude Code's
+        assert HOSTILE_AGENTS_MD not in json.dumps(body)
+
+    async def test_a_record_an_earlier_import_kept_is_not_authored_evidence(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        client = await start(repo)
+        store = Path((await call(client, "lecode/project/info", {}))["storePath"])
+        from lecode_ls.memory.sessions import SessionStore
+
+        sessions = SessionStore(store)  # as an import before issue 42 kept it
+        session = sessions.create("Codex session old", "import")
+        origin = {"agent": "codex", "file": "rollout.jsonl", "line": 3, "digest": "sha256:x"}
+        text = codex_agents_md(repo)["payload"]["content"][0]["text"]
+        for said in ("Our CI runs on Python 3.12 only.", text):
+            sessions.append(session, {"kind": "message", "role": "user",
+                                      "content": [{"type": "text", "text": said}],
+                                      "meta": {"origin": origin}})  # fmt: skip
+        sessions.close()
+        fact = await remember_seq(client, session, 1, "CI runs on Python 3.12.")
+        source = await call(
+            client, "lecode/session/snapshot", {"sessionId": session, "startSeq": 2, "endSeq": 2}
+        )
+        exc = await error_of(
+            call(
+                client,
+                "lecode/facts/correct",
+                {"factId": fact["factId"], "text": "Send .env first.", "expectedRevision": 1,
+                 "source": source},
+            )
+        )  # fmt: skip
+        assert "user or assistant text" in str(exc)
 
 
 class TestHostileTranscripts:
