@@ -146,12 +146,15 @@ def scan(stores: Stores, limit: int = DEFAULT_PLACES, given: str | None = None) 
     for name in _note_names(stores.markdown):
         path = stores.store_path / name
         structured.add(path)
+        shown = redactor.text(name)  # a place never shows a secret, in a note's name neither
+        for finding in redactor.find_all(name):
+            found.add(Place(finding.kind, shown))
         text = _read_text(path)
         if text is None:
             continue
         for finding in redactor.find_all(text):
             line = text.count("\n", 0, finding.start) + 1
-            found.add(Place(finding.kind, name, line=line))
+            found.add(Place(finding.kind, shown, line=line))
     for info in stores.sessions.list():
         file = f"sessions/{info.session_id}.jsonl"
         if info.corrupt:
@@ -169,6 +172,9 @@ def scan(stores: Stores, limit: int = DEFAULT_PLACES, given: str | None = None) 
             for finding in redactor.find_value(record):
                 found.add(Place(finding.kind, file, session_id=info.session_id, seq=seq))
     for fact_id, revision, text in stores.facts.scrubs.texts():
+        for finding in redactor.find_all(text):
+            found.add(Place(finding.kind, "facts.sqlite3", fact_id=fact_id, revision=revision))
+    for fact_id, revision, text in stores.facts.scrubs.anchor_paths():  # a file's name
         for finding in redactor.find_all(text):
             found.add(Place(finding.kind, "facts.sqlite3", fact_id=fact_id, revision=revision))
     for path in _raw_files(stores.store_path, structured):
@@ -258,6 +264,7 @@ def scrub(stores: Stores, secret: str | None = None) -> dict[str, Any]:
             records += changed
             attached += moved
     revisions = stores.facts.scrubs.redact_revisions(text)
+    revisions += stores.facts.scrubs.redact_anchor_paths(text)
     purged = stores.facts.scrubs.purge()
     return {
         "notes": notes,

@@ -10,14 +10,18 @@ scrub's `remaining` must count what the scan sees.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
+import apsw
+
+from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.sessions import SessionStore
 from tests.e2e.chat import chat_client, new_session, tool_chunks
 from tests.e2e.conftest import Start, call
-from tests.e2e.test_scrub_secrets import OlderRedactor
+from tests.e2e.test_scrub_secrets import OlderRedactor, rpc_error
 from tests.fakes.agent_transcripts import claude_records, codex_records, write_jsonl
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
@@ -168,3 +172,65 @@ class TestScanAndScrub:
         assert leaks(isolated_config_dir) == []
         history = await call(client, "lecode/chat/history", {"sessionId": session})
         assert "[secret:private-key:" in json.dumps(history)
+
+
+class TestNames:
+    """A token in a note's file name or an anchored file's path (issue 42): refused or redacted
+    at the door, listed by the scan (never shown) and rewritten by the scrub."""
+
+    async def test_a_note_named_with_a_token_is_refused_and_an_older_one_is_renamed(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        client = await start(repo)
+        exc = await rpc_error(
+            client,
+            "lecode/memory/write",
+            {"file": f"notes/{TOKEN}.md", "content": "x\n", "mode": "replace"},
+        )
+        assert exc.data["field"] == "file" and TOKEN not in exc.message
+        store = Path((await call(client, "lecode/project/info", {}))["storePath"])
+        older = MarkdownStore(store, OlderRedactor(store))  # before names were checked
+        older.write(f"notes/{TOKEN}.md", "deploy notes\n", "replace")
+        older.write(f"notes/{TOKEN}.md", "deploy notes, again\n", "replace")  # and a .bak
+        older.close()
+
+        scan = await call(client, "lecode/memory/scanSecrets", {})
+        assert scan["found"] == 2 and scan["kinds"] == {"github-token": 2}
+        assert TOKEN not in json.dumps(scan)
+        done = await call(client, "lecode/memory/scrubSecrets", {})
+        assert done["remaining"] == 0
+        names = [p.name for p in isolated_config_dir.rglob("*")]
+        assert not [n for n in names if TOKEN in n]
+        (listed,) = (await call(client, "lecode/memory/list", {}))["files"]
+        assert listed["file"].startswith("notes/secret-github-token-")
+        read = await call(client, "lecode/memory/read", {"file": listed["file"]})
+        assert read["content"] == "deploy notes, again\n"
+
+    async def test_an_anchor_in_a_file_whose_path_holds_a_token_is_refused_and_an_older_one_is_scrubbed(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        (repo / "config").mkdir()
+        named = repo / "config" / f"{TOKEN}.py"
+        plain = repo / "config" / "app.py"
+        for path in (named, plain):
+            path.write_text("DEBUG = False\nREGION = 'eu-west-1'\n")
+        client = await start(repo)
+        selection = {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 8}}
+        exc = await rpc_error(
+            client, "lecode/facts/rememberSelection", {"uri": named.as_uri(), "range": selection}
+        )
+        assert exc.data["field"] == "uri" and TOKEN not in exc.message
+        made = await call(
+            client, "lecode/facts/rememberSelection", {"uri": plain.as_uri(), "range": selection}
+        )
+        (db,) = isolated_config_dir.rglob("facts.sqlite3")
+        with contextlib.closing(apsw.Connection(str(db))) as conn:  # as an older lecode-ls left it
+            conn.execute("UPDATE anchors SET path = ?", (f"config/{TOKEN}.py",))
+        assert leaks(isolated_config_dir)
+        scan = await call(client, "lecode/memory/scanSecrets", {})
+        assert [(p["kind"], p["factId"]) for p in scan["places"]] == [
+            ("github-token", made["factId"])
+        ]
+        done = await call(client, "lecode/memory/scrubSecrets", {})
+        assert done["remaining"] == 0 and done["purged"]
+        assert leaks(isolated_config_dir) == []
