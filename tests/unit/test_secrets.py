@@ -216,3 +216,14 @@ class TestInsideJson:
     def test_text_that_only_looks_like_json_is_left_as_it_is(self, redactor: Redactor) -> None:
         for text in ('{"a": "b\\n"}', "[not json \\ at all]", "[" * 100_000 + "\\" + "]" * 100_000):
             assert redactor.text(text) is text
+
+    def test_a_key_remembered_clean_is_found_again_by_a_given_string_or_new_patterns(
+        self, redactor: Redactor
+    ) -> None:
+        record = {"hunter2-rotated-key": 1}
+        assert redactor.value(record) == record  # remembered as clean
+        assert [f.kind for f in redactor.with_given("hunter2-rotated-key").find_value(record)] == [
+            "given"
+        ]
+        redactor.configure([r"hunter2-[a-z-]+"], [])
+        assert [f.kind for f in redactor.find_value(record)] == ["custom"]

@@ -58,6 +58,10 @@ MAX_FINDINGS = 10_000
 """Past this many secrets in one text, the rest of the text is replaced by one marker: 100,000
 near-misses cost a scan, never 100,000 markers."""
 
+MAX_CLEAN_KEYS = 4096
+MAX_CLEAN_KEY_CHARS = 64
+"""JSON keys remembered as holding no secret (bounded: a hostile record's keys churn it)."""
+
 MARKER_PREFIX = "[secret:"
 
 
@@ -118,6 +122,7 @@ class Redactor:
             return self
         other = copy.copy(self)
         other._given = secret
+        other._clean_keys = set()  # a key clean of the rules may hold the given string
         return other
 
     def configure(self, extra_patterns: Sequence[str], allow: Iterable[str]) -> None:
@@ -127,6 +132,7 @@ class Redactor:
             for p in extra_patterns[:MAX_EXTRA_PATTERNS]
         ]
         self._allow = tuple(a for a in list(allow)[:MAX_ALLOW] if a)
+        self._clean_keys: set[str] = set()  # what was clean under the old rules may not be
 
     # -- finding -----------------------------------------------------------------------------
 
@@ -236,6 +242,18 @@ class Redactor:
         parts.append(text[at:])
         return "".join(parts)
 
+    def _redact_key(self, key: str, depth: int, found: list[Finding] | None) -> str:
+        """A record's key redacted; the few keys every record repeats (`role`, `content`,
+        `meta`...) are remembered clean, so a 100,000-record scan runs the rules on each once."""
+        if key in self._clean_keys:
+            return key
+        redacted = self._text(key, depth, found)
+        if redacted is key and len(key) <= MAX_CLEAN_KEY_CHARS:
+            if len(self._clean_keys) >= MAX_CLEAN_KEYS:
+                self._clean_keys.clear()
+            self._clean_keys.add(key)
+        return redacted
+
     def _value(self, value: Any, depth: int, found: list[Finding] | None) -> Any:
         if isinstance(value, str):
             return self._text(value, depth, found)
@@ -250,7 +268,7 @@ class Redactor:
                 return redacted
         if isinstance(value, dict):
             return {
-                self._text(key, depth + 1, found): self._value(item, depth + 1, found)
+                self._redact_key(key, depth + 1, found): self._value(item, depth + 1, found)
                 for key, item in value.items()
             }
         if isinstance(value, list):
