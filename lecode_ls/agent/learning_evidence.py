@@ -22,7 +22,13 @@ from lecode_ls.memory.anchors import fact_path_line
 from lecode_ls.memory.facts import MAX_QUERY_CHARS
 from lecode_ls.memory.injection import similar_valid_facts
 from lecode_ls.memory.learning_status import KINDS
-from lecode_ls.memory.sessions import MAX_POSITIONS, SourceRef, source_snapshot, well_formed_calls
+from lecode_ls.memory.sessions import (
+    MAX_POSITIONS,
+    SourceRef,
+    agent_injected,
+    source_snapshot,
+    well_formed_calls,
+)
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.read import number_line
 
@@ -269,7 +275,7 @@ def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, Sou
         return "invalid_source", None
     if kind == "explicit_user_preference":
         message = captured.messages.get(seqs[0]) if len(seqs) == 1 else None
-        if message is None or message["role"] != "user":
+        if message is None or message["role"] != "user" or agent_injected(message):
             return "invalid_preference_source", None
         if TEMPORARY.search(" ".join(quote.split())):
             return "temporary_preference", None

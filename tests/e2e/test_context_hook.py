@@ -361,6 +361,8 @@ class TestHostileInput:
             (b"[1, 2]", "not a JSON object"),
             (b"\xff\xfe", "not JSON"),
             (b"{" + b" " * (9 * 1024 * 1024) + b"}", "larger than"),
+            # nested past Python's recursion limit, within the byte bound (issue 42)
+            (b'{"a":' + b"[" * 200_000 + b"]" * 200_000 + b"}", "not JSON"),
         ]:
             done = context(isolated_config_dir, "--format", "gemini", stdin=stdin, cwd=repo)
             assert (done.returncode, done.stdout) == (0, "{}\n"), why

@@ -1060,7 +1060,7 @@ export interface RawFile {
 export interface SecretPlace {
   /** What the detector found (`github-token`, `aws-access-key`, `url-password`, ...). */
   kind: string;
-  /** The store file, relative to the project's store folder (`MEMORY.md.bak`, `sessions/<id>.jsonl`, `facts.sqlite3`). */
+  /** The store file, relative to the project's store folder (`MEMORY.md.bak`, `sessions/<id>.jsonl`, `facts.sqlite3`); a secret in a note's name shows as its marker. */
   file: string;
   /** In a transcript: the session. */
   sessionId?: string | null;
@@ -1070,7 +1070,7 @@ export interface SecretPlace {
   factId?: number | null;
   /** In facts.sqlite3: the revision of that fact (older ones count: they are kept). */
   revision?: number | null;
-  /** In a Markdown file or its `.bak`: the 1-based line. */
+  /** In a Markdown file or its `.bak`: the 1-based line (none for a secret in its name). */
   line?: number | null;
 }
 
