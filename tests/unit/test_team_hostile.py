@@ -194,6 +194,23 @@ class TestWhatAFileCarries:
         fact = shelf_of(runtime).get(team_id)
         assert fact is not None and fact.reason == "it holds a secret (github-token)"
 
+    def test_a_token_inside_a_json_string_of_a_record_is_a_secret(self, runtime: Runtime) -> None:
+        # A tool call's arguments are JSON text: a token spelled with an escape is one only once
+        # decoded (the detector reading the raw text sees `ghp_\u0061...`).
+        team_id = shared(runtime)
+        body = '{"token": "' + TOKEN.replace("a", "\\u0061", 1) + '"}'
+        call = {"id": "c1", "type": "function", "function": {"name": "write", "arguments": body}}
+        rebundle(
+            file_of(runtime, team_id),
+            lambda records: records.append(
+                {"seq": 2, "kind": "message", "role": "assistant", "content": None,
+                 "tool_calls": [call]}
+            ),
+        )  # fmt: skip
+        rewrite(file_of(runtime, team_id), lambda v: v["evidence"].update(seqs=[1, 2]))
+        fact = shelf_of(runtime).get(team_id)
+        assert fact is not None and fact.reason == "it holds a secret (github-token)"
+
     def test_a_name_with_unseen_characters_is_shared_clean(self, runtime: Runtime) -> None:
         git(runtime.project.root, "config", "user.name", "Ada\x1b[31m \u202eLovelace")
         team_id = shared(runtime)
