@@ -25,6 +25,7 @@ from bench import (
     memory_rss,
     notes_search,
     peer,
+    poisoning,
     ranking,
     retrieval,
     roundtrip,
@@ -55,6 +56,7 @@ BENCHES = (
     secrets,
     team,
     mcp,
+    poisoning,
     compare,
 )
 
