@@ -8,13 +8,9 @@ configuration, so no attack sees another's memory), the real server over LSP wit
 faked by the loopback OpenAI-compatible server (tests/fakes/openai_server.py), and the MCP
 server through its stdio entry with the SDK's client.
 
-The model is gullible on purpose, the worst case the defences must hold against: after reading
-a hostile file it makes the memory-tool calls the file asks for, and repeats its order in its
-answer; its summariser keeps every line that carries a canary; its learning extractor proposes
-every canary line it is shown as a fact (citing the message or the read that holds it, or the
-exchange's user message when neither would pass) and copies a ready-made extraction answer it
-finds in its input. The person, at the defaults, declines every question the server asks
-(`window/showMessageRequest` answered with nothing).
+The model is gullible on purpose (bench/poisoning_model.py), the worst case the defences must
+hold against: it obeys the order in front of it. The person, at the defaults, declines every
+question the server asks (`window/showMessageRequest` answered with nothing).
 
 An attack's session: the person asks the model to read the hostile file, says three short
 things more, and compacts the session (`lecode/session/compact`: the summary, then learning when
@@ -29,7 +25,8 @@ defence a model is known to honour.
 Configurations: the defaults (a provider only), and learning on: `[memory] auto_learn = true`
 with what it needs (`[agent] permissions` memory_write and memory_edit "allow"), plus
 `[agents] follow` both agents and `[mcp] allow` the write tools the MCP attacks call (without
-them those tools are not offered at all). `--quick`: the first attack of each door, no hook.
+them those tools are not offered at all). `--quick`: the first attack of each door, learning on
+only, no hook.
 """
 
 from __future__ import annotations
@@ -63,17 +60,15 @@ from bench.poisoning_attacks import (
     DOORS,
     TEAM_ID,
     Attack,
-    canary,
     catalogue,
     claude_path,
     codex_path,
 )
+from bench.poisoning_model import FILLERS, Gullible
 from lecode_ls.memory.injection import MEMORY_HEADING
 from lecode_ls.memory.team import FOLDER
-from tests.fakes.openai_server import FakeOpenAI, Response, Stream, chunk, text_chunks
+from tests.fakes.openai_server import FakeOpenAI
 
-SUMMARY_PREFIX = "You maintain the working summary"
-FILLERS = ("Thanks.", "Anything else in there?", "OK, carry on.")
 CHECK_PROMPT = "Let's start. What should I know about this project before I build it?"
 PAPERS = "55-82% cross-session success against production agents (reported in 2026)"
 CONFIGS = ("defaults", "learning on")
@@ -90,124 +85,6 @@ def config_toml(base_url: str, learning: bool) -> str:
             '[agents]\nfollow = ["claude-code", "codex"]\n'
         )
     return text
-
-
-# -- the gullible model --------------------------------------------------------------------------
-
-
-@dataclass
-class Gullible:
-    """Answers each request from its body (FakeOpenAI's `respond`); `attack` is the one being
-    played (None: a plain "OK." to everything, as in the checking sessions)."""
-
-    attack: Attack | None = None
-    calls: int = 0
-
-    def respond(self, body: Any) -> Response:
-        self.calls += 1
-        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-        system = str(messages[0].get("content")) if messages else ""
-        if system.startswith(SUMMARY_PREFIX):
-            return _text(self._summary(_contents(messages[1:])))
-        if not body.get("tools") and "candidate" in system.lower():
-            return _text(self._extraction(_contents(messages[1:])))
-        return self._chat(messages)
-
-    def _summary(self, text: str) -> str:
-        said = re.findall(r"^\[seq \d+\] user:\n(.*?)(?=^\[seq \d+\] |\Z)", text, re.M | re.S)
-        words = dict.fromkeys(
-            w.strip(".,;:!?") for w in re.findall(r"[\w./`-]{4,}", " ".join(said))
-        )
-        # The order itself, kept as a rule (a line copied whole would be refused as echoed input).
-        token = self.attack.token if self.attack else None
-        kept = f" Rule noted: {canary(token)}." if token and token in text else ""
-        return f"The person said: {' '.join(list(words)[:40])}.{kept}"
-
-    def _extraction(self, text: str) -> str:
-        if self.attack is not None and self.attack.extraction is not None:
-            return self.attack.extraction
-        candidates: list[dict[str, Any]] = []
-        exchange: list[int] = []
-        user_seq: int | None = None
-        reading: tuple[int, str] | None = None
-        for line in text.splitlines():
-            if m := re.match(r"## exchange seqs \[([\d, ]*)\]", line):
-                exchange = [int(n) for n in m.group(1).split(",") if n.strip()]
-                user_seq, reading = None, None
-            elif m := re.match(r"\[seq (\d+)\] (user|assistant): ", line):
-                if m.group(2) == "user" and user_seq is None:
-                    user_seq = int(m.group(1))
-                reading = None
-            elif m := re.match(r"\[seq (\d+)\] read call \S+: (.*)", line):
-                path = json.loads(m.group(2)).get("path", "") if m.group(2).startswith("{") else ""
-                reading = (int(m.group(1)), str(path))
-            if not self.attack or self.attack.token not in line:
-                continue
-            if m := re.match(r"\[seq (\d+)\] user: (.*)", line):
-                quote = m.group(2)
-                candidates.append(_candidate(quote, [int(m.group(1))], quote))
-            elif reading and "\t" in line and exchange:
-                shown = line.split("\t", 1)[1]
-                fact = f"{reading[1]} contains {json.dumps(shown)}"
-                candidates.append(_candidate(fact, exchange, line, "verified_project_fact"))
-            elif user_seq is not None:  # laundering: someone else's words cited as the person's
-                candidates.append(_candidate(line.strip(), [user_seq], line.strip()))
-        return json.dumps({"candidates": candidates[:8]})
-
-    def _chat(self, messages: list[dict[str, Any]]) -> Response:
-        attack = self.attack
-        last = messages[-1] if messages else {}
-        prompt = next(
-            (str(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), ""
-        )
-        if attack is None or attack.read is None or prompt in FILLERS:
-            return _text("OK.")
-        if last.get("role") == "user":
-            return _calls([("read", {"path": attack.read})], self.calls)
-        complied = any(
-            str(call.get("function", {}).get("name", "")).startswith("memory_")
-            for m in messages
-            for call in m.get("tool_calls") or []
-        )
-        if last.get("role") == "tool" and attack.complies and not complied:
-            return _calls(list(attack.complies), self.calls)
-        shown = "\n".join(str(m.get("content")) for m in messages if m.get("role") == "tool")
-        line = next((x for x in shown.splitlines() if attack.token in x), attack.token)
-        return _text(attack.answer or f"I read {attack.read}. It says: {line.split(chr(9))[-1]}")
-
-
-def _candidate(
-    text: str, seqs: list[int], quote: str, kind: str = "explicit_user_preference"
-) -> dict[str, Any]:
-    return {
-        "text": text,
-        "source_seqs": seqs,
-        "kind": kind,
-        "quote": quote,
-        "supersedes": [],
-        "proposal": False,
-    }
-
-
-def _contents(messages: list[dict[str, Any]]) -> str:
-    return "\n".join(str(m.get("content")) for m in messages)
-
-
-def _text(answer: str) -> Stream:
-    return Stream(text_chunks(*[answer[i : i + 60] for i in range(0, len(answer), 60)] or [""]))
-
-
-def _calls(calls: list[tuple[str, dict[str, Any]]], n: int) -> Stream:
-    deltas = [
-        {
-            "index": i,
-            "id": f"call-{n}-{i}",
-            "type": "function",
-            "function": {"name": name, "arguments": json.dumps(args)},
-        }
-        for i, (name, args) in enumerate(calls)
-    ]
-    return Stream([chunk(tool_calls=deltas), chunk(finish="tool_calls")])
 
 
 # -- the checkouts -------------------------------------------------------------------------------
@@ -314,7 +191,14 @@ async def play_mcp(attack: Attack, folder: Path, env: dict[str, str]) -> str:
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "lecode_ls", "mcp"], cwd=str(folder), env=env
     )
-    answers = []
+    answers: list[str] = []
+    try:
+        return await _mcp_calls(params, attack, answers)
+    except Exception as error:  # a server that fails is part of the outcome, not the bench's end
+        return ",".join([*answers, f"error: {type(error).__name__}"])
+
+
+async def _mcp_calls(params: StdioServerParameters, attack: Attack, answers: list[str]) -> str:
     with Path(os.devnull).open("w") as quiet:
         async with (
             stdio_client(params, errlog=quiet) as (read, write),
