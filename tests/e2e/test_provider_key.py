@@ -223,3 +223,19 @@ class TestBaseUrlIsASetting:
         assert shown and "using the default" in shown[0]
         assert base_url not in shown[0]
         assert error.data == {"code": "provider_not_configured"}
+
+
+async def test_a_key_the_person_pastes_into_a_message_is_stored_as_a_marker(
+    start: Start, repo: Path, captured: Captured
+) -> None:
+    # covers P5: the detector knows no `sk-or-v1-` key; the one configured is found by value
+    async with FakeOpenAI() as server:
+        server.push(Stream(text_chunks("Noted.")))
+        client = await keyed_client(start, repo, server, captured, KEY)
+        session = await new_session(client)
+        await call(client, "lecode/chat/send", {"sessionId": session, "text": f"my key: {KEY}"})
+        history = await call(client, "lecode/chat/history", {"sessionId": session})
+        await client.shutdown_session()
+    stored = json.dumps(history)
+    assert TAIL not in stored and "[secret:api-key:" in stored
+    assert not [f for f in repo.parent.rglob("*.jsonl") if TAIL in f.read_text(errors="replace")]

@@ -52,3 +52,9 @@ def mask_secret_values(text: str) -> str:
         if form in text:
             text = text.replace(form, MASK)
     return text
+
+
+def secret_values() -> tuple[str, ...]:
+    """Every remembered form, longest first: what the redactor also finds in text the stores
+    write (a key pasted into a chat message, whatever its format)."""
+    return _forms

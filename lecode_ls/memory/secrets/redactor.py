@@ -45,6 +45,7 @@ from lecode_ls.memory.files import (
     temp_path,
     write_all,
 )
+from lecode_ls.memory.secrets.known import secret_values
 from lecode_ls.memory.secrets.rules import Rule, builtin_rules, compile_rule
 
 KEY_FILE = "secrets.key"
@@ -157,20 +158,25 @@ class Redactor:
                     spans.append((rule.kind, start, len(data), rule))
                     break
                 spans.append((rule.kind, start, end, rule))
-        if not spans and self._given is None:
+        known = secret_values()
+        if not spans and self._given is None and not any(form in text for form in known):
             return []
         found = []
         for kind, start, end, rule in _as_chars(data, spans, ascii=len(data) == len(text)):
             if rule.check is None or rule.check(text[start:end]) or end - start > 100_000:
                 found.append(Finding(kind, start, end))
         found = self._unallowed(text, found)
-        if self._given is not None:  # first: the sort is stable, so a given span keeps its kind
-            given: list[Finding] = []
-            at = text.find(self._given)
+        # Literals first (the sort is stable, so their spans keep their kind): the string the
+        # person gave, and the provider's key as configured (known.py), whatever its format.
+        literals = [("given", self._given)] if self._given is not None else []
+        literals += [("api-key", form) for form in known if form in text]
+        given: list[Finding] = []
+        for kind, literal in literals:
+            at = text.find(literal)
             while at >= 0 and len(given) < MAX_FINDINGS:
-                given.append(Finding("given", at, at + len(self._given)))
-                at = text.find(self._given, at + len(self._given))
-            found = given + found
+                given.append(Finding(kind, at, at + len(literal)))
+                at = text.find(literal, at + len(literal))
+        found = given + found
         found.sort(key=lambda f: (f.start, -(f.end - f.start)))
         kept: list[Finding] = []
         for finding in found:
