@@ -20,7 +20,9 @@ listing and is forgotten in one step. Whatever proposed it, a candidate meets th
   exchange, and `text` is also a complete user or assistant message of that exchange;
   `source_seqs` is that whole exchange.
 `source_seqs` must be a captured singleton or a captured complete exchange range. A candidate
-marked as a proposal, naming facts it `supersedes` (each must be one it was shown), worded as a correction, or a preference whose quote reads
+marked as a proposal, naming facts it `supersedes` (each must be one it was shown; memory.md calls
+the field `conflicts`, and either name is accepted: learning_evidence.as_written), worded as a
+correction, or a preference whose quote reads
 as a request or a question (learning_requests.py: "Read pyproject.toml and tell me ...") is left
 for review (never remembered). Everything is rechecked before promotion, and the source and the generation again
 inside `FactStore.remember`'s transaction (A8); a stale context discards the candidates.
@@ -52,6 +54,7 @@ from lecode_ls.agent.learning_evidence import (
     CORRECTION,
     PAYLOAD_MAX_BYTES,
     Captured,
+    as_written,
     capture_messages,
     check_candidate,
     parse_answer,
@@ -350,7 +353,7 @@ def _model_candidates(
         outcome.reject("response_schema")
         return None
     accepted: list[Accepted] = []
-    for candidate in envelope["candidates"]:
+    for candidate in map(as_written, envelope["candidates"]):
         code, ref = check_candidate(candidate, captured)
         if code is not None:
             outcome.reject(code)  # this candidate alone: the others are judged on their own

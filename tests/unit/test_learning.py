@@ -103,6 +103,11 @@ def candidate(
     }
 
 
+def seed_form(candidate: dict[str, Any]) -> dict[str, Any]:
+    """A candidate as memory.md writes it: its conflicts named `conflicts`."""
+    return {("conflicts" if k == "supersedes" else k): v for k, v in candidate.items()}
+
+
 def answer(*candidates: dict[str, Any]) -> list[Event]:
     return text_turn(json.dumps({"candidates": list(candidates)}), usage=USAGE)
 
@@ -215,6 +220,9 @@ class TestRejected:
                 "unverified_project_evidence",
             ),
             (candidate(PREFERENCE, [1], supersedes=[99]), "invalid_conflicts"),
+            # memory.md's name for the same field, read with the same meaning (issue 41)
+            (seed_form(candidate(PREFERENCE, [1], supersedes=[99])), "invalid_conflicts"),
+            ({**candidate(PREFERENCE, [1]), "conflicts": []}, "candidate_schema"),  # both names
             (candidate("x" * 600, [1]), "invalid_text"),
             ({**candidate(PREFERENCE, [1]), "confidence": 0.9}, "candidate_schema"),
             (candidate(PREFERENCE, [1], kind="opinion"), "candidate_schema"),
@@ -294,6 +302,54 @@ class TestRejected:
         session = conversation(learner)
         learning, _ = await run(learner, session, answer())
         assert learning.status == "no_candidates"
+
+
+class TestTheSeedsFormat:
+    # covers A3, A9 (issue 41, item 2)
+    async def test_a_candidate_naming_its_conflicts_as_memory_md_does_is_learned(
+        self, learner: Runtime
+    ) -> None:
+        session = conversation(learner)
+        learning, _ = await run(learner, session, answer(seed_form(candidate(PREFERENCE, [1]))))
+        assert learning.status == "learned" and dict(learning.reason_counts) == {}
+        assert [f.text for f in learner.facts.list()[0]] == [PREFERENCE]
+
+    async def test_conflicts_name_a_shown_fact_for_review(self, learner: Runtime) -> None:
+        session = conversation(learner)
+        incumbent = remember(learner, session, 2, 2, "Fixed the test and bumped the version.")
+        seed = seed_form(candidate(PREFERENCE, [1], supersedes=[incumbent]))
+        learning, _ = await run(learner, session, answer(seed))
+        assert learning.status == "proposed"
+        assert learning.proposals[0]["conflicts"] == [{"fact_id": incumbent, "revision": 1}]
+
+
+class TestTheDefaultMode:
+    """`[memory] learning` at its default: the rules and the model both propose (A1, issue 41)."""
+
+    @pytest.fixture
+    def runtime(self, tmp_path: Path) -> Runtime:
+        memory = MemorySettings(auto_learn=True)  # nothing else set: the default mode
+        assert memory.learning == "both"
+        return make_runtime(tmp_path, Settings(memory=memory))
+
+    async def test_nothing_proposed_by_anyone_is_no_candidates(self, runtime: Runtime) -> None:
+        # covers A9: the model returned [] and no rule found a convention
+        session = runtime.sessions.create("plain")
+        for n, text in enumerate(["Please fix the failing test in parser.py.", "q1", "q2"]):
+            message(runtime, session, "user", text)
+            message(runtime, session, "assistant", f"ok {n}")
+        learning, provider = await run(runtime, session, answer())
+        assert len(provider.requests) == 2  # the summary, then the extraction: the model ran
+        assert learning.status == "no_candidates" and dict(learning.reason_counts) == {}
+        assert [e["mode"] for e in events(runtime, session, "learning")] == ["both"]
+
+    async def test_the_rules_and_the_model_each_bring_their_own(self, runtime: Runtime) -> None:
+        session = conversation(runtime)  # the rules find PREFERENCE in message 1
+        fact = candidate(FACT, [3, 4, 5, 6], "verified_project_fact", quote=QUOTE)
+        learning, _ = await run(runtime, session, answer(fact))
+        known = [f.text for f in runtime.facts.list()[0]] + [p["text"] for p in learning.proposals]
+        assert sorted(known) == sorted([PREFERENCE, FACT])
+        assert "model" in learning.learned_by  # the model's verified file line is a fact
 
 
 class TestProposals:
