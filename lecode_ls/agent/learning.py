@@ -143,7 +143,9 @@ def _words(text: str) -> list[str]:
 def near_duplicate(runtime: Runtime, text: str, shown: dict[int, int]) -> int | None:
     """The fact among those the extractor was shown (at the revision it was shown) that `text`
     nearly repeats: the most overlapping words, at least NEAR_DUPLICATE of them, but not the
-    same words in the same order (that is a duplicate, which remember returns, F8)."""
+    same words in the same order (a duplicate, which remember returns; or a text that differs
+    only in a sign, an operator or a separator, `-1` for `1`, which remember stores as a new
+    fact: F8's key keeps them)."""
     words = _words(text)
     if not words or not shown:
         return None

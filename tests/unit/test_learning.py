@@ -115,7 +115,8 @@ def answer(*candidates: dict[str, Any]) -> list[Event]:
 async def run(
     runtime: Runtime, session: str, extraction: list[Event] | ProviderError, **kw: Any
 ) -> Any:
-    provider = ScriptedProvider().add(text_turn(SUMMARY, usage=USAGE), extraction)
+    summary = text_turn(kw.get("summary", SUMMARY), usage=USAGE)
+    provider = ScriptedProvider().add(summary, extraction)
     outcome = await compact_session(
         runtime,
         session,
@@ -511,6 +512,39 @@ class WaitingExtraction:
         await self.release.wait()
         for event in self.extraction:
             yield event
+
+
+class TestNoTwoMeaningsMerged:
+    # covers F8 (issue 41, item 3): a learned text that says something else is never "learned #n"
+    @pytest.mark.parametrize(
+        ("stored", "said"),
+        [
+            ("We set LOG_LEVEL to -1 in CI.", "We set LOG_LEVEL to 1 in CI."),
+            (
+                "Helpers live in app.utils for the web app.",
+                "Helpers live in app/utils for the web app.",
+            ),
+        ],
+    )
+    async def test_a_text_differing_in_a_sign_or_separator_is_a_new_fact(
+        self, learner: Runtime, stored: str, said: str
+    ) -> None:
+        session = learner.sessions.create("signs")
+        message(learner, session, "user", stored)
+        message(learner, session, "assistant", "ok")
+        incumbent = remember(learner, session, 1, 1, stored)
+        message(learner, session, "user", said)
+        for n in range(3):
+            message(learner, session, "assistant", f"ok {n}")
+            message(learner, session, "user", f"filler {n}")
+        message(learner, session, "assistant", "ok")
+        summary = f"The person said: {said}"
+        learning, _ = await run(learner, session, answer(candidate(said, [3])), summary=summary)
+        assert learning.status == "learned"
+        [learned] = learning.learned
+        assert learned["fact_id"] != incumbent
+        texts = {f.id: f.text for f in learner.facts.list()[0]}
+        assert texts == {incumbent: stored, learned["fact_id"]: said}
 
 
 class TestStale:
