@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from lecode_ls.agent.compaction import compact_session
+from lecode_ls.agent.compaction import GIVEN_UP, compact_session, rejected_in_a_row
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
 from lecode_ls.agent.runner import ChatTurn, TurnOptions
 from lecode_ls.errors import ContextOverflow, ProviderError
@@ -664,3 +664,48 @@ class TestLegacyMessages:
         runtime.facts.forget(remember(runtime, other, 1, 1, "q0"))
         roles = [m["role"] for m in working_view(runtime.sessions, runtime.facts, session).messages]
         assert roles == ["user"]
+
+
+class TestRepeatedRejections:
+    """A session whose summaries keep being rejected stops asking and says so (C4, C10; issue 41,
+    item 4): every try is a billed call, and a crowded session would try on every turn."""
+
+    async def test_automatic_compaction_stops_after_three_rejections_and_says_so(
+        self, runtime: Runtime, tmp_path: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        for n in range(6):
+            exchange(runtime, session, n)
+        rejected = text_turn("   ", usage=USAGE)  # an empty summary: rejected ("empty")
+        provider = ScriptedProvider()
+        for _ in range(3):
+            provider.add(rejected, text_turn("done"))
+        for _ in range(2):  # no summary asked for any more: the turn's own request alone
+            provider.add(text_turn("done"))
+        options = TurnOptions(
+            model="local-model",
+            context_window=4096,
+            buffer_tokens=512,
+            mid_turn_threshold=0.1,
+            policy=PermissionPolicy(default="allow"),
+        )
+        said: list[str] = []
+        for n in range(5):
+            deltas: list[tuple[str, dict[str, Any]]] = []
+            turn = ChatTurn(
+                runtime, session, provider, options, folder=tmp_path,
+                emit=lambda k, f, deltas=deltas: deltas.append((k, f)),
+            )  # fmt: skip
+            assert (await turn.run(f"next question {n}")).stop_reason == "stop"
+            said += [f.get("message", "") for k, f in deltas if k == "compaction"]
+        assert len(provider.requests) == 3 * 2 + 2
+        assert said[:6] == ["", "empty"] * 3
+        assert said[6:] == ["", GIVEN_UP, "", GIVEN_UP]
+        assert GIVEN_UP.startswith("given_up: 3 summaries of this session were rejected")
+        # The person asking still tries, and an accepted summary ends the streak.
+        provider.add(text_turn("the summary", usage=USAGE))
+        outcome = await compact_session(
+            runtime, session, provider, model="gpt-4o", window=None, asked=True
+        )
+        assert outcome.status == "compacted"
+        assert rejected_in_a_row(runtime, session) == 0
