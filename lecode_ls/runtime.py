@@ -54,7 +54,7 @@ class Runtime:
             allow=settings.privacy.allow,
         )
         self.markdown = MarkdownStore(self.store_path, self.redactor)
-        self.sessions = SessionStore(self.store_path, self.redactor)
+        self.sessions = SessionStore(self.store_path, self.redactor, self.still_this_project)
         # Created lazily by its first write (F3): a disabled memory never creates it.
         self.facts_path = self.store_path / "facts.sqlite3"
         self.facts = FactStore(self.facts_path, root=self.store_path, redactor=self.redactor)
@@ -118,6 +118,13 @@ class Runtime:
         if not self.settings.memory.enabled:
             raise MemoryDisabled()
         return self.sessions, self.facts
+
+    def still_this_project(self) -> bool:
+        """Whether the project's root still resolves to itself (S3, rechecked by every source
+        validation): not when its `.git` went and a folder above holds one, or it became a
+        linked worktree of another checkout. Its store is then another project's memory, and
+        its sources are `missing` (reason `project`). A few stats, no Git process."""
+        return resolve_project(self.project.root).root == self.project.root
 
     def check_source(self, ref: SourceLike, purpose: Purpose) -> None:
         """Validate evidence against this project's transcripts and exclusions (S3); raises."""
