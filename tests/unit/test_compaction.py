@@ -709,3 +709,43 @@ class TestRepeatedRejections:
         )
         assert outcome.status == "compacted"
         assert rejected_in_a_row(runtime, session) == 0
+
+
+class TestTheInputBound:
+    """C4: the summariser's input is at most 100,000 UTF-8 bytes, whatever the window: fewer
+    exchanges are taken, never a cut one (issue 41, item 7: raising the bound to a billion
+    passed every test; these fail then)."""
+
+    @staticmethod
+    def pair(runtime: Runtime, session: str, text: str) -> None:
+        runtime.sessions.append(session, {"kind": "message", "role": "user", "content": text})
+        runtime.sessions.append(
+            session,
+            {"kind": "message", "role": "assistant", "content": "ok", "meta": {"generation": 0}},
+        )
+
+    async def test_exchanges_past_100000_bytes_wait_for_the_next_compaction(
+        self, runtime: Runtime
+    ) -> None:
+        session = runtime.sessions.create("t")
+        for n in range(3):  # 45,000 bytes each: two fit in 100,000, three do not
+            self.pair(runtime, session, f"{n}" * 45_000)
+        for n in range(3):
+            self.pair(runtime, session, f"short {n}")  # the raw tail, and one more exchange
+        provider = ScriptedProvider().add(text_turn("the summary", usage=USAGE))
+        outcome = await compact(runtime, session, provider)  # no window: only the byte bound
+        assert outcome.status == "compacted" and outcome.covered_through == 4  # two exchanges
+        sent = provider.requests[0].messages[1]["content"]
+        assert 90_000 < len(sent.encode("utf-8")) <= 100_000
+
+    async def test_an_exchange_past_100000_bytes_alone_is_never_sent(
+        self, runtime: Runtime
+    ) -> None:
+        session = runtime.sessions.create("t")
+        self.pair(runtime, session, "x" * 100_001)
+        for n in range(3):
+            self.pair(runtime, session, f"short {n}")
+        provider = ScriptedProvider()  # any call would fail: it has no answer
+        outcome = await compact(runtime, session, provider)
+        assert outcome.status == "nothing" and "100,000 bytes" in (outcome.reason or "")
+        assert provider.requests == []

@@ -25,7 +25,7 @@ from lecode_ls.tools.permissions import PermissionPolicy
 from lecode_ls.tools.read import number_line
 from lecode_ls.tools.slash import run_memory_command
 from tests.fakes.scripted_provider import ScriptedProvider, text_turn
-from tests.unit.stores import make_runtime, remember
+from tests.unit.stores import chat, make_runtime, remember
 
 ALLOW = PermissionPolicy({"memory_write": "allow"})
 MESSAGE = (
@@ -645,3 +645,39 @@ class TestTheTeamsFacts:
         learning, _ = await run(learner, session, answer(candidate(PREFERENCE, [1])))
         assert learning.reason_counts == {"shared_by_team": 1}
         assert learner.facts.list()[0] == []
+
+
+def shown_facts(provider: ScriptedProvider) -> list[str]:
+    """The comparison facts' lines of the extraction request (its second request)."""
+    payload = provider.requests[1].messages[1]["content"]
+    block = payload.split('<existing_facts inert_data="true">\n', 1)[1]
+    return block.split("</existing_facts>", 1)[0].splitlines()
+
+
+class TestTheComparisonBound:
+    """A4: the extractor is shown at most 50 existing facts in at most 4,096 serialized bytes
+    (issue 41, item 7: raising either bound to a billion passed every test; these fail then)."""
+
+    def store(self, runtime: Runtime, texts: list[str]) -> None:
+        session = chat(runtime, {"role": "user", "content": "Facts to compare with."})
+        for text in texts:
+            remember(runtime, session, 1, 1, text)
+
+    async def test_at_most_50_facts_are_shown(self, learner: Runtime) -> None:
+        # Each shares words with the session (tabs, indentation, parser): all 60 rank for it.
+        self.store(learner, [f"Tabs for indentation in parser module {n}." for n in range(60)])
+        session = conversation(learner)
+        _, provider = await run(learner, session, answer())
+        lines = shown_facts(provider)
+        assert len(lines) == 50  # 50 short lines take about 2,900 bytes: the count binds
+        assert sum(len(line.encode()) + 1 for line in lines) < 4096
+
+    async def test_at_most_4096_bytes_of_facts_are_shown(self, learner: Runtime) -> None:
+        long = "a fact long enough that a dozen of them fill the comparison bytes " * 4
+        self.store(learner, [f"{n}: {long}" for n in range(30)])
+        session = conversation(learner)
+        _, provider = await run(learner, session, answer())
+        lines = shown_facts(provider)
+        size = sum(len(line.encode()) + 1 for line in lines)
+        assert 4096 - 300 < size <= 4096  # as many whole lines as fit, no more
+        assert 0 < len(lines) < 30
