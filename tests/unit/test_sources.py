@@ -306,11 +306,18 @@ class TestProjectIdentityOnEveryUse:
         fact_id = remember(runtime, session, 1, 1, "We use tabs.")
         ref = source_snapshot(runtime.sessions, session, 1, 1)
         assert recall_fact(runtime.facts, runtime.sessions, fact_id)["status"] == "valid"
+        generation = runtime.facts.generation()
+        assert runtime.verdicts.is_valid(ref, runtime.facts, generation)  # now remembered
 
         (outer / "app" / ".git").rmdir()  # app is now a folder of the outer checkout
+        # The injection's remembered verdict is a use too (S3: every use).
+        assert not runtime.verdicts.is_valid(ref, runtime.facts, generation)
+        assert runtime.verdicts.statuses([ref], runtime.facts, generation) == ["missing"]
         assert recall_fact(runtime.facts, runtime.sessions, fact_id)["status"] == "missing"
         assert validate_source(runtime.sessions, ref).reason == "project"
         assert [v.reason for v in validate_sources(runtime.sessions, [ref])] == ["project"]
         with pytest.raises(InvalidSource):
             runtime.check_source(ref, "working")
+        (outer / "app" / ".git").mkdir()  # a checkout again: its sources are valid again
+        assert validate_source(runtime.sessions, ref).reason is None
         runtime.close()
