@@ -115,7 +115,7 @@ class FactNotFound(NotFound):
 
 
 class DuplicateFact(LecodeError):
-    """the text equals a stored fact's once case, spacing, punctuation and Unicode form are set aside: no second fact is made; `data.factId` names that fact
+    """the text equals a stored fact's once case, spacing and a sentence's final full stop are set aside (signs, operators, digits and separators count): no second fact is made; `data.factId` names that fact
 
     (F8, issue 26.) Only a request is refused this way; learning and MCP get the stored fact back.
     """

@@ -43,8 +43,8 @@ class TestDuplicates:
         assert retried == first
         for seq, text in (
             (1, "we use TABS for indentation in this repo"),  # other evidence, other case
-            (4, "  We use tabs, for indentation in this repo!  "),  # other evidence
-            (4, "We use \uff54abs for indentation in this repo."),  # a fullwidth t (NFKC)
+            (4, "  We use tabs for  indentation in this repo!  "),  # other evidence
+            (4, "We use \uff54abs for indentation in this repo."),  # a fullwidth t (narrowed)
         ):
             source = await call(
                 client,
@@ -58,6 +58,9 @@ class TestDuplicates:
             assert "fact 1 already says this" in exc.message
         listed = await call(client, "lecode/facts/list", {})
         assert [f["factId"] for f in listed["facts"]] == [first["factId"]]
+        # a separator more says something else (issue 41): `tabs-for` is a new fact
+        other = await remember(client, session, 4, "We use tabs-for indentation in this repo.")
+        assert other["factId"] != first["factId"]
 
     async def test_remembering_a_selection_twice_leaves_one_fact(
         self, start: Start, repo: Path

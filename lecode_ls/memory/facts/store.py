@@ -265,7 +265,7 @@ class FactStore:
                     existing = as_int(same[0][0])
                     raise DuplicateFact(
                         f"text: fact {existing} already says this (the same text once case, "
-                        "spacing, punctuation and Unicode form are set aside); recall, correct "
+                        "spacing and a final full stop are set aside); recall, correct "
                         "or restore it instead",
                         fact_id=existing,
                     )

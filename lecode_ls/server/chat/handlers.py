@@ -149,6 +149,7 @@ async def session_compact(ls: LecodeServer, params: sp.SessionParams) -> p.Sessi
                     policy=PermissionPolicy.from_settings(settings),
                     readonly=settings.agent.readonly,
                     on_usage=usage.add,
+                    asked=True,  # the person asked: tried even after repeated rejections
                 )
         finally:
             ls.progress_end(token, outcome.status if outcome else "failed")
