@@ -170,4 +170,6 @@ export type HostMessage =
   /** What is known of the facts the "memory used" lines name. */
   | { type: "facts"; facts: FactView[] }
   /** Put the cursor in the text box (the view was opened or focused). */
-  | { type: "focus" };
+  | { type: "focus" }
+  /** A message no provider could take, given back to the text box (before what is typed there). */
+  | { type: "draft"; text: string };
