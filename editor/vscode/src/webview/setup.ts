@@ -33,7 +33,7 @@ const BUSY: Record<NonNullable<SetupView["busy"]>, string> = {
 
 /**
  * The set-up's elements, drawn from `view`; the URL field keeps what the person is typing, and
- * `draftKept` says a message of theirs waits in the chat's text box.
+ * `draftKept` says a message of theirs waits in the chat's text box (said while no model is set).
  *
  * What the person acts on first comes first, within the first screen of a short side-bar view
  * (every pane open): the servers found on this machine when there are some, else the URL field;
@@ -44,7 +44,7 @@ export function renderSetup(view: SetupView, post: (message: PageMessage) => voi
   const root = element("section", "setup");
   root.setAttribute("aria-label", "Set up chat");
   root.append(element("h2", undefined, view.current ? "Change the chat model" : "Choose where chat goes"));
-  if (draftKept) {
+  if (draftKept && view.current === undefined) {
     root.append(element("p", "hint kept", "Your message waits in the text box until a model is chosen."));
   }
 
