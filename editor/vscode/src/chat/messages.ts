@@ -171,5 +171,6 @@ export type HostMessage =
   | { type: "facts"; facts: FactView[] }
   /** Put the cursor in the text box (the view was opened or focused). */
   | { type: "focus" }
-  /** A message that was not sent (a set-up problem came first): back into the text box, if it is empty. */
+  /** A message that was not sent (no provider, or a key problem came first), given back to the
+   * text box (before what is typed there). */
   | { type: "draft"; text: string };
