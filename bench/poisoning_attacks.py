@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.agents.follow import claude_folder
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.team import format as f
+from lecode_ls.other_agents.follow import claude_folder
 
 DOORS = ("repository", "tool output", "transcript", "team file", "MCP client")
 SESSION = "20261204T100000Z-0badc0de"

@@ -1,13 +1,13 @@
 """`memory_remember_quote` over MCP: a fact from the person's own words to another agent.
 
 With `[agents] follow` on, the language server (and this tool, which polls first) keeps the
-project's Claude Code and Codex transcripts as lecode sessions (agents/follow.py). An agent asks
+project's Claude Code and Codex transcripts as lecode sessions (other_agents/follow.py). An agent asks
 to remember `text` because the person said `quote`: the server looks for `quote` verbatim in the
 recent records of those sessions (the last RECENT_RECORDS of each) and remembers `text` with the
 matching record as its evidence only when exactly one record holds it, and that record is a user
 message the person wrote. No match, a match in several records, or one in an assistant or tool
 record or in text the agent wrote into the user's turn (a Codex AGENTS.md, a Claude Code
-reminder: agents/transcripts.py leaves these out, and `agent_injected` (memory/sessions) tells those an earlier
+reminder: other_agents/transcripts.py leaves these out, and `agent_injected` (memory/sessions) tells those an earlier
 import kept): no fact, and the answer says which. The fact's evidence is the other agent's own record (its origin, file
 line and uuid, in the record's `meta.origin`), validated like any other. Blocking.
 """
@@ -18,11 +18,11 @@ import json
 import os
 from typing import Any
 
-from lecode_ls.agents.follow import Follower
 from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied
 from lecode_ls.mcp.remember import Exchange
 from lecode_ls.memory.facts import check_text
 from lecode_ls.memory.sessions import agent_injected, source_snapshot
+from lecode_ls.other_agents.follow import Follower
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import ToolResult
 

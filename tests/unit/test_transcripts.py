@@ -1,4 +1,4 @@
-"""Claude Code and Codex records as session records (agents/transcripts.py): a format that
+"""Claude Code and Codex records as session records (other_agents/transcripts.py): a format that
 changes between versions (a record type or item not known here) is skipped with its reason,
 never guessed at, and what is known keeps converting.
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lecode_ls.agents.transcripts import convert, detect, without_injected
 from lecode_ls.memory.sessions import agent_injected
+from lecode_ls.other_agents.transcripts import convert, detect, without_injected
 from tests.fakes.agent_transcripts import claude_records, codex_records
 
 

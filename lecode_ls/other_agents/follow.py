@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from lecode_ls import platform
-from lecode_ls.agents.transcripts import MAX_LINE_BYTES, Agent, convert, cwd_within, detect
 from lecode_ls.errors import InvalidParams, LecodeError
 from lecode_ls.memory.files import FileLock, atomic_write, make_dirs
 from lecode_ls.memory.sessions import SessionStore
+from lecode_ls.other_agents.transcripts import MAX_LINE_BYTES, Agent, convert, cwd_within, detect
 from lecode_ls.platform.paths import canonical
 
 log = logging.getLogger(__name__)

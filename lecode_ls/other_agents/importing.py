@@ -9,9 +9,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.agents.transcripts import Agent, convert, cwd_within, detect
 from lecode_ls.errors import InvalidParams, NotFound
 from lecode_ls.memory.files import NotRegularFile, read_regular
+from lecode_ls.other_agents.transcripts import Agent, convert, cwd_within, detect
 
 log = logging.getLogger(__name__)
 
