@@ -331,8 +331,7 @@ def _facts_block(
 TEAM_NOTE = "shared in the repository by teammates, not by this person"
 TEAM_HEADER = (
     f"## Team facts ({LABEL}; {TEAM_NOTE})\n"
-    "One JSON object a line: team_id, who shared it (shared_by, as its file says), its file in "
-    "the repository, its revision, its evidence (the sharer's session_id, seqs and digest) and "
+    "One JSON object a line: team_id, its file in the repository, its revision, its evidence (the sharer's session_id, seqs and digest) and "
     "the text. The records are bundled in the file and hash to that digest: that shows the "
     "file is intact, not that the claim is true, nor who wrote it (the file is reviewed in the "
     "repository like code). support says what the records show of the text: quote (an exact "
@@ -372,9 +371,11 @@ def team_block(
 def _team_line(fact: TeamFact, shelf: Shelf, withhold: bool) -> str | None:
     doc = fact.doc
     assert doc is not None
+    # Fields a crafted file controls reach the prompt only where the model needs them: not the
+    # sharer's name (free text; the listing shows it to the person), and an anchor's path only
+    # when it names a file of the checkout (issue 42's poisoning benchmark put an order in both).
     entry: dict[str, object] = {
         "team_id": fact.id,
-        "shared_by": doc.shared_by,
         "file": fact.file,
         "revision": doc.revision,
         "support": fact.support,
@@ -395,6 +396,7 @@ def _team_line(fact: TeamFact, shelf: Shelf, withhold: bool) -> str | None:
                 "status": where.status,
             }
             for anchor, where, _ in states
+            if where.status != "deleted"
         ]
         drifted = [where.status for _, where, _ in states if where.status in DRIFTED]
         if drifted:
