@@ -166,6 +166,7 @@ def _measure(quick: bool) -> str:
             cold, floor, unchanged, one, with_team, without = [], [], [], [], [], []
             first_ranked: list[float] = []
             loads: list[int] = []  # refreshes past the first that a cold load took
+            indexing: list[int] = []  # ranked requests past the first before all was indexed
             ranked: list[float] = []
             turn = select(runtime, TurnQuery(f"how do I deploy service {count - 7}?"))
             for round_number in range(rounds):
@@ -194,11 +195,20 @@ def _measure(quick: bool) -> str:
                 started = now()
                 build_memory_section(runtime, team=shelf)
                 with_team.append(now() - started)
-                for times in (first_ranked, ranked):  # the first indexes the shelf's texts
-                    started = now()
+                # The first indexes the shelf's texts, 0.5 s at most: the next ones go on until
+                # the asked fact is indexed and ranked first; then one more is timed.
+                started = now()
+                shown = build_memory_section(runtime, (), turn, shelf).team
+                first_ranked.append(now() - started)
+                for _ in range(100):
+                    if shown[0] == f"{count - 7:020x}":
+                        break
+                    indexing.append(round_number)
                     shown = build_memory_section(runtime, (), turn, shelf).team
-                    times.append(now() - started)
-                    assert shown[0] == f"{count - 7:020x}", shown[:3]
+                assert shown[0] == f"{count - 7:020x}", shown[:3]
+                started = now()
+                shown = build_memory_section(runtime, (), turn, shelf).team
+                ranked.append(now() - started)
                 started = now()
                 build_memory_section(runtime)
                 without.append(now() - started)
@@ -228,7 +238,9 @@ def _measure(quick: bool) -> str:
             f"{'met' if met else 'MISSED'}"
             f"{'' if not quick else ' (a --quick run of 500: not the measurement)'}; "
             "a refresh afterwards reads only what changed. A load stops at its 2 s bound and the "
-            f"next refresh goes on: {len(loads)} extra refreshes in {rounds} cold loads."
+            f"next refresh goes on: {len(loads)} extra refreshes in {rounds} cold loads; a ranked "
+            "request indexes for 0.5 s at most and the next ones go on: "
+            f"{len(indexing)} extra requests in {rounds} rounds before the asked fact ranked first."
         ),
     )
 
