@@ -658,6 +658,7 @@ class ChatTurn:
             max_tokens=self.options.answer_cap(),
             model=self.options.model,
             tool_choice="none" if final else None,
+            cache_key=self.session_id,
         )
         return request, memory
 

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.chat import new_session
+from tests.e2e.chat import Deltas, new_session
 from tests.e2e.conftest import Start, call
 from tests.e2e.facts import remember
 from tests.e2e.test_ranked_memory import KINDS, SERVICES, stored
@@ -93,3 +93,26 @@ class TestANewMessageOnlyAppends:
             assert facts_bytes <= 8192
             history = await call(client, "lecode/chat/history", {"sessionId": session})
             assert history["items"]
+
+
+class TestTheCacheIsVisible:
+    async def test_the_providers_cached_tokens_are_in_the_turns_usage_and_its_delta(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers V: what the provider said of its cache, per call and per turn (issue 40 item 4)
+        def answer(body: Any) -> Stream:
+            steps = text_chunks("ok", usage=(1500, 3))
+            steps[-1]["usage"]["prompt_tokens_details"] = {"cached_tokens": 1280}
+            return Stream(steps)
+
+        async with FakeOpenAI(respond=answer) as server:
+            client = await start(repo, options=await options_for(server))
+            deltas = Deltas(client)
+            session = await new_session(client)
+            result = await call(client, "lecode/chat/send", {"sessionId": session, "text": "Hi"})
+            assert result["usage"]["cachedTokens"] == 1280
+            assert "evaluatedTokens" not in result["usage"]
+            usage = await deltas.wait_for("usage")
+            assert usage["usage"]["cachedTokens"] == 1280
+            # Never sent to a server that is not OpenAI's API.
+            assert "prompt_cache_key" not in server.bodies[-1]
