@@ -48,7 +48,7 @@ from lecode_ls.agent.diagnosis import rejected_record, server_error
 from lecode_ls.agent.preflight import Calibration, Preflight, preflight
 from lecode_ls.agent.provider import ChatRequest, Finish, Provider, TextDelta, ToolCall, Usage
 from lecode_ls.agent.replay import complete_arguments, replay
-from lecode_ls.agent.turn_memory import plan, with_memory
+from lecode_ls.agent.turn_memory import caps_for, plan, with_memory
 from lecode_ls.errors import ContextOverflow, LecodeError, ProviderError
 from lecode_ls.memory.anchors import read_paths
 from lecode_ls.memory.injection import InjectedMemory
@@ -239,7 +239,7 @@ class ChatTurn:
         """Which facts the turn's requests consider (memory/selection.py): computed at its first
         request, kept while the fact store is unchanged."""
         self._answered = False  # the last answer had text
-        self._records: list[dict[str, Any]] = []  # the working view's, and the blocks since
+        self._records: list[dict[str, Any]] = []  # the working view's and the blocks since
         self._user_seqs: list[int] = []  # the seq of each user message of the history, in order
         self._user_seq = 0  # the turn's own user message
 
@@ -314,8 +314,7 @@ class ChatTurn:
             return self._result("cancelled")
 
     async def _record_uses(self) -> None:
-        """Note the facts the turn's requests showed as used (their `recent` standing and the
-        record hygiene reads). A store that cannot be written keeps no record: logged."""
+        """Note the facts the turn showed as used (`recent`, hygiene); a write failure: logged."""
         shown = sorted(self._selection.shown)
         if not shown:
             return
@@ -619,6 +618,7 @@ class ChatTurn:
                     set(paths),
                     self._team_shelf(),
                     self.turn_id,
+                    caps_for(self.runtime.settings.memory, self.options),
                 )
                 memory, placed, new = layout.shown, layout.beside, layout.records
             self._selection.shown.update(memory.fact_ids)

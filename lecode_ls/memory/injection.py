@@ -186,6 +186,7 @@ def build_memory_section(
     team: Shelf | None = None,
     *,
     facts_share: int | None = None,
+    max_bytes: int | None = None,
 ) -> InjectedMemory:
     """The memory section for the next provider request, read fresh from storage (I1-I5).
 
@@ -198,9 +199,11 @@ def build_memory_section(
     `facts_share` caps the facts below `facts_max_bytes` (the session's stable part takes a
     share of it: agent/turn_memory.py); the notes still share only what the facts leave of
     `max_bytes` less the whole allocation, so what later turns add stays within the caps.
+    `max_bytes` overrides `[memory] max_bytes` (a small model's window shrinks it).
     """
     memory = runtime.settings.memory
-    budget = memory.max_bytes - _size(MEMORY_HEADING)  # the heading counts against the cap
+    cap = memory.max_bytes if max_bytes is None else min(max_bytes, memory.max_bytes)
+    budget = cap - _size(MEMORY_HEADING)  # the heading counts against the cap
     if not memory.enabled or budget <= 0:
         return InjectedMemory("")
     if selection is None:

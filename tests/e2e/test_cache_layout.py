@@ -10,8 +10,11 @@ the next turn.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.e2e.chat import Deltas, new_session
 from tests.e2e.conftest import Start, call
@@ -116,3 +119,40 @@ class TestTheCacheIsVisible:
             assert usage["usage"]["cachedTokens"] == 1280
             # Never sent to a server that is not OpenAI's API.
             assert "prompt_cache_key" not in server.bodies[-1]
+
+
+def small_model(body: dict[str, Any]) -> Stream:
+    """A local model's server: answers the summariser's request with a summary, else briefly."""
+    if str(body["messages"][0]["content"]).startswith("You maintain the working summary"):
+        named = sorted(set(re.findall(r"\b[a-z]+-\d+\b", body["messages"][1]["content"])))
+        return Stream(text_chunks("The person asked about " + ", ".join(named) + "."))
+    return Stream(text_chunks("It is in the memory above."))
+
+
+class TestSmallWindows:
+    @pytest.mark.parametrize(("window", "buffer"), [(8192, 1024), (4096, 512)])
+    async def test_twenty_short_turns_with_210_facts_never_pause(
+        self, start: Start, repo: Path, isolated_config_dir: Path, window: int, buffer: int
+    ) -> None:
+        # covers I2, I3, C8 (issue 40 item 5): memory takes a bounded share of the window, so
+        # a small model's window holds memory, the tools and a short conversation.
+        stored(repo, isolated_config_dir, 210)
+        async with FakeOpenAI(respond=small_model) as server:
+            options = {
+                "provider": {"base_url": server.base_url, "model": "local", "api_key_env": ""},
+                "agent": {"context_window": window},
+                "compaction": {"buffer_tokens": buffer},
+            }
+            client = await start(repo, options=options)
+            session = await new_session(client)
+            stops = []
+            for turn in range(20):
+                (_, question), service = KINDS[turn % 5], SERVICES[turn % 8]
+                text = question.format(s=service, n=1 + turn % 7)
+                result = await call(
+                    client, "lecode/chat/send", {"sessionId": session, "text": text}
+                )
+                stops.append(result["stopReason"])
+            assert stops == ["stop"] * 20
+            shown = [fact_lines(b) for b in chat_requests(server.bodies)]
+            assert all(shown)  # every request still carries facts
