@@ -174,5 +174,8 @@ class TestBadBlocks:
         await turns(runtime, session, folder, "hello")
         bad = {"kind": "event", "type": EVENT, "place": "turn", "facts": "nonsense"}
         runtime.sessions.append(session, bad)
+        [stable] = [e for e in events(runtime, session, EVENT) if e["place"] == "stable"]
+        huge = {"fact_id": 2**70, "revision": 1, "reason": "x", "line": "{}\n"}
+        runtime.sessions.append(session, resealed(stable, facts=[huge]))
         provider = await turns(runtime, session, folder, "again")
         assert provider.requests[-1].messages[-1]["content"] == "again"
