@@ -23,8 +23,8 @@ and every later request replays them: the same bytes, so the provider's cache ho
 validates them again (I4): a block whose digest does not match its content (edited on disk),
 that is malformed or larger than the caps is left out and logged; a fact line whose fact was
 forgotten, corrected, retired, or whose evidence no longer validates is left out of its block.
-The stable part is chosen again (one counted cache miss, a `cache_miss` event with its reason)
-when MEMORY.md or the scratchpad changed (carrying two versions of a note would mislead the
+The stable part is chosen again (one counted cache miss, a `cache_miss` event with its reason;
+a forget since the last request is one too, `forget`) when MEMORY.md or the scratchpad changed (carrying two versions of a note would mislead the
 model and double its bytes), when the turns' blocks have used the facts allocation up, when its
 record is bad, and after a compaction or clear (its record is then behind the cutoff). Only the
 blocks after the stable part in use are replayed. Over everything replayed the caps hold: all
@@ -41,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -54,6 +54,7 @@ from lecode_ls.memory.injection import (
     NOTES_FILES,
     InjectedMemory,
     MemoryLimits,
+    NoteShare,
     ProjectMemory,
     build_memory_section,
     facts_lines,
@@ -118,6 +119,8 @@ class Block:
     since: str = ""
     user_seq: int | None = None
     seq: int | None = None
+    cut: tuple[tuple[str, int, int], ...] = ()
+    """Each note cut to fit: its name, its bytes, the bytes shown (the chat's memory line)."""
 
     def facts_text(self) -> str:
         if not self.lines:
@@ -148,6 +151,7 @@ class Block:
         if self.place == STABLE:
             value.update(
                 notes=self.notes,
+                cut=[list(note) for note in self.cut],
                 team=self.team,
                 files=list(self.files),
                 notes_digest=self.notes_digest,
@@ -182,6 +186,7 @@ def parse(record: dict[str, Any]) -> Block | str:
                 notes=str(record["notes"]),
                 team=str(record["team"]),
                 files=tuple(str(name) for name in record["files"]),
+                cut=tuple((str(n), int(b), int(s)) for n, b, s in record["cut"]),
                 notes_digest=str(record["notes_digest"]),
                 since=str(record["since"]),
                 seq=record.get("seq"),
@@ -205,12 +210,12 @@ def notes_digest(runtime: ProjectMemory) -> str:
     return digest({"notes": texts})
 
 
-MEMORY_SHARE = 0.15
+MEMORY_SHARE = 0.25
 """Memory (every block a request carries) takes at most this share of the prompt budget (the
 window less the room kept for the answer), counted as the preflight counts, 3 UTF-8 bytes a
 token. The tools take what they take (about 2,100 estimated tokens with memory on). With an
-8,192-token window and 1,024 kept for the answer memory gets about 3.1 KiB; with 4,096 and
-512, about 1.6 KiB (every fact then goes to the turns' blocks: MIN_STABLE)."""
+8,192-token window and 1,024 kept for the answer memory gets about 5.2 KiB; with 4,096 and
+512, about 2.6 KiB (every fact then goes to the turns' blocks: MIN_STABLE)."""
 
 
 @dataclass(frozen=True)
@@ -295,7 +300,7 @@ def plan(
     if stable is None or full:
         chosen = _stable(runtime, read_paths, selection, team, caps)
         if stable is None or chosen.text() != stable.text() or turns:
-            reason = why or ("memory_full" if full else None)
+            reason = why or ("memory_full" if full else None) or _without(records, user_seq)
             if reason is not None:
                 new.append(_miss(turn_id, reason))
             new.append(chosen.record(turn_id))
@@ -309,8 +314,30 @@ def plan(
         if turn.lines:
             new.append(turn.record(turn_id))
             turns.append(turn)
+    generation = runtime.facts.generation()
+    if _generation_moved(records, generation):
+        new.insert(0, _miss(turn_id, "forget"))  # older generated messages left the history
+    for record in new:
+        record["generation"] = generation  # outside the digest: bookkeeping, not content
     beside = {b.user_seq: b.text() for b in turns if b.user_seq is not None and b.lines}
     return Plan(stable.text(), beside, new, _shown(stable, turns))
+
+
+def _without(records: Sequence[dict[str, Any]], user_seq: int) -> str | None:
+    """`history_without_stable_part` when the history holds earlier messages but no stable
+    part: after a compaction moved the cutoff past it, or in a session written before."""
+    earlier = any(r.get("kind") == "message" and r.get("seq", user_seq) < user_seq for r in records)
+    return "history_without_stable_part" if earlier else None
+
+
+def _generation_moved(records: Sequence[dict[str, Any]], generation: int) -> bool:
+    """Whether a forget happened since the last request recorded its memory: every older
+    generated message left the history (E2), a miss the server caused."""
+    for record in reversed(records):
+        if record.get("kind") == "event" and record.get("type") in (EVENT, MISS):
+            stamp = record.get("generation")
+            return type(stamp) is int and stamp != generation
+    return False
 
 
 @dataclass
@@ -385,17 +412,7 @@ def _validate(
 
 
 def _with_lines(block: Block, lines: list[Line]) -> Block:
-    return Block(
-        block.place,
-        tuple(lines),
-        block.notes,
-        block.team,
-        block.files,
-        block.notes_digest,
-        block.since,
-        block.user_seq,
-        block.seq,
-    )
+    return replace(block, lines=tuple(lines))
 
 
 def _used(stable: Block | None, turns: Sequence[Block]) -> tuple[int, int]:
@@ -426,6 +443,7 @@ def _stable(
         notes=section.notes_text,
         team=section.team_text,
         files=tuple(section.files),
+        cut=tuple((n.name, n.bytes, n.shown) for n in section.notes if n.cut),
         notes_digest=notes_digest(runtime),
         since=utc_now(),
     )
@@ -479,6 +497,7 @@ def _shown(stable: Block, turns: Sequence[Block]) -> InjectedMemory:
         list(stable.files),
         sum(_size(b.text()) for b in blocks),
         {x.fact_id: x.reason for x in lines},
+        [NoteShare(name, size, shown) for name, size, shown in stable.cut],
     )
 
 
