@@ -22,7 +22,7 @@ import logging
 import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
@@ -140,6 +140,8 @@ class OpenAICompatible:
             body["max_tokens"] = request.max_tokens
         if self.thinking:
             body["reasoning_effort"] = self.thinking
+        if request.cache_key and takes_cache_key(self.base_url):
+            body["prompt_cache_key"] = request.cache_key
         return body
 
     def _headers(self) -> dict[str, str]:
@@ -252,7 +254,7 @@ class OpenAICompatible:
                     if _overflow(chunk, said):
                         raise ContextOverflow(self._overflow_message(said))
                     raise ProviderError(f"the provider failed mid-answer: {said}")
-                usage = _usage(chunk.get("usage")) or usage
+                usage = with_timings(_usage(chunk.get("usage")) or usage, chunk.get("timings"))
                 for choice in chunk.get("choices") or ():
                     if not isinstance(choice, dict):
                         continue
@@ -415,7 +417,9 @@ def _usage(raw: Any) -> Usage | None:
         total = int(raw.get("total_tokens") or prompt + completion)
     except (TypeError, ValueError):
         return None
-    return Usage(prompt, completion, total)
+    details = raw.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return Usage(prompt, completion, total, _count(cached))
 
 
 def _json_or_none(body: bytes) -> Any:
@@ -438,3 +442,29 @@ def _retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def _count(value: object) -> int | None:
+    return value if type(value) is int and value >= 0 else None
+
+
+def with_timings(usage: Usage | None, timings: object) -> Usage | None:
+    """`usage` with llama-server's `timings` (cache_n: prompt tokens reused from its cache,
+    prompt_n: evaluated anew), which it sends in the last chunk beside or after the usage."""
+    if usage is None or not isinstance(timings, dict):
+        return usage
+    cached, evaluated = _count(timings.get("cache_n")), _count(timings.get("prompt_n"))
+    return replace(
+        usage,
+        cached_tokens=usage.cached_tokens if cached is None else cached,
+        evaluated_tokens=usage.evaluated_tokens if evaluated is None else evaluated,
+    )
+
+
+CACHE_KEY_HOSTS = ("api.openai.com",)
+"""Endpoints known to take `prompt_cache_key`: others may refuse an unknown field (never sent
+to llama-server, vLLM or other OpenAI-compatible servers)."""
+
+
+def takes_cache_key(base_url: str) -> bool:
+    return httpx.URL(base_url).host in CACHE_KEY_HOSTS

@@ -24,9 +24,13 @@ from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 
 def injected_ids(body: dict[str, Any]) -> list[int]:
-    system = body["messages"][0]["content"]
+    """The facts a request carries: in the system message, and in front of a user message."""
+    texts = [m["content"] for m in body["messages"] if m["role"] in ("system", "user")]
     return [
-        json.loads(line)["fact_id"] for line in system.splitlines() if line.startswith('{"fact_id"')
+        json.loads(line)["fact_id"]
+        for text in texts
+        for line in text.splitlines()
+        if line.startswith('{"fact_id"')
     ]
 
 
@@ -427,7 +431,10 @@ class TestDoctor:
             session = await new_session(client)
             await call(client, "lecode/chat/send", {"sessionId": session, "text": "hi"})
             memory = await deltas.wait_for("memory")
-            assert memory["cut"] == [{"file": "MEMORY.md", "bytes": 3600, "shown": notes["shown"]}]
+            # The chat's stable part keeps room for the facts later turns add (issue 40): its
+            # share of the notes may be smaller than the doctor's.
+            [cut] = memory["cut"]
+            assert (cut["file"], cut["bytes"]) == ("MEMORY.md", 3600) and 0 < cut["shown"] < 3600
             history = await call(client, "lecode/chat/history", {"sessionId": session})
             [event] = [item for item in history["items"] if item["kind"] == "memory"]
             assert event["cut"] == memory["cut"]

@@ -24,6 +24,13 @@ class UsageModel(Message):
     """Total tokens of the calls that reported usage."""
     unknown_usage_calls: int
     """Calls whose usage the provider did not report."""
+    cached_tokens: int | None = None
+    """Prompt tokens the provider served from its prompt cache, of the calls that reported it
+    (`usage.prompt_tokens_details.cached_tokens`, llama-server's `timings.cache_n`); absent
+    when none did."""
+    evaluated_tokens: int | None = None
+    """Prompt tokens the provider evaluated anew, of the calls that reported it (llama-server's
+    `timings.prompt_n`); absent when none did."""
 
 
 class NoteCutModel(Message):

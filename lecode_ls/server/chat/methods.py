@@ -29,7 +29,15 @@ METHODS: tuple[Method, ...] = (
         "result then has `stopReason` `cancelled` and the transcript records the cancellation. "
         "A text starting with `/memory` runs that command instead (no model call). With "
         "`[memory] enabled = false` chat works without memory: no memory tools are offered, "
-        "nothing is injected, and `/memory` answers `memory_disabled`.",
+        "nothing is injected, and `/memory` answers `memory_disabled`. Where memory sits in "
+        "each model request, so that a new message only appends to what the provider has "
+        "cached: the system message holds the session's stable part (base prompt, instruction "
+        "files, MEMORY.md, scratchpad and a facts block chosen once, until a compaction, a "
+        "clear, a change of the notes or a full allocation), the history follows exactly as "
+        "sent before, and each turn's own facts (those its message needs that nothing before "
+        "holds) stand in front of its user message. Both are recorded in the transcript "
+        "(`memory_block` events) and replayed byte for byte, each fact line validated again "
+        "at every use; a server-caused cache miss is a `cache_miss` event with its reason.",
         ChatSendParams,
         ChatSendResult,
         handler=handlers.chat_send,

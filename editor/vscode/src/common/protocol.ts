@@ -439,6 +439,10 @@ export interface UsageModel {
   totalTokens: number;
   /** Calls whose usage the provider did not report. */
   unknownUsageCalls: number;
+  /** Prompt tokens the provider served from its prompt cache, of the calls that reported it (`usage.prompt_tokens_details.cached_tokens`, llama-server's `timings.cache_n`); absent when none did. */
+  cachedTokens?: number | null;
+  /** Prompt tokens the provider evaluated anew, of the calls that reported it (llama-server's `timings.prompt_n`); absent when none did. */
+  evaluatedTokens?: number | null;
 }
 
 /** One piece of a running turn. Fields beyond the first four depend on `kind`: `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none); `error`: message, code; `compaction`: status (`started`, then `compacted`, `nothing`, `rejected`, `failed` or `stale`), message; `paused`: message; `learning`: status (automatic learning after a compaction: `no_candidates`, `rejected`, `learned`, `proposed`, `failed`, `stale`), facts (the facts learned). */
