@@ -147,21 +147,10 @@ def _measure(quick: bool) -> str:
     count = 500 if quick else 5000
     rounds = 3 if quick else 7
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "project"
-        root.mkdir()
-        _git(root, "init", "-q", "-b", "main")
-        (root / "src").mkdir()
-        (root / "src" / "app.py").write_text("PORT = 8080\n")
-        _git(root, "add", ".")
-        _git(root, "commit", "-q", "-m", "init")
-        repository = _git(root, "rev-parse", "HEAD").strip()
+        root, repository, runtime = _checkout(tmp)
         folder = root / FOLDER
-        folder.mkdir(parents=True)
         for number in range(count):
             (folder / f"{number:020x}.json").write_bytes(f.encode(_doc(number, repository)))
-        runtime = Runtime(
-            Project(root=root, slug="bench-000000000000"), Path(tmp) / "config", Settings()
-        )
         try:
             cold, floor, unchanged, one, with_team, without = [], [], [], [], [], []
             first_ranked: list[float] = []
