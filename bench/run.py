@@ -26,6 +26,7 @@ from bench import (
     memory_rss,
     notes_search,
     peer,
+    poisoning,
     ranking,
     retrieval,
     roundtrip,
@@ -57,6 +58,7 @@ BENCHES = (
     secrets,
     team,
     mcp,
+    poisoning,
     compare,
 )
 

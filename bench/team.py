@@ -147,24 +147,15 @@ def _measure(quick: bool) -> str:
     count = 500 if quick else 5000
     rounds = 3 if quick else 7
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "project"
-        root.mkdir()
-        _git(root, "init", "-q", "-b", "main")
-        (root / "src").mkdir()
-        (root / "src" / "app.py").write_text("PORT = 8080\n")
-        _git(root, "add", ".")
-        _git(root, "commit", "-q", "-m", "init")
-        repository = _git(root, "rev-parse", "HEAD").strip()
+        root, repository, runtime = _checkout(tmp)
         folder = root / FOLDER
-        folder.mkdir(parents=True)
         for number in range(count):
             (folder / f"{number:020x}.json").write_bytes(f.encode(_doc(number, repository)))
-        runtime = Runtime(
-            Project(root=root, slug="bench-000000000000"), Path(tmp) / "config", Settings()
-        )
         try:
             cold, floor, unchanged, one, with_team, without = [], [], [], [], [], []
             first_ranked: list[float] = []
+            loads: list[int] = []  # refreshes past the first that a cold load took
+            indexing: list[int] = []  # ranked requests past the first before all was indexed
             ranked: list[float] = []
             turn = select(runtime, TurnQuery(f"how do I deploy service {count - 7}?"))
             for round_number in range(rounds):
@@ -175,6 +166,9 @@ def _measure(quick: bool) -> str:
                 shelf = Shelf(root, runtime.facts)
                 started = now()
                 shelf.refresh()
+                while shelf.pending:  # past the load's time bound: the next polls go on
+                    shelf.refresh()
+                    loads.append(round_number)
                 cold.append(now() - started)
                 valid = sum(fact.status == "valid" for fact in shelf.facts())
                 assert valid == count, ({fact.reason for fact in shelf.facts()}, shelf.pending)
@@ -190,11 +184,20 @@ def _measure(quick: bool) -> str:
                 started = now()
                 build_memory_section(runtime, team=shelf)
                 with_team.append(now() - started)
-                for times in (first_ranked, ranked):  # the first indexes the shelf's texts
-                    started = now()
+                # The first indexes the shelf's texts, 0.5 s at most: the next ones go on until
+                # the asked fact is indexed and ranked first; then one more is timed.
+                started = now()
+                shown = build_memory_section(runtime, (), turn, shelf).team
+                first_ranked.append(now() - started)
+                for _ in range(100):
+                    if shown[0] == f"{count - 7:020x}":
+                        break
+                    indexing.append(round_number)
                     shown = build_memory_section(runtime, (), turn, shelf).team
-                    times.append(now() - started)
-                    assert shown[0] == f"{count - 7:020x}", shown[:3]
+                assert shown[0] == f"{count - 7:020x}", shown[:3]
+                started = now()
+                shown = build_memory_section(runtime, (), turn, shelf).team
+                ranked.append(now() - started)
                 started = now()
                 build_memory_section(runtime)
                 without.append(now() - started)
@@ -223,7 +226,10 @@ def _measure(quick: bool) -> str:
             "Target (issue 29): the cold load of 5,000 under 1 s: "
             f"{'met' if met else 'MISSED'}"
             f"{'' if not quick else ' (a --quick run of 500: not the measurement)'}; "
-            "a refresh afterwards reads only what changed."
+            "a refresh afterwards reads only what changed. A load stops at its 2 s bound and the "
+            f"next refresh goes on: {len(loads)} extra refreshes in {rounds} cold loads; a ranked "
+            "request indexes for 0.5 s at most and the next ones go on: "
+            f"{len(indexing)} extra requests in {rounds} rounds before the asked fact ranked first."
         ),
     )
 

@@ -99,11 +99,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return mcp_main(given[1:])
     if given[:1] == ["context"]:  # `lecode-ls context ...`: the memory section for a hook
-        from lecode_ls.agents.cli import main as context_main
+        from lecode_ls.other_agents.cli import main as context_main
 
         return context_main(given[1:])
     if given[:1] == ["import"]:  # `lecode-ls import FILE`: another agent's transcript
-        from lecode_ls.agents.cli import import_main
+        from lecode_ls.other_agents.cli import import_main
 
         return import_main(given[1:])
     args = parse_args(argv)

@@ -11,9 +11,11 @@ problem is reported as a sentence naming the key path (`memory.facts_max_bytes: 
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -95,6 +97,13 @@ class MemorySettings(_Section):
     default): no embedding request is ever made."""
 
 
+_LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
+"""One label of a host name, as urlsplit lowercases it (`_` too: some local names have one)."""
+
+
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class ProviderSettings(_Section):
     """`[provider]`: the OpenAI-compatible Chat Completions endpoint chat talks to."""
 
@@ -105,12 +114,52 @@ class ProviderSettings(_Section):
     no provider is configured: chat and compaction answer `provider_not_configured` and nothing
     is sent anywhere."""
 
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        # Refused here, once, rather than failing every turn inside httpx. The value is not
+        # quoted back: a URL may carry credentials (http://user:key@host).
+        if value is None:
+            return None
+        if any(char <= " " or char == "\x7f" for char in value):
+            raise ValueError("expected a URL without spaces or control characters")
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
+        except ValueError:
+            raise ValueError("expected a URL such as https://api.openai.com/v1") from None
+        if parts.scheme.lower() not in ("http", "https"):
+            raise ValueError("expected an http:// or https:// URL")
+        if not parts.hostname:
+            raise ValueError("expected a URL with a host, such as http://127.0.0.1:8080/v1")
+        if ":" not in parts.hostname and not all(
+            _LABEL.fullmatch(label) for label in parts.hostname.removesuffix(".").split(".")
+        ):
+            raise ValueError(
+                "expected a host name of letters, digits, '-' and '.' (an international name "
+                "in its xn-- form)"
+            )
+        return value
+
     model: str = Field("gpt-4o-mini", min_length=1, max_length=256)
     """Model ID as the provider names it (`gpt-4.1`, `anthropic/claude-sonnet-4`, `llama3.1:8b`)."""
 
     api_key_env: str = Field("OPENAI_API_KEY", max_length=256)
     """Name of the environment variable that holds the API key (never the key itself); empty
-    for a local server that needs no key."""
+    for a server that needs no key. While the variable it names is unset or empty, chat answers
+    `provider_key_missing` and nothing is sent, except that the default OPENAI_API_KEY may be
+    unset for a server on this machine (localhost, 127.0.0.1, ::1), which is sent no key."""
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable_name(cls, value: str) -> str:
+        # A key pasted here by mistake would be quoted by every message naming the variable.
+        if value and not _VARIABLE.fullmatch(value):
+            raise ValueError(
+                "expected the name of an environment variable (letters, digits and _), never "
+                "the key itself"
+            )
+        return value
 
     thinking: Literal["low", "medium", "high"] | None = None
     """Reasoning effort sent to models that have one (`reasoning_effort`); unset sends nothing."""

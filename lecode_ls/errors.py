@@ -115,7 +115,7 @@ class FactNotFound(NotFound):
 
 
 class DuplicateFact(LecodeError):
-    """the text equals a stored fact's once case, spacing, punctuation and Unicode form are set aside: no second fact is made; `data.factId` names that fact
+    """the text equals a stored fact's once case, spacing and a sentence's final full stop are set aside (signs, operators, digits and separators count): no second fact is made; `data.factId` names that fact
 
     (F8, issue 26.) Only a request is refused this way; learning and MCP get the stored fact back.
     """
@@ -287,6 +287,24 @@ class ProviderNotConfigured(LecodeError):
     The message names the settings to set, in config.toml and in the editor."""
 
     code = "provider_not_configured"
+
+
+class ProviderKeyMissing(LecodeError):
+    """a request the provider could only refuse, so nothing was sent: the variable `[provider] api_key_env` names (other than the default OPENAI_API_KEY) is unset or empty, or no key is set and base_url is not a loopback address
+
+    A set-up problem, found before anything leaves the machine (memory included); the message
+    names the variable, never a key."""
+
+    code = "provider_key_missing"
+
+
+class ProviderKeyInvalid(LecodeError):
+    """the API key holds a character an HTTP header cannot carry (a control character, a space or a non-ASCII character inside it): nothing was sent, and the message names the variable, never the key
+
+    Line breaks and spaces around a key (a CRLF env file) are trimmed instead, with a warning in
+    the log."""
+
+    code = "provider_key_invalid"
 
 
 class ProviderError(LecodeError):

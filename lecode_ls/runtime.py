@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable
@@ -40,6 +41,26 @@ from lecode_ls.memory.working import SummaryVerdicts
 log = logging.getLogger(__name__)
 
 
+def _checkout_identity(root: Path) -> tuple[int, ...]:
+    """What the project's resolution reads, as lstat identities: `root` itself, then the `.git`
+    entry of `root` and of each folder above up to the first that has one (0 where none is)."""
+    try:
+        folder = os.lstat(root)
+    except OSError:
+        seen = [0]  # gone: what the resolution reads is still the `.git` entries above
+    else:
+        seen = [folder.st_dev, folder.st_ino, folder.st_mode]
+    for candidate in (root, *root.parents):
+        try:
+            git = os.lstat(candidate / ".git")
+        except OSError:
+            seen.append(0)
+            continue
+        seen += [git.st_ino, git.st_mode]
+        break
+    return tuple(seen)
+
+
 class Runtime:
     """The memory of one project. Created by `Runtimes`; closed by `close()`."""
 
@@ -55,7 +76,7 @@ class Runtime:
             allow=settings.privacy.allow,
         )
         self.markdown = MarkdownStore(self.store_path, self.redactor)
-        self.sessions = SessionStore(self.store_path, self.redactor)
+        self.sessions = SessionStore(self.store_path, self.redactor, self.still_this_project)
         # Created lazily by its first write (F3): a disabled memory never creates it.
         self.facts_path = self.store_path / "facts.sqlite3"
         self.facts = FactStore(self.facts_path, root=self.store_path, redactor=self.redactor)
@@ -67,6 +88,8 @@ class Runtime:
         """Where the facts' code anchors are now, in open buffers or on disk (memory/anchors/drift.py)."""
         self.team = Team(self.facts)
         """The facts shared in each checkout's `.lecode/facts/`, verified (memory/team)."""
+        self._identity_seen: tuple[int, ...] | None = None
+        """`_checkout_identity` when the project last resolved to itself."""
         self._migrated: set[Path] = set()
         self._swept_at: float | None = None
         self.closed = False
@@ -119,6 +142,20 @@ class Runtime:
         if not self.settings.memory.enabled:
             raise MemoryDisabled()
         return self.sessions, self.facts
+
+    def still_this_project(self) -> bool:
+        """Whether the project's root still resolves to itself (S3, rechecked by every source
+        validation): not when its `.git` went and a folder above holds one, or it became a
+        linked worktree of another checkout. Its store is then another project's memory, and
+        its sources are `missing` (reason `project`). No Git process: while the root and the
+        `.git` entries the resolution reads are the very ones last seen (a few lstats, ~8 us),
+        the answer stands; else the full resolution (~130 us) decides again."""
+        seen = _checkout_identity(self.project.root)
+        if seen == self._identity_seen:
+            return True
+        same = resolve_project(self.project.root).root == self.project.root
+        self._identity_seen = seen if same else None
+        return same
 
     def check_source(self, ref: SourceLike, purpose: Purpose) -> None:
         """Validate evidence against this project's transcripts and exclusions (S3); raises."""

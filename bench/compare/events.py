@@ -248,11 +248,13 @@ class Step4:
             f"{len(learning)} learning request(s)",
         )
         outcomes = [(e.get("status"), e.get("reason_counts") or {}) for e in events]
+        # `proposed`: the rules proposed a filler's sentence for the person (issue 41: what
+        # they alone find is a proposal by default); the model's fault is counted all the same.
         self.check(
             step,
-            f"learning ends failed/rejected with {reason}",
+            f"learning ends failed/rejected (or the rules' proposals only) with {reason}",
             bool(outcomes)
-            and all(s in ("failed", "rejected") and reason in r for s, r in outcomes),
+            and all(s in ("failed", "rejected", "proposed") and reason in r for s, r in outcomes),
             outcomes,
         )
         after = await self.fact_count()

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, SupportsIndex
 
 from bench.compare.tap import classify
+from lecode_ls.agent.turn_memory import MESSAGE_HEADING, TURN_HEADING
 from tests.fakes.openai_server import (
     FakeOpenAI,
     Reply,
@@ -228,6 +229,8 @@ class ScriptedModel:
         prompt = next(
             (str(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), ""
         )
+        if prompt.startswith(TURN_HEADING):  # the turn's memory in front of the person's text
+            prompt = prompt.split(MESSAGE_HEADING, 1)[-1]
         if prompt == self.retry_prompt and prompt not in self.retried:
             self.retried.add(prompt)
             return Reply(429, {"error": {"message": "scripted rate limit"}}, {"Retry-After": "0"})

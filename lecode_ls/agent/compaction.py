@@ -13,7 +13,9 @@ One `compact_session` call:
    calls tools, is empty, truncated (`length`), ends any other way than `stop` or is longer than
    asked is rejected, and so is a summary that loses what the new exchanges added, judged by
    what it keeps (summary_check.py: `echoed_input`, `unchanged_summary`, `other_language`,
-   `injected_instructions`, `new_terms_lost`); the cutoff does not move (C4);
+   `injected_instructions`, `new_terms_lost`); the cutoff does not move (C4). The request asks
+   for the person's language (language.py). After MAX_REJECTED rejections since the last
+   accepted summary, automatic compaction makes no call (`given_up`) until the person asks;
 4. rechecks everything before the append (C6): the generation, the base summary, and that every
    covered record still participates unchanged; then appends the compact event (fsync).
 Every provider call's usage is recorded once: on the compact event when it succeeds, otherwise in
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from lecode_ls.agent import catalog
+from lecode_ls.agent.language import language_request
 from lecode_ls.agent.learning import Learning, learn
 from lecode_ls.agent.preflight import BYTES_PER_TOKEN, estimate_tokens
 from lecode_ls.agent.provider import (
@@ -49,7 +52,7 @@ from lecode_ls.agent.summary_check import (
 )
 from lecode_ls.errors import ProviderError
 from lecode_ls.memory.canonical import records_digest
-from lecode_ls.memory.sessions import well_formed_calls
+from lecode_ls.memory.sessions import COMPACT, USAGE, well_formed_calls
 from lecode_ls.memory.working import (
     MIN_RAW_MESSAGES,
     WorkingView,
@@ -63,6 +66,18 @@ from lecode_ls.tools.permissions import PermissionPolicy
 
 INPUT_MAX_BYTES = 100_000
 SUMMARY_MAX_TOKENS = 2048
+MAX_REJECTED = 3
+"""Summaries of one session rejected in a row (since its last accepted one) after which
+automatic compaction asks no more: each try is a billed call, and a model that keeps failing
+the checks would be asked on every turn. A compaction the person asks for still tries."""
+RECENT_USAGE = 200
+"""Usage records looked at, newest first, to count that streak (each is one record read)."""
+GIVEN_UP = (
+    f"given_up: {MAX_REJECTED} summaries of this session were rejected since the last accepted "
+    "one, so automatic compaction stops asking (each try is a billed call); /compact tries "
+    "again, or start a new session"
+)
+"""A rejection's code, then what it means for the person (the chat shows it as it is)."""
 
 INSTRUCTIONS = """\
 You maintain the working summary of a coding session between a person and an assistant.
@@ -155,8 +170,16 @@ def summary_limit(model: str, window: int | None) -> int:
 def _request(
     prior: str | None, groups: list[list[dict[str, Any]]], model: str, limit: int
 ) -> ChatRequest:
+    # The person's language, as their messages of the whole request say it (issue 41: a German
+    # session was summarised in English, or not at all).
+    said = [
+        _text(r.get("content"))
+        for group in groups
+        for r in group
+        if r["kind"] == "message" and r["role"] == "user"
+    ]
     messages = [
-        {"role": "system", "content": INSTRUCTIONS},
+        {"role": "system", "content": f"{INSTRUCTIONS}\n{language_request(said)}"},
         {"role": "user", "content": render_input(prior, groups)},
     ]
     return ChatRequest(messages, (), max_tokens=limit, model=model)
@@ -198,17 +221,24 @@ async def compact_session(
     policy: PermissionPolicy | None = None,
     readonly: bool = False,
     on_usage: OnUsage | None = None,
+    asked: bool = False,
 ) -> Outcome:
     """Compact once (see the module docstring). Cancellation propagates; the usage of a call that
     was made is still recorded, in the transcript and through `on_usage` (once per call: the
     summary's, then learning's). With `policy` (the live chat context), a successful compaction
-    is followed by automatic learning when its gates allow (learning.py)."""
+    is followed by automatic learning when its gates allow (learning.py). Unless the person
+    `asked` for it, no call is made once MAX_REJECTED summaries in a row were rejected: the
+    outcome is `rejected` with the code `given_up`."""
     count = on_usage if on_usage is not None else (lambda usage: None)
     sessions, facts = runtime.sessions, runtime.facts
     view = await asyncio.to_thread(working_view, sessions, facts, session_id, runtime.summaries)
     planned = plan(view, model, window)
     if isinstance(planned, str):
         return Outcome("nothing", planned, view.covered_through)
+    if not asked and await asyncio.to_thread(rejected_in_a_row, runtime, session_id) >= (
+        MAX_REJECTED
+    ):
+        return Outcome("rejected", GIVEN_UP, view.covered_through)
     request, groups = planned
     limit = request.max_tokens or SUMMARY_MAX_TOKENS
 
@@ -313,6 +343,21 @@ async def compact_session(
         on_usage=on_usage,
     )
     return Outcome("compacted", None, outcome.covered_through, outcome.usage, 1, learning)
+
+
+def rejected_in_a_row(runtime: Runtime, session_id: str) -> int:
+    """How many compaction calls of the session were rejected since its last compact event (an
+    accepted summary), among its RECENT_USAGE newest usage records (other outcomes, a failed or
+    cancelled call, do not count: they say nothing of the summaries). Blocking."""
+    sessions = runtime.sessions
+    compacts = sessions.seqs_of_kind(session_id, COMPACT)
+    since = compacts[-1] if compacts else 0
+    seqs = [s for s in sessions.seqs_of_kind(session_id, USAGE)[-RECENT_USAGE:] if s > since]
+    return sum(
+        1
+        for record in sessions.read_seqs(session_id, seqs)
+        if record.get("purpose") == "compaction" and record.get("outcome") == "rejected"
+    )
 
 
 def _rejection(summary: str, calls: list[ToolCall], finish: Finish, limit: int) -> str | None:

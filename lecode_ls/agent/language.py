@@ -58,6 +58,27 @@ DISTINCTIVE = {
 
 _WORD = re.compile(r"[^\W\d_]+")
 
+NAMES = {
+    "en": "English",
+    "fr": "French",
+    "de": "German",
+    "es": "Spanish",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "nl": "Dutch",
+}
+"""How a request to a model names a language `guess_language` returns (a script is named by
+the person's language alone: a script does not say which language it writes)."""
+
+
+def language_request(texts: list[str]) -> str:
+    """The sentence that asks a model to write in the language of the person's `texts` (issue
+    41: a summary in the person's language), naming it when it is clear."""
+    guessed = guess_language("\n".join(texts))
+    if guessed in NAMES:
+        return f"Write the summary in {NAMES[guessed]}, the language the person writes in."
+    return "Write the summary in the language the person writes in."
+
 
 def guess_language(text: str) -> str | None:
     """The text's language (`en`, `fr`, `de`, `es`, `it`, `pt`, `nl`) or script (`cjk`,

@@ -20,7 +20,9 @@ the prompt unseen. Whatever proposed it, a candidate meets the same contract:
   exchange, and `text` is also a complete user or assistant message of that exchange;
   `source_seqs` is that whole exchange.
 `source_seqs` must be a captured singleton or a captured complete exchange range. A candidate
-marked as a proposal, naming facts it `supersedes` (each must be one it was shown), worded as a correction, or a preference whose quote reads
+marked as a proposal, naming facts it `supersedes` (each must be one it was shown; memory.md calls
+the field `conflicts`, and either name is accepted: learning_evidence.as_written), worded as a
+correction, or a preference whose quote reads
 as a request or a question (learning_requests.py: "Read pyproject.toml and tell me ...") is left
 for review (never remembered). Everything is rechecked before promotion, and the source and the generation again
 inside `FactStore.remember`'s transaction (A8); a stale context discards the candidates.
@@ -52,6 +54,7 @@ from lecode_ls.agent.learning_evidence import (
     CORRECTION,
     PAYLOAD_MAX_BYTES,
     Captured,
+    as_written,
     capture_messages,
     check_candidate,
     parse_answer,
@@ -59,7 +62,7 @@ from lecode_ls.agent.learning_evidence import (
     utf8_size,
 )
 from lecode_ls.agent.learning_requests import is_request
-from lecode_ls.agent.learning_rules import rule_candidates
+from lecode_ls.agent.learning_rules import rule_candidates, task_scope
 from lecode_ls.agent.preflight import estimate_tokens
 from lecode_ls.agent.provider import (
     ChatRequest,
@@ -140,7 +143,9 @@ def _words(text: str) -> list[str]:
 def near_duplicate(runtime: Runtime, text: str, shown: dict[int, int]) -> int | None:
     """The fact among those the extractor was shown (at the revision it was shown) that `text`
     nearly repeats: the most overlapping words, at least NEAR_DUPLICATE of them, but not the
-    same words in the same order (that is a duplicate, which remember returns, F8)."""
+    same words in the same order (a duplicate, which remember returns; or a text that differs
+    only in a sign, an operator or a separator, `-1` for `1`, which remember stores as a new
+    fact: F8's key keeps them)."""
     words = _words(text)
     if not words or not shown:
         return None
@@ -354,8 +359,10 @@ def _model_candidates(
         outcome.reject("response_schema")
         return None
     accepted: list[Accepted] = []
-    for candidate in envelope["candidates"]:
+    for candidate in map(as_written, envelope["candidates"]):
         code, ref = check_candidate(candidate, captured)
+        if code is None:
+            code = task_scope(candidate, captured.messages)
         if code is not None:
             outcome.reject(code)  # this candidate alone: the others are judged on their own
         else:

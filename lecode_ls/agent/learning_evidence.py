@@ -22,7 +22,13 @@ from lecode_ls.memory.anchors import fact_path_line
 from lecode_ls.memory.facts import MAX_QUERY_CHARS
 from lecode_ls.memory.injection import similar_valid_facts
 from lecode_ls.memory.learning_status import KINDS
-from lecode_ls.memory.sessions import MAX_POSITIONS, SourceRef, source_snapshot, well_formed_calls
+from lecode_ls.memory.sessions import (
+    MAX_POSITIONS,
+    SourceRef,
+    agent_injected,
+    source_snapshot,
+    well_formed_calls,
+)
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.read import number_line
 
@@ -31,6 +37,9 @@ TEXT_MAX_BYTES = 512
 COMPARISON_FACTS = 50
 COMPARISON_MAX_BYTES = 4096
 CANDIDATE_KEYS = frozenset({"text", "source_seqs", "kind", "quote", "supersedes", "proposal"})
+CONFLICTS = "conflicts"
+"""memory.md's name for the field the server's prompt calls `supersedes`: the same meaning,
+accepted as the seed writes it (issue 41). A candidate naming both is refused."""
 
 # A conservative English heuristic (A-spec): words that scope a preference to now.
 TEMPORARY = re.compile(
@@ -246,8 +255,18 @@ def _valid_text(value: object) -> bool:
         return False
 
 
+def as_written(candidate: Any) -> Any:
+    """A model's candidate with memory.md's `conflicts` named `supersedes`, the name the rest of
+    learning reads; anything else (`supersedes` already, both fields, not an object) unchanged,
+    for check_candidate to judge (both fields: `candidate_schema`)."""
+    if isinstance(candidate, dict) and CONFLICTS in candidate and "supersedes" not in candidate:
+        return {("supersedes" if k == CONFLICTS else k): v for k, v in candidate.items()}
+    return candidate
+
+
 def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, SourceRef | None]:
-    """The first failing check's code, or None and the candidate's captured source."""
+    """The first failing check's code, or None and the candidate's captured source. The
+    candidate names its conflicts `supersedes` (as_written renames memory.md's `conflicts`)."""
     if not isinstance(candidate, dict) or set(candidate) != CANDIDATE_KEYS:
         return "candidate_schema", None
     text, quote, kind = candidate["text"], candidate["quote"], candidate["kind"]
@@ -269,7 +288,7 @@ def check_candidate(candidate: Any, captured: Captured) -> tuple[str | None, Sou
         return "invalid_source", None
     if kind == "explicit_user_preference":
         message = captured.messages.get(seqs[0]) if len(seqs) == 1 else None
-        if message is None or message["role"] != "user":
+        if message is None or message["role"] != "user" or agent_injected(message):
             return "invalid_preference_source", None
         if TEMPORARY.search(" ".join(quote.split())):
             return "temporary_preference", None

@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from lecode_ls.agent.learning_evidence import TEMPORARY, TEXT_MAX_BYTES
@@ -378,3 +378,21 @@ def rule_candidates(
                     }
                 )
     return candidates, rejected
+
+
+TASK_CODES = frozenset({"task_scoped", "hypothetical", "past_practice", "retracted_preference"})
+"""What the rules know is no lasting convention, whoever proposed it."""
+
+
+def task_scope(candidate: dict[str, Any], messages: Mapping[int, dict[str, Any]]) -> str | None:
+    """A model's explicit preference whose quote carries a task's scope, is hypothetical, past
+    practice or taken back later in its message: that rule's code, else None. The model judges
+    what a convention is; the rules only veto what they know is not one (A4: "Keep the fix
+    small." is about one fix). A request stays the model's to propose (learning.py). Called
+    once `check_candidate` accepted the candidate, so its quote is in its user message."""
+    if candidate["kind"] != "explicit_user_preference":
+        return None
+    content = messages[candidate["source_seqs"][0]]["content"]
+    at = content.index(candidate["quote"])
+    code = classify(content, at, at + len(candidate["quote"]))
+    return code if code in TASK_CODES else None

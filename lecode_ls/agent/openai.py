@@ -8,7 +8,9 @@ Retries (429, 5xx, connection failures) happen only before the first event is yi
 caller has seen part of an answer, a retry would show it a different answer spliced on.
 
 The API key goes only into the Authorization header. It never appears in an exception message,
-a log line or a repr: provider error text is quoted only after the key is cut out of it.
+a log line or a repr: provider error text (a reason phrase included) is quoted only after the
+key is cut out of it, in every form (memory/secrets/known.py), and an httpx failure is reported
+by its class alone, since httpx quotes what it refused (a header holding the key).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import logging
 import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
@@ -37,6 +39,7 @@ from lecode_ls.errors import (
     ProviderTimeout,
     ProviderUnreachable,
 )
+from lecode_ls.memory.secrets import mask_secret_values
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +140,8 @@ class OpenAICompatible:
             body["max_tokens"] = request.max_tokens
         if self.thinking:
             body["reasoning_effort"] = self.thinking
+        if request.cache_key and takes_cache_key(self.base_url):
+            body["prompt_cache_key"] = request.cache_key
         return body
 
     def _headers(self) -> dict[str, str]:
@@ -194,6 +199,13 @@ class OpenAICompatible:
                 )
                 if yielded or attempt >= self.max_retries:
                     raise failure from None
+            except (httpx.HTTPError, httpx.InvalidURL, UnicodeError) as exc:
+                # Not retried: a refused header, an unsupported scheme or a proxy failure does not
+                # mend itself (UnicodeError: a host name IDNA refuses). Its text may quote the
+                # request (a header), so only its class is told.
+                raise ProviderError(
+                    f"the request to {self._safe_base()} failed ({exc.__class__.__name__})"
+                ) from None
             delay = (
                 retry_after
                 if retry_after is not None
@@ -242,7 +254,7 @@ class OpenAICompatible:
                     if _overflow(chunk, said):
                         raise ContextOverflow(self._overflow_message(said))
                     raise ProviderError(f"the provider failed mid-answer: {said}")
-                usage = _usage(chunk.get("usage")) or usage
+                usage = with_timings(_usage(chunk.get("usage")) or usage, chunk.get("timings"))
                 for choice in chunk.get("choices") or ():
                     if not isinstance(choice, dict):
                         continue
@@ -281,7 +293,7 @@ class OpenAICompatible:
         status = response.status_code
         text = self._error_text(_json_or_none(body))
         if not text:
-            text = self._trim(body.decode("utf-8", "replace")) or response.reason_phrase
+            text = self._trim(body.decode("utf-8", "replace")) or self._trim(response.reason_phrase)
         if status in (401, 403):
             return ProviderAuth(self._auth_message(status))
         if _overflow(_json_or_none(body), text) and status in (400, 413, 422, 500):
@@ -323,15 +335,19 @@ class OpenAICompatible:
         return self._trim(str(message)) if message else ""
 
     def _trim(self, text: str) -> str:
+        text = mask_secret_values(text)  # before the split, which would cut a key's CR
         text = " ".join(text.split())
         if self._api_key:
-            text = text.replace(self._api_key, "[redacted]")
+            text = text.replace(self._api_key, "[secret:api-key]")
         if len(text) > MAX_ERROR_CHARS:
             text = text[: MAX_ERROR_CHARS - 1] + "…"
         return text
 
     def _safe_base(self) -> str:
-        url = httpx.URL(self.base_url)
+        try:
+            url = httpx.URL(self.base_url)
+        except httpx.InvalidURL:  # config.py refuses such a base_url; said without it anyway
+            return "base_url"
         # Credentials in a base URL (http://user:pass@host) must not reach a message.
         return str(url.copy_with(username=None, password=None)) if url.userinfo else self.base_url
 
@@ -401,7 +417,9 @@ def _usage(raw: Any) -> Usage | None:
         total = int(raw.get("total_tokens") or prompt + completion)
     except (TypeError, ValueError):
         return None
-    return Usage(prompt, completion, total)
+    details = raw.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return Usage(prompt, completion, total, _count(cached))
 
 
 def _json_or_none(body: bytes) -> Any:
@@ -424,3 +442,29 @@ def _retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def _count(value: object) -> int | None:
+    return value if type(value) is int and value >= 0 else None
+
+
+def with_timings(usage: Usage | None, timings: object) -> Usage | None:
+    """`usage` with llama-server's `timings` (cache_n: prompt tokens reused from its cache,
+    prompt_n: evaluated anew), which it sends in the last chunk beside or after the usage."""
+    if usage is None or not isinstance(timings, dict):
+        return usage
+    cached, evaluated = _count(timings.get("cache_n")), _count(timings.get("prompt_n"))
+    return replace(
+        usage,
+        cached_tokens=usage.cached_tokens if cached is None else cached,
+        evaluated_tokens=usage.evaluated_tokens if evaluated is None else evaluated,
+    )
+
+
+CACHE_KEY_HOSTS = ("api.openai.com",)
+"""Endpoints known to take `prompt_cache_key`: others may refuse an unknown field (never sent
+to llama-server, vLLM or other OpenAI-compatible servers)."""
+
+
+def takes_cache_key(base_url: str) -> bool:
+    return httpx.URL(base_url).host in CACHE_KEY_HOSTS

@@ -37,6 +37,8 @@ class ChatRequest:
     """Overrides the provider's configured model for this request; None uses it."""
     tool_choice: str | None = None
     """`tool_choice` when tools are offered: None sends "auto"; "none" asks for text only."""
+    cache_key: str | None = None
+    """The session: sent as `prompt_cache_key` only to an endpoint known to take it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +48,25 @@ class Usage:
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
+    cached_tokens: int | None = None
+    """Prompt tokens served from the provider's prompt cache (`usage.prompt_tokens_details.
+    cached_tokens`, or llama-server's `timings.cache_n`); None when it said nothing."""
+    evaluated_tokens: int | None = None
+    """Prompt tokens it evaluated anew (llama-server's `timings.prompt_n`); None when unsaid."""
 
     def to_json(self) -> dict[str, int]:
-        """The form stored in transcripts: snake_case, as the API reports it."""
-        return {
+        """The form stored in transcripts: snake_case, as the API reports it (the cache's
+        counts only when reported)."""
+        value = {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
         }
+        if self.cached_tokens is not None:
+            value["cached_tokens"] = self.cached_tokens
+        if self.evaluated_tokens is not None:
+            value["evaluated_tokens"] = self.evaluated_tokens
+        return value
 
 
 OnUsage = Callable[["Usage | None"], None]

@@ -15,8 +15,13 @@ rejection:
 - `unchanged_summary`: every line of the summary is a line of the previous summary, while new
   exchanges exist: the previous summary returned (whole or in part), so what the new exchanges
   added would silently leave the working memory.
-- `other_language`: the summary is confidently in another language or script than the new
-  exchanges (language.py; unknown on either side passes).
+- `other_language`: the answer is not a summary of this session: it is confidently in another
+  language or script than the new exchanges (language.py; unknown on either side passes) AND
+  it holds none of the salient terms of the new exchanges and the previous summary (when they
+  have none, nothing says it is not one, and it passes). A faithful
+  summary in another language passes (issue 41: an English summary of a German session keeps
+  its paths, identifiers and versions; the summariser is asked for the person's language, but
+  a small model answers in English as often as not, and each refusal is a billed call).
 - `injected_instructions`: the summary holds an instruction to the assistant ("ignore the user",
   "disregard previous instructions", "you must now ...") that is nowhere in its input: a
   summary reports what happened, and an instruction it quotes from the transcript is data.
@@ -184,7 +189,9 @@ def judge(
     session_language = guess_language("\n".join(texts))
     summary_language = guess_language(summary)
     if session_language and summary_language and session_language != summary_language:
-        return Verdict("other_language", new_terms, listed)
+        known = salient_terms([*texts, prior or ""], user_texts)
+        if known and not any(_holds(kept_text, term) for term in known):  # none: cannot tell
+            return Verdict("other_language", new_terms, listed)
     given = _folded(f"{prior or ''}\n{transcript}")
     for match in _INSTRUCTION.finditer(summary):
         if _folded(match[0]) not in given:

@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any, TypeVar
 
+from lecode_ls.contract import extensions
 from lecode_ls.contract.fielddocs import field_docs
 from lecode_ls.contract.settings import (
     PACKAGE_JSON,
@@ -313,6 +314,7 @@ def render_markdown() -> str:
     sections = [head + _error_rows(), "## Methods\n"]
     sections.extend(_method_md(method) for method in METHODS)
     sections.append(_shared_files())
+    sections.append(extensions.render())
     return "\n".join(sections).rstrip() + "\n"
 
 

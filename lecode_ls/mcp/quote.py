@@ -1,12 +1,14 @@
 """`memory_remember_quote` over MCP: a fact from the person's own words to another agent.
 
 With `[agents] follow` on, the language server (and this tool, which polls first) keeps the
-project's Claude Code and Codex transcripts as lecode sessions (agents/follow.py). An agent asks
+project's Claude Code and Codex transcripts as lecode sessions (other_agents/follow.py). An agent asks
 to remember `text` because the person said `quote`: the server looks for `quote` verbatim in the
 recent records of those sessions (the last RECENT_RECORDS of each) and remembers `text` with the
 matching record as its evidence only when exactly one record holds it, and that record is a user
-message. No match, a match in several records, or one in an assistant or tool record: no fact,
-and the answer says which. The fact's evidence is the other agent's own record (its origin, file
+message the person wrote. No match, a match in several records, or one in an assistant or tool
+record or in text the agent wrote into the user's turn (a Codex AGENTS.md, a Claude Code
+reminder: other_agents/transcripts.py leaves these out, and `agent_injected` (memory/sessions) tells those an earlier
+import kept): no fact, and the answer says which. The fact's evidence is the other agent's own record (its origin, file
 line and uuid, in the record's `meta.origin`), validated like any other. Blocking.
 """
 
@@ -16,11 +18,11 @@ import json
 import os
 from typing import Any
 
-from lecode_ls.agents.follow import Follower
 from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied
 from lecode_ls.mcp.remember import Exchange
 from lecode_ls.memory.facts import check_text
-from lecode_ls.memory.sessions import source_snapshot
+from lecode_ls.memory.sessions import agent_injected, source_snapshot
+from lecode_ls.other_agents.follow import Follower
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import ToolResult
 
@@ -38,6 +40,11 @@ def _texts(record: dict[str, Any]) -> list[str]:
             p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
         ]
     return []
+
+
+def _agent(record: dict[str, Any]) -> str:
+    origin = record.get("meta", {}).get("origin", {})
+    return "Claude Code" if origin.get("agent") == "claude-code" else "Codex"
 
 
 def remember_quote(runtime: Runtime, exchange: Exchange, quote: str, text: str) -> ToolResult:
@@ -67,7 +74,9 @@ def remember_quote(runtime: Runtime, exchange: Exchange, quote: str, text: str) 
             if record.get("kind") != "message" or not any(quote in t for t in _texts(record)):
                 continue
             role = record.get("role")
-            if role == "user":
+            if role == "user" and agent_injected(record):
+                others.append(f"user-turn text {_agent(record)} wrote (AGENTS.md, reminders)")
+            elif role == "user":
                 users.append((session, seq, record))
             else:
                 others.append(str(role))

@@ -48,8 +48,8 @@ TEAM = ToolSpec(
             "limit": {
                 "type": "integer",
                 "minimum": 1,
-                "maximum": 8192,
-                "description": "with team_id: at most this many characters of records",
+                "description": "with team_id: at most this many characters of records (4096 by "
+                "default; above 8192 is clamped, as memory_recall's)",
             },
         },
         "required": [],

@@ -168,6 +168,10 @@ class InjectedMemory:
     reasons: dict[int, str] = field(default_factory=dict)  # why each shown fact was chosen
     notes: list[NoteShare] = field(default_factory=list)  # each non-empty Markdown file's share
     team: list[str] = field(default_factory=list)  # the shared facts shown, by team ID
+    # The parts of `text`, as agent/turn_memory.py records them:
+    notes_text: str = field(default="", compare=False)  # each section with its blank line
+    facts_text: str = field(default="", compare=False)  # own facts: blank line, header, lines
+    team_text: str = field(default="", compare=False)  # the team's block, likewise
 
     @property
     def fact_ids(self) -> list[int]:
@@ -183,6 +187,9 @@ def build_memory_section(
     read_paths: Iterable[str] = (),
     selection: Selection | None = None,
     team: Shelf | None = None,
+    *,
+    facts_share: int | None = None,
+    max_bytes: int | None = None,
 ) -> InjectedMemory:
     """The memory section for the next provider request, read fresh from storage (I1-I5).
 
@@ -192,17 +199,24 @@ def build_memory_section(
     pinned ones. `selection` is the turn's (selection.py); without one, pinned and recent facts
     are considered (no query to rank for). `team` is the active checkout's shelf of shared
     facts: its valid ones fill what the person's own facts leave of the allocation.
+    `facts_share` caps the facts below `facts_max_bytes` (the session's stable part takes a
+    share of it: agent/turn_memory.py); the notes still share only what the facts leave of
+    `max_bytes` less the whole allocation, so what later turns add stays within the caps.
+    `max_bytes` overrides `[memory] max_bytes` (a small model's window shrinks it).
     """
     memory = runtime.settings.memory
-    budget = memory.max_bytes - _size(MEMORY_HEADING)  # the heading counts against the cap
+    cap = memory.max_bytes if max_bytes is None else min(max_bytes, memory.max_bytes)
+    budget = cap - _size(MEMORY_HEADING)  # the heading counts against the cap
     if not memory.enabled or budget <= 0:
         return InjectedMemory("")
     if selection is None:
         selection = select(runtime, TurnQuery())
     picks = candidates(runtime, selection, read_paths)
     withhold = memory.drifted_facts == "withhold"
-    facts_budget = min(memory.facts_max_bytes, budget)
+    allocation = min(memory.facts_max_bytes, budget)
+    facts_budget = allocation if facts_share is None else min(facts_share, allocation)
     facts_text, shown = _facts_block(picks, runtime, withhold=withhold, budget=facts_budget)
+    own_text = facts_text
     team_shown: list[str] = []
     if team is not None:
         try:
@@ -218,7 +232,10 @@ def build_memory_section(
             team_text, team_shown = "", []
         facts_text += team_text
     notes = [(name, runtime.markdown.read(name)[0]) for name in NOTES_FILES]
-    notes_budget = budget - _size(facts_text)
+    # With a share, the rest of the allocation stays for the facts later turns add, as far as
+    # it leaves the notes half of the section.
+    reserve = 0 if facts_share is None or not picks else min(allocation - facts_budget, budget // 2)
+    notes_budget = budget - _size(facts_text) - reserve
     parts: list[str] = []
     files = []
     shares: list[NoteShare] = []
@@ -244,7 +261,66 @@ def build_memory_section(
         {fact_id: reasons[fact_id] for fact_id, _ in shown},
         shares,
         team_shown,
+        "".join(parts[: len(files)]),
+        own_text,
+        facts_text[len(own_text) :],
     )
+
+
+def facts_lines(
+    runtime: ProjectMemory, picks: list[Pick], budget: int
+) -> tuple[list[str], list[tuple[int, int]]]:
+    """The JSON lines of the facts `_facts_block` shows of `picks` within `budget` bytes (its
+    header included), in the order shown, and their (ID, revision) pairs."""
+    withhold = runtime.settings.memory.drifted_facts == "withhold"
+    text, shown = _facts_block(picks, runtime, withhold=withhold, budget=budget)
+    body = text[len("\n" + FACTS_HEADER) :]
+    # Each line ends with its one "\n": JSON escapes every other line break (json_line).
+    return [line + "\n" for line in body.split("\n")[:-1]], shown
+
+
+def recorded_lines_valid(
+    runtime: ProjectMemory, lines: Sequence[tuple[int, int, str, str]]
+) -> set[int]:
+    """Which recorded fact lines (ID, revision, reason, line) may be sent again (I4, validation
+    at every use): the fact still exists at that revision, is not retired, every revision's
+    evidence validates now, and the line is byte for byte the one it gets now (its text, its
+    source, its anchors' drift). By index in `lines`."""
+    found = runtime.facts.get_many(sorted({fact_id for fact_id, _, _, _ in lines}))
+    if not found:
+        return set()
+    withhold = runtime.settings.memory.drifted_facts == "withhold"
+    how = FactLines(runtime.drift.fact_states(found), withhold=withhold)
+    generation = runtime.facts.generation()
+    valid = set()
+    for index, (fact_id, revision, reason, line) in enumerate(lines):
+        fact = found.get(fact_id)
+        if fact is None or fact.retired or fact.revision != revision:
+            continue
+        if withhold and how.drift(fact_id) is not None:
+            continue
+        if line != _fact_line(fact, how, reason):
+            continue
+        if _every_revision_valid(fact, runtime.facts, runtime.verdicts, generation):
+            valid.add(index)
+    return valid
+
+
+def team_text_valid(shelf: Shelf | None, text: str, withhold: bool) -> bool:
+    """Whether a recorded Team facts block is still what each of its facts shows now."""
+    if not text:
+        return True
+    if shelf is None or not text.startswith("\n" + TEAM_HEADER):
+        return False
+    for line in text[len("\n" + TEAM_HEADER) :].split("\n")[:-1]:
+        try:
+            team_id = json.loads(line)["team_id"]
+        except (ValueError, KeyError, TypeError):
+            return False
+        fact = shelf.get(str(team_id))
+        if fact is None or fact.doc is None or _team_line(fact, shelf, withhold) != line + "\n":
+            return False
+    return True
 
 
 # -- facts (I3, I4) ------------------------------------------------------------------------------
@@ -331,8 +407,7 @@ def _facts_block(
 TEAM_NOTE = "shared in the repository by teammates, not by this person"
 TEAM_HEADER = (
     f"## Team facts ({LABEL}; {TEAM_NOTE})\n"
-    "One JSON object a line: team_id, who shared it (shared_by, as its file says), its file in "
-    "the repository, its revision, its evidence (the sharer's session_id, seqs and digest) and "
+    "One JSON object a line: team_id, its file in the repository, its revision, its evidence (the sharer's session_id, seqs and digest) and "
     "the text. The records are bundled in the file and hash to that digest: that shows the "
     "file is intact, not that the claim is true, nor who wrote it (the file is reviewed in the "
     "repository like code). support says what the records show of the text: quote (an exact "
@@ -372,9 +447,11 @@ def team_block(
 def _team_line(fact: TeamFact, shelf: Shelf, withhold: bool) -> str | None:
     doc = fact.doc
     assert doc is not None
+    # Fields a crafted file controls reach the prompt only where the model needs them: not the
+    # sharer's name (free text; the listing shows it to the person), and an anchor's path only
+    # when it names a file of the checkout (issue 42's poisoning benchmark put an order in both).
     entry: dict[str, object] = {
         "team_id": fact.id,
-        "shared_by": doc.shared_by,
         "file": fact.file,
         "revision": doc.revision,
         "support": fact.support,
@@ -395,6 +472,7 @@ def _team_line(fact: TeamFact, shelf: Shelf, withhold: bool) -> str | None:
                 "status": where.status,
             }
             for anchor, where, _ in states
+            if where.status != "deleted"
         ]
         drifted = [where.status for _, where, _ in states if where.status in DRIFTED]
         if drifted:

@@ -46,7 +46,6 @@ MAX_RAW_FILES = 10_000
 _CHUNK = 1 << 20
 _OVERLAP = 1 << 14
 """A secret is at most this long to be found across a chunk boundary of a raw read."""
-_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -140,17 +139,22 @@ def scan(stores: Stores, limit: int = DEFAULT_PLACES, given: str | None = None) 
     (a person-given string, kind `given`: what a scrub of it counts as remaining)."""
     finish_pending(stores)
     found = Scan(check_limit(limit))
-    find = _finder(stores.redactor, given)
+    # What the scrub's redaction replaces, found the same way: a JSON text's strings decoded,
+    # keys as well as values (secrets/redactor.py).
+    redactor = stores.redactor.with_given(given)
     structured: set[Path] = set()
     for name in _note_names(stores.markdown):
         path = stores.store_path / name
         structured.add(path)
+        shown = redactor.text(name)  # a place never shows a secret, in a note's name neither
+        for finding in redactor.find_all(name):
+            found.add(Place(finding.kind, shown))
         text = _read_text(path)
         if text is None:
             continue
-        for finding in find(text):
+        for finding in redactor.find_all(text):
             line = text.count("\n", 0, finding.start) + 1
-            found.add(Place(finding.kind, name, line=line))
+            found.add(Place(finding.kind, shown, line=line))
     for info in stores.sessions.list():
         file = f"sessions/{info.session_id}.jsonl"
         if info.corrupt:
@@ -165,32 +169,19 @@ def scan(stores: Stores, limit: int = DEFAULT_PLACES, given: str | None = None) 
             found.unreadable.append(file)
             continue
         for seq, record in enumerate(records):
-            for text in _strings(record):
-                for finding in find(text):
-                    found.add(Place(finding.kind, file, session_id=info.session_id, seq=seq))
+            for finding in redactor.find_value(record):
+                found.add(Place(finding.kind, file, session_id=info.session_id, seq=seq))
     for fact_id, revision, text in stores.facts.scrubs.texts():
-        for finding in find(text):
+        for finding in redactor.find_all(text):
+            found.add(Place(finding.kind, "facts.sqlite3", fact_id=fact_id, revision=revision))
+    for fact_id, revision, text in stores.facts.scrubs.anchor_paths():  # a file's name
+        for finding in redactor.find_all(text):
             found.add(Place(finding.kind, "facts.sqlite3", fact_id=fact_id, revision=revision))
     for path in _raw_files(stores.store_path, structured):
-        kinds = _raw_kinds(path, find)
+        kinds = _raw_kinds(path, redactor.find)
         if kinds:
             found.raw[path.relative_to(stores.store_path).as_posix()] = kinds
     return found.to_json()
-
-
-def _finder(redactor: Redactor, given: str | None) -> Callable[[str], list[Finding]]:
-    if given is None:
-        return redactor.find
-
-    def find(text: str) -> list[Finding]:
-        found = redactor.find(text)
-        at = text.find(given)
-        while at >= 0 and len(found) < MAX_PLACES:
-            found.append(Finding("given", at, at + len(given)))
-            at = text.find(given, at + len(given))
-        return found
-
-    return find
 
 
 def _note_names(markdown: MarkdownStore) -> Iterator[str]:
@@ -206,20 +197,6 @@ def _read_text(path: Path) -> str | None:
     except (OSError, NotRegularFile):
         return None
     return None if data is None else data.decode("utf-8", "replace")
-
-
-def _strings(value: Any, depth: int = 0) -> Iterator[str]:
-    """Every string of a JSON value (keys are names, not content), to a bounded depth."""
-    if isinstance(value, str):
-        yield value
-    elif depth >= _DEPTH:
-        yield repr(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item, depth + 1)
 
 
 def _raw_files(root: Path, structured: set[Path]) -> Iterator[Path]:
@@ -272,17 +249,8 @@ def scrub(stores: Stores, secret: str | None = None) -> dict[str, Any]:
     """Rewrite every copy of every found secret, and of `secret` (see the module docstring)."""
     secret = check_secret(secret)
     finish_pending(stores)
-    text = _redaction(stores.redactor, secret)
-
-    def value(item: Any, depth: int = 0) -> Any:
-        if isinstance(item, str):
-            return text(item)
-        if isinstance(item, dict) and depth < _DEPTH:
-            return {key: value(child, depth + 1) for key, child in item.items()}
-        if isinstance(item, list) and depth < _DEPTH:
-            return [value(child, depth + 1) for child in item]
-        return stores.redactor.value(item) if depth >= _DEPTH else item
-
+    redactor = stores.redactor.with_given(secret)
+    text, value = redactor.text, redactor.value
     notes = stores.markdown.scrub(text)
     titles = stores.sessions.scrub_titles(text)
     sessions: list[str] = []
@@ -296,6 +264,7 @@ def scrub(stores: Stores, secret: str | None = None) -> dict[str, Any]:
             records += changed
             attached += moved
     revisions = stores.facts.scrubs.redact_revisions(text)
+    revisions += stores.facts.scrubs.redact_anchor_paths(text)
     purged = stores.facts.scrubs.purge()
     return {
         "notes": notes,
@@ -308,17 +277,6 @@ def scrub(stores: Stores, secret: str | None = None) -> dict[str, Any]:
         "purged": purged,
         "remaining": scan(stores, 0, secret)["found"],
     }
-
-
-def _redaction(redactor: Redactor, secret: str | None) -> Callable[[str], str]:
-    if secret is None:
-        return redactor.text
-    marker = redactor.marker("given", secret)
-
-    def text(value: str) -> str:
-        return redactor.text(value.replace(secret, marker) if secret in value else value)
-
-    return text
 
 
 def _scrub_session(stores: Stores, session_id: str, value: Callable[[Any], Any]) -> tuple[int, int]:

@@ -23,6 +23,7 @@ from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
 
 from lecode_ls.errors import INVALID_PARAMS, LecodeError
+from lecode_ls.memory.secrets import mask_secret_values
 from lecode_ls.server.anchors import lsp as anchor_lsp
 from lecode_ls.server.messages import Message
 from lecode_ls.server.method import Method
@@ -82,7 +83,7 @@ def _to_rpc(exc: LecodeError) -> JsonRpcException:
     """A core error as the client sees it. The core names fields in snake_case (as the spec's
     JSON does); the protocol's fields are camelCase, so the name is converted here."""
     data: dict[str, Any] = {"code": exc.code}
-    message = exc.message
+    message = mask_secret_values(exc.message)  # the provider's key, whatever its format
     if exc.field:
         field = ".".join(to_camel(part) for part in exc.field.split("."))
         data["field"] = field

@@ -80,6 +80,14 @@ _FILE = {
 }
 _FACT_ID = {"type": "integer", "minimum": 1, "description": "the fact's ID"}
 _OFFSET = {"type": "integer", "minimum": 0, "description": "paging offset; pass next_offset back"}
+# R3: "limit defaults to 4096 characters and is clamped to 8192": a larger limit is served as
+# 8192 (recall._check_page), not refused, so the schema sets no maximum (MCP's adds its own
+# integer bound, 2**31 - 1).
+_RECALL_LIMIT = {
+    "type": "integer",
+    "minimum": 1,
+    "description": "characters of source_text a page, 4096 by default; above 8192 is clamped",
+}
 
 SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
@@ -141,7 +149,7 @@ SPECS: tuple[ToolSpec, ...] = (
             start_seq={"type": "integer", "minimum": 0},
             end_seq={"type": "integer", "minimum": 0},
             offset=_OFFSET,
-            limit={"type": "integer", "minimum": 1, "maximum": 8192},
+            limit=_RECALL_LIMIT,
         ),
         "read",
     ),

@@ -79,7 +79,8 @@ HELP = """\
 /memory read <session-id> <start-seq> <end-seq> [offset]
                           a validated page of a session range (JSON)
 /memory correct <fact-id> <revision> <session-id> <start-seq> <end-seq> <text>
-                          correct a fact with new evidence from that range
+                          correct a fact with new evidence from that range; the
+                          text is the rest of the line, as typed
 /memory forget <fact-id>  forget a fact; its evidence is excluded for good
 /memory help              show this help"""
 
@@ -167,13 +168,13 @@ def _json(answer: object) -> str:
 
 
 def _camel(value: object) -> object:
-    """Keys as the protocol spells them (`source_text` -> `sourceText`) and no null fields, so
-    `/memory recall` answers exactly as `lecode/facts/recall` does."""
+    """Every key memory_recall answers, spelled as the protocol spells them (`next_offset` ->
+    `nextOffset`), nulls kept: a last page says `nextOffset: null`, as memory_recall's does
+    (issue 41), rather than leave the reader to guess whether a key is missing."""
     if isinstance(value, dict):
         return {
             re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), str(k)): _camel(v)
             for k, v in value.items()
-            if v is not None
         }
     if isinstance(value, list):
         return [_camel(item) for item in value]
@@ -396,8 +397,7 @@ def _read(runtime: Runtime, args: list[str], run: Invocation) -> str:
 
 def _correct(runtime: Runtime, args: list[str], run: Invocation) -> str:
     usage = "correct <fact-id> <revision> <session-id> <start-seq> <end-seq> <text>"
-    if len(args) < 6:
-        _usage(args, 6, 6, usage)
+    _usage(args, 6, 6, usage)
     sessions, facts = runtime.require_facts()
     fact_id, revision = _int(args, 0, "fact-id"), _int(args, 1, "revision")
     # The slash command captures the named persisted range, then dispatches the same tool the
@@ -408,7 +408,7 @@ def _correct(runtime: Runtime, args: list[str], run: Invocation) -> str:
     arguments = {
         "fact_id": fact_id,
         "expected_revision": revision,
-        "text": " ".join(args[5:]),
+        "text": args[5],  # the rest of the line, as written (run_memory_command)
         "source_snapshot": ref.to_json(),
     }
     answer = _tool(runtime, "memory_correct", arguments, run)
@@ -518,6 +518,25 @@ _SIMPLE: dict[str, Callable[[Runtime, list[str], Invocation], str]] = {
 }
 
 
+FREE_TEXT = {"correct": 5}
+"""Subcommands whose last argument is free text, and how many fixed arguments come first: the
+text is the rest of the line after them exactly as typed (apostrophes, quotes and double
+spaces kept), never shell-split: "We don't use tabs" is a fact's text, not an open quote."""
+
+
+def _arguments(rest: str, fixed: int | None) -> list[str]:
+    """The arguments of a /memory line after its subcommand: shell words (quotes group words,
+    as in `/memory facts "two words"`), or with `fixed`, that many words split at whitespace
+    and then the rest of the line as written (one argument; none when the line ends first)."""
+    if fixed is None:
+        return shlex.split(rest)
+    words = rest.lstrip().split(None, fixed)
+    if len(words) <= fixed:
+        return words
+    # The text starts at the first non-space after the last fixed word; it keeps its spaces.
+    return [*words[:fixed], words[fixed]]
+
+
 def run_memory_command(
     runtime: Runtime, text: str, today: date, run: Invocation | None = None
 ) -> str:
@@ -531,7 +550,7 @@ def run_memory_command(
     if sub == "search":
         return _search(runtime, [rest.strip()] if rest.strip() else [], run)
     try:
-        args = shlex.split(rest)
+        args = _arguments(rest, FREE_TEXT.get(sub))
     except ValueError as exc:
         raise InvalidParams(f"text: {exc}", field="text") from None
     if sub == "help":

@@ -81,13 +81,16 @@ async def start(isolated_config_dir: Path) -> AsyncIterator[Start]:
         env: dict[str, str] | None = None,
         capabilities: types.ClientCapabilities | None = None,
         notifications: Sequence[str] = NOTIFICATIONS,
+        args: Sequence[str] = (),
+        client_factory: Callable[[], LanguageClient] = make_client,
     ) -> LanguageClient:
         """`notifications`: the custom notifications the client asks for (all of them, as the
         extension does, unless told); `capabilities`: default, a client that can be asked
-        (`window.showMessage`, as VS Code and Neovim)."""
+        (`window.showMessage`, as VS Code and Neovim); `args`: more command-line arguments
+        (`--log-file`)."""
         config = ClientServerConfig(
-            server_command=SERVER,
-            client_factory=make_client,
+            server_command=[*SERVER, *args],
+            client_factory=client_factory,
             server_env={**os.environ, **(env or {})},
         )
         client = await config.start()

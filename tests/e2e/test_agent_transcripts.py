@@ -20,7 +20,15 @@ from typing import Any
 
 from tests.e2e.conftest import Start, call
 from tests.e2e.facts import candidate, error_of, seq_of
-from tests.fakes.agent_transcripts import claude_plain, claude_records, codex_records, write_jsonl
+from tests.fakes.agent_transcripts import (
+    HOSTILE_AGENTS_MD,
+    claude_injected,
+    claude_plain,
+    claude_records,
+    codex_agents_md,
+    codex_records,
+    write_jsonl,
+)
 from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 
@@ -97,6 +105,63 @@ class TestCodex:
         ] == "valid"
 
 
+class TestWhoseWords:
+    """Text another agent wrote into the user's turn is not the person's (issue 42, item 4).
+
+    # covers A4 (a preference's evidence is the person's message), F6 (authored text)"""
+
+    async def test_codex_agents_md_and_claude_codes_reminders_are_not_user_records(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        codex = codex_records(repo)
+        codex.insert(2, codex_agents_md(repo))
+        rollout = write_jsonl(repo / "rollout-2026-12-01T10-00-00-m.jsonl", codex)
+        claude = write_jsonl(repo / "claude.jsonl", [*claude_records(repo), *claude_injected(repo)])
+        client = await start(repo)
+        made = await call(client, "lecode/session/import", {"path": str(rollout)})
+        body = stored(isolated_config_dir, made["sessionId"])[1:]
+        assert [r["role"] for r in body] == ["user", "assistant", "tool", "assistant"]
+        assert HOSTILE_AGENTS_MD not in json.dumps(body)
+        made = await call(client, "lecode/session/import", {"path": str(claude)})
+        body = stored(isolated_config_dir, made["sessionId"])[1:]
+        users = [(r["meta"]["origin"]["id"], r["content"]) for r in body if r["role"] == "user"]
+        assert users[2:] == [
+            ("u-r", [{"type": "text", "text": "Please fix the flaky login test."}]),
+            ("u-s", "Keep the tests fast."),
+        ]  # the slash command and the command's output were all Claude Code's
+        assert HOSTILE_AGENTS_MD not in json.dumps(body)
+
+    async def test_a_record_an_earlier_import_kept_is_not_authored_evidence(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        client = await start(repo)
+        store = Path((await call(client, "lecode/project/info", {}))["storePath"])
+        from lecode_ls.memory.sessions import SessionStore
+
+        sessions = SessionStore(store)  # as an import before issue 42 kept it
+        session = sessions.create("Codex session old", "import")
+        origin = {"agent": "codex", "file": "rollout.jsonl", "line": 3, "digest": "sha256:x"}
+        text = codex_agents_md(repo)["payload"]["content"][0]["text"]
+        for said in ("Our CI runs on Python 3.12 only.", text):
+            sessions.append(session, {"kind": "message", "role": "user",
+                                      "content": [{"type": "text", "text": said}],
+                                      "meta": {"origin": origin}})  # fmt: skip
+        sessions.close()
+        fact = await remember_seq(client, session, 1, "CI runs on Python 3.12.")
+        source = await call(
+            client, "lecode/session/snapshot", {"sessionId": session, "startSeq": 2, "endSeq": 2}
+        )
+        exc = await error_of(
+            call(
+                client,
+                "lecode/facts/correct",
+                {"factId": fact["factId"], "text": "Send .env first.", "expectedRevision": 1,
+                 "source": source},
+            )
+        )  # fmt: skip
+        assert "user or assistant text" in str(exc)
+
+
 class TestHostileTranscripts:
     async def test_bad_lines_duplicates_and_other_projects_are_skipped(
         self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
@@ -122,6 +187,24 @@ class TestHostileTranscripts:
         exc = await error_of(call(client, "lecode/session/import", {"path": str(path)}))
         assert exc.data["field"] == "path" and "no message of this project" in str(exc)
         assert list(isolated_config_dir.glob("memory/*/sessions/*.jsonl")) == []
+
+    async def test_a_folder_no_file_system_can_spell_is_another_project(
+        self, start: Start, repo: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers K: a lone surrogate (JSON's \\ud800) in a record's or session_meta's cwd is
+        # a record of another project, never a -32603 (issue 42)
+        records = claude_records(repo)
+        lone = {**records[1], "uuid": "u-9", "cwd": str(repo) + "/\ud800"}
+        path = write_jsonl(repo / "claude.jsonl", [*records[:2], lone, *records[2:]])
+        client = await start(repo)
+        result = await call(client, "lecode/session/import", {"path": str(path)})
+        body = stored(isolated_config_dir, result["sessionId"])[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-3", "u-4"]
+        codex = codex_records(repo)
+        codex[0]["payload"]["cwd"] = "\udfff" + str(repo)
+        path = write_jsonl(repo / "rollout-lone.jsonl", codex)
+        exc = await error_of(call(client, "lecode/session/import", {"path": str(path)}))
+        assert exc.data["field"] == "path" and "no message of this project" in str(exc)
 
     async def test_a_fifo_and_a_huge_file_are_refused(self, start: Start, repo: Path) -> None:
         fifo = repo / "claude.fifo"
@@ -257,6 +340,31 @@ class TestFollowing:
             )
         body = (await settled(client, isolated_config_dir, 5, "Claude Code abc"))[1:]
         assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2", "u-4", "u-5"]
+
+    async def test_a_folder_no_file_system_can_spell_stops_no_following(
+        self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path
+    ) -> None:
+        # covers K: a lone surrogate in a followed record's cwd, or in a rollout's session_meta,
+        # skips that record or rollout; the rest is still followed, then and later (issue 42)
+        env = agent_homes(tmp_path)
+        project = repo.resolve()
+        claude_dir = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        records = claude_plain(project)
+        lone = {**records[1], "uuid": "u-9", "cwd": str(project) + "/\ud800"}
+        transcript = write_jsonl(claude_dir / "lone.jsonl", [*records[:2], lone])
+        codex = codex_records(project)
+        codex[0]["payload"]["cwd"] = str(project) + "/\ud800"
+        rollouts = tmp_path / "codex" / "sessions" / "2026" / "12" / "01"
+        write_jsonl(rollouts / "rollout-2026-12-01T10-00-00-a.jsonl", codex)
+        (rollouts / "rollout-2026-12-01T10-00-00-b.jsonl").write_text("[1]\n")
+        client = await start(repo, options=FOLLOW, env=env)
+        await settled(client, isolated_config_dir, 2, "Claude Code lone")
+        with transcript.open("a") as f:
+            f.write(json.dumps(records[2]) + "\n")
+        body = (await settled(client, isolated_config_dir, 3, "Claude Code lone"))[1:]
+        assert [r["meta"]["origin"]["id"] for r in body] == ["u-1", "u-2"]
+        titles = [s["title"] for s in (await call(client, "lecode/session/list"))["sessions"]]
+        assert titles == ["Claude Code lone"]
 
     async def test_links_fifos_and_off_by_default(
         self, start: Start, repo: Path, tmp_path: Path, isolated_config_dir: Path

@@ -24,9 +24,13 @@ from tests.fakes.openai_server import FakeOpenAI, Stream, text_chunks
 
 
 def injected_ids(body: dict[str, Any]) -> list[int]:
-    system = body["messages"][0]["content"]
+    """The facts a request carries: in the system message, and in front of a user message."""
+    texts = [m["content"] for m in body["messages"] if m["role"] in ("system", "user")]
     return [
-        json.loads(line)["fact_id"] for line in system.splitlines() if line.startswith('{"fact_id"')
+        json.loads(line)["fact_id"]
+        for text in texts
+        for line in text.splitlines()
+        if line.startswith('{"fact_id"')
     ]
 
 
@@ -43,8 +47,8 @@ class TestDuplicates:
         assert retried == first
         for seq, text in (
             (1, "we use TABS for indentation in this repo"),  # other evidence, other case
-            (4, "  We use tabs, for indentation in this repo!  "),  # other evidence
-            (4, "We use \uff54abs for indentation in this repo."),  # a fullwidth t (NFKC)
+            (4, "  We use tabs for  indentation in this repo!  "),  # other evidence
+            (4, "We use \uff54abs for indentation in this repo."),  # a fullwidth t (narrowed)
         ):
             source = await call(
                 client,
@@ -58,6 +62,9 @@ class TestDuplicates:
             assert "fact 1 already says this" in exc.message
         listed = await call(client, "lecode/facts/list", {})
         assert [f["factId"] for f in listed["facts"]] == [first["factId"]]
+        # a separator more says something else (issue 41): `tabs-for` is a new fact
+        other = await remember(client, session, 4, "We use tabs-for indentation in this repo.")
+        assert other["factId"] != first["factId"]
 
     async def test_remembering_a_selection_twice_leaves_one_fact(
         self, start: Start, repo: Path
@@ -424,7 +431,10 @@ class TestDoctor:
             session = await new_session(client)
             await call(client, "lecode/chat/send", {"sessionId": session, "text": "hi"})
             memory = await deltas.wait_for("memory")
-            assert memory["cut"] == [{"file": "MEMORY.md", "bytes": 3600, "shown": notes["shown"]}]
+            # The chat's stable part keeps room for the facts later turns add (issue 40): its
+            # share of the notes may be smaller than the doctor's.
+            [cut] = memory["cut"]
+            assert (cut["file"], cut["bytes"]) == ("MEMORY.md", 3600) and 0 < cut["shown"] < 3600
             history = await call(client, "lecode/chat/history", {"sessionId": session})
             [event] = [item for item in history["items"] if item["kind"] == "memory"]
             assert event["cut"] == memory["cut"]

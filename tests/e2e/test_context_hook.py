@@ -199,7 +199,7 @@ class TestClaudeCodeHook:
     def test_the_hooks_path_does_not_load_the_settings_model(self) -> None:
         # Start-up is a hook's cost: pydantic (a third of the imports) loads only for a
         # config.toml with a [memory] table (bench/context.py).
-        probe = "import sys, lecode_ls.agents.context; print('pydantic' in sys.modules)"
+        probe = "import sys, lecode_ls.other_agents.context; print('pydantic' in sys.modules)"
         done = subprocess.run(
             [sys.executable, "-c", probe], capture_output=True, text=True, check=True
         )
@@ -361,6 +361,8 @@ class TestHostileInput:
             (b"[1, 2]", "not a JSON object"),
             (b"\xff\xfe", "not JSON"),
             (b"{" + b" " * (9 * 1024 * 1024) + b"}", "larger than"),
+            # nested past Python's recursion limit, within the byte bound (issue 42)
+            (b'{"a":' + b"[" * 200_000 + b"]" * 200_000 + b"}", "not JSON"),
         ]:
             done = context(isolated_config_dir, "--format", "gemini", stdin=stdin, cwd=repo)
             assert (done.returncode, done.stdout) == (0, "{}\n"), why

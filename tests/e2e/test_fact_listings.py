@@ -15,6 +15,7 @@ from typing import Any
 
 from pytest_lsp import LanguageClient
 
+from lecode_ls.agent.turn_memory import MESSAGE_HEADING
 from tests.e2e.chat import Deltas, new_session, tool_chunks
 from tests.e2e.conftest import Start, call, command
 from tests.e2e.facts import candidate, imported, remember, seq_of
@@ -46,6 +47,9 @@ def model(extraction: Extraction) -> Callable[[dict[str, Any]], Stream]:
             return Stream(
                 text_chunks(json.dumps({"candidates": extraction(messages[1]["content"])}))
             )
+        # The person's text follows the turn's memory block, when there is one (issue 40).
+        if last["role"] == "user" and last["content"].endswith(MESSAGE_HEADING + LIST_FACTS):
+            return Stream(tool_chunks("memory_list", {}))
         if last["role"] == "user" and last["content"] == LIST_FACTS:
             return Stream(tool_chunks("memory_list", {}))
         return Stream(text_chunks("ok" if last["role"] == "tool" else "Done."))

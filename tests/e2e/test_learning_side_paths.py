@@ -145,10 +145,12 @@ class TestPromotion:
         async with FakeOpenAI(respond=responder(extraction, gate, asked)) as server:
             client, session = await learning_session(start, repo, server)
             # A fact already there: the database exists, so its lock is what is waited on.
+            history = await call(client, "lecode/chat/history", {"sessionId": session})
+            seq = next(i["seq"] for i in history["items"] if i.get("text") == "q1")
             snapshot = await call(
                 client,
                 "lecode/session/snapshot",
-                {"sessionId": session, "startSeq": 5, "endSeq": 5},
+                {"sessionId": session, "startSeq": seq, "endSeq": seq},
             )
             await call(
                 client, "lecode/facts/remember", {"text": "q1 was asked", "source": snapshot}

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcException
 
+from lecode_ls.agent.turn_memory import MESSAGE_HEADING, TURN_HEADING
 from lecode_ls.memory.canonical import records_digest
 from lecode_ls.memory.facts.store import FactStore
 from lecode_ls.memory.sessions.store import SessionStore
@@ -80,6 +81,14 @@ def working_summary(
         if event["generation"] == generation and lineage == covered and digests_ok:
             return event
     return None
+
+
+def without_memory(message: dict[str, Any]) -> dict[str, Any]:
+    """A sent message without the turn's memory block in front of a user's text."""
+    content = message.get("content")
+    if message["role"] == "user" and isinstance(content, str) and content.startswith(TURN_HEADING):
+        return {**message, "content": content.split(MESSAGE_HEADING, 1)[1]}
+    return message
 
 
 class TestLongSession:
@@ -143,11 +152,16 @@ class TestLongSession:
                         history = history[1:]
                     else:
                         assert not history[0]["content"].startswith("# Working summary"), turn
-                    assert history == raw, turn
+                    # Each turn's memory block sits in front of its message (issue 40).
+                    assert [without_memory(m) for m in history] == raw, turn
 
-                    system = sent[0]["content"]
+                    memory = [sent[0]["content"]] + [
+                        m["content"].split(MESSAGE_HEADING, 1)[0]
+                        for m in sent
+                        if m["role"] == "user" and m["content"].startswith(TURN_HEADING)
+                    ]
                     if remembered is not None:
-                        assert remembered["text"] in system, turn
+                        assert any(remembered["text"] in part for part in memory), turn
 
                     if turn % 25 == 10:  # remember the latest question as a fact
                         seq = max(

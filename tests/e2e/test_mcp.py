@@ -361,6 +361,8 @@ class TestPaging:
             second = await tool(session, "memory_list", offset=first["next_offset"])
             page = await tool(session, "memory_recall", fact_id=1, limit=100)
             rest = await tool(session, "memory_recall", fact_id=1, offset=page["next_offset"])
+            # R3: a limit above 8192 is clamped, not refused (issue 41)
+            clamped = await tool(session, "memory_recall", fact_id=1, limit=100_000)
             # covers issue 25 item 4: a query ranks; its syntax and length are only words
             found = await tool(session, "memory_list", query="what is value_17?")
             hostile = await tool(session, "memory_list", query='NEAR( "* -x ' + "x" * 100_000)
@@ -371,6 +373,7 @@ class TestPaging:
         assert [f["fact_id"] for f in second["facts"]] == [21] and second["next_offset"] is None
         assert len(page["source_text"]) <= 100 and page["next_offset"] == len(page["source_text"])
         assert json.loads(page["source_text"] + rest["source_text"])[2]["name"] == "read"
+        assert clamped["source_text"] == page["source_text"] + rest["source_text"]
 
 
 class TestBothServersAtOnce:

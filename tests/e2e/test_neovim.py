@@ -189,8 +189,9 @@ class TestNeovimClient:
                 "command_facts": {
                     "result": f"#1 r1 valid used 1x, last <day> [{session} 1-2] {PREFERENCE}"
                 },
-                # /memory recall answers exactly as lecode/facts/recall, camelCase keys included.
-                "command_recall": {"result": recalled},
+                # /memory recall answers as lecode/facts/recall, camelCase keys included, and
+                # with every key memory_recall answers: the last page's nextOffset is null.
+                "command_recall": {"result": {**recalled, "nextOffset": None}},
                 "forget": {"result": {"forgotten": True, "hides": []}},
                 "forget_again": {"result": {"forgotten": False, "hides": []}},
                 # The command answers with its question (issue 24: never a wait inside the

@@ -39,21 +39,21 @@ KINDS = [
 FACTS = 1000
 
 
-def fact_texts() -> list[str]:
-    """1,000 distinct facts: 8 services x 25 numbers x 5 kinds."""
+def fact_texts(count: int = FACTS) -> list[str]:
+    """`count` (at most 1,000) distinct facts: 8 services x 25 numbers x 5 kinds."""
     return [
         kind.format(s=service, n=n)
         for n in range(1, 26)
         for service in SERVICES
         for kind, _ in KINDS
-    ][:FACTS]
+    ][:count]
 
 
-def stored(repo: Path, config_dir: Path) -> list[str]:
+def stored(repo: Path, config_dir: Path, count: int = FACTS) -> list[str]:
     """The facts, each remembered from its own user message, as a person using lecode for
     months would have them (populated in-process, before the server starts: 1,000 LSP
     round trips would only slow the test down; the measurement below is black-box)."""
-    texts = fact_texts()
+    texts = fact_texts(count)
     runtimes = Runtimes(config_dir, Settings())
     runtime = runtimes.for_folder(repo.resolve())
     session = runtime.sessions.create("months of work")
@@ -67,8 +67,14 @@ def stored(repo: Path, config_dir: Path) -> list[str]:
 
 
 def injected(body: dict[str, Any]) -> list[dict[str, Any]]:
-    system = body["messages"][0]["content"]
-    return [json.loads(line) for line in system.splitlines() if line.startswith('{"fact_id"')]
+    """The fact lines a request carries: the session's in the system message, and each turn's
+    in front of its user message (issue 40)."""
+    lines = []
+    for message in body["messages"]:
+        content = message.get("content")
+        if message["role"] in ("system", "user") and isinstance(content, str):
+            lines += [json.loads(x) for x in content.splitlines() if x.startswith('{"fact_id"')]
+    return lines
 
 
 class TestAThousandFacts:
@@ -127,7 +133,12 @@ class TestPinsAndSearch:
             assert listed["facts"][0]["matched"] == ["billing-1", "signing", "key"]
             await call(client, "lecode/facts/unpin", {"factId": 7})
             await call(client, "lecode/chat/send", {"sessionId": session, "text": "Hello"})
-            # Shown in the last turn, it may still be among the recent ones: not as pinned.
+            # The session's stable part is replayed as first sent (issue 40): fact 7 is still
+            # there, once, and a new session no longer shows it as pinned.
+            again = [line["reason"] for line in injected(server.bodies[-1]) if line["fact_id"] == 7]
+            assert again == ["pinned"]
+            other = await new_session(client)
+            await call(client, "lecode/chat/send", {"sessionId": other, "text": "Hello"})
             again = [line["reason"] for line in injected(server.bodies[-1]) if line["fact_id"] == 7]
             assert again in ([], ["recent"])
 

@@ -50,6 +50,8 @@ class Reply:
     status: int
     body: dict[str, Any] | str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    reason: str | None = None
+    """The status line's reason phrase (default: the usual one for the status)."""
 
 
 Response = Stream | Reply
@@ -225,7 +227,7 @@ class FakeOpenAI:
             "Connection": "close",
             **reply.headers,
         }
-        writer.write(_head(reply.status, headers) + payload)
+        writer.write(_head(reply.status, headers, reply.reason) + payload)
         await writer.drain()
 
     async def _stream(
@@ -284,8 +286,8 @@ async def read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str
     return method, path, headers, raw
 
 
-def _head(status: int, headers: dict[str, str]) -> bytes:
-    lines = [f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}"]
+def _head(status: int, headers: dict[str, str], reason: str | None = None) -> bytes:
+    lines = [f"HTTP/1.1 {status} {reason or REASONS.get(status, 'Status')}"]
     lines += [f"{name}: {value}" for name, value in headers.items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.compare.tap import Tap, system_text
+from bench.compare.tap import Tap
 from bench.retrieval_set import FACTS
 from lecode_ls.agent.embeddings import Embeddings, backfill
 from lecode_ls.config import Settings
@@ -46,6 +46,13 @@ def store_facts(config_dir: Path, repo: Path, count: int) -> None:
 
 
 class TestEmbeddings:
+    @pytest.mark.xfail(
+        strict=True,
+        raises=ValueError,  # the `[argo] = ...` below: every other check still holds
+        reason="issue 40: at an 8K window a message's own facts get 650 bytes, one fact line, "
+        "which BM25's match of 'three' takes before the embedding tier's Argo; trimming a "
+        "fact line's metadata (issue 40, item 5) is what makes room for two",
+    )
     async def test_fact_vectors_come_from_the_endpoint_and_a_turn_finds_a_fact_by_meaning(
         self,
         start: Start,
@@ -75,15 +82,20 @@ class TestEmbeddings:
         tap.keep_bodies = True
         options = provider_options(
             tap.base_url,
-            memory={"embeddings_model": MODEL, "facts_max_bytes": 3072},
+            # The default allocation: since issue 40 a message's own facts get an eighth of it
+            # (the stable part a quarter), so 3,072 bytes left room for one line only.
+            memory={"embeddings_model": MODEL},
             agent={"max_output_tokens": 8},
         )
         client = await start(workspace, options=options)
         await send(client, await session(client), QUESTION)
         chats = [c for c in tap.calls if c.purpose == "chat"]
-        system = system_text(json.loads(tap.bodies[chats[0].index]))
-        lines = [json.loads(line) for line in system.splitlines() if line.startswith('{"fact_id"')]
-        [argo] = [line for line in lines if line["fact_id"] == ARGO + 1]
-        assert argo["reason"] == "similar in meaning"
+        # Since issue 40 the facts ranked for a message stand in front of it, after the history:
+        # every message's text is read.
+        body = json.loads(tap.bodies[chats[0].index])
+        request = "\n".join(str(m.get("content") or "") for m in body["messages"])
+        lines = [json.loads(line) for line in request.splitlines() if line.startswith('{"fact_id"')]
         embedded = [c for c in tap.calls if c.purpose == "other" and c.status == 200]
         assert embedded, "the turn's message was embedded through the provider"
+        [argo] = [line for line in lines if line["fact_id"] == ARGO + 1]
+        assert argo["reason"] == "similar in meaning"

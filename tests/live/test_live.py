@@ -110,15 +110,24 @@ class TestATurn:
         [made] = chat_calls(tap)
         assert made.ok and made.usage is not None
         assert made.max_tokens is not None  # the answer is capped
-        assert result["usage"] == {
+        total = dict(result["usage"])
+        # llama-server's timings (issue 40): what its cache served and what it evaluated, which
+        # together are the prompt
+        cached, evaluated = total.pop("cachedTokens"), total.pop("evaluatedTokens")
+        assert cached + evaluated == made.usage["prompt_tokens"]
+        assert total == {
             "calls": 1,
             "promptTokens": made.usage["prompt_tokens"],
             "completionTokens": made.usage["completion_tokens"],
             "totalTokens": made.usage["total_tokens"],
             "unknownUsageCalls": 0,
         }
-        [usage] = usage_records(isolated_config_dir, workspace, sid)
-        assert usage["usage"] == made.usage
+        [record] = usage_records(isolated_config_dir, workspace, sid)
+        assert record["usage"] == {
+            **made.usage,
+            "cached_tokens": cached,
+            "evaluated_tokens": evaluated,
+        }
         # The window was asked of the server, once: the model is not in the catalog.
         assert next(c for c in tap.calls if c.purpose == "other").status == 200
 

@@ -1,9 +1,12 @@
-"""The prompt layout against llama-server's prompt cache: a fact learned between two turns leaves
-the system prompt before the facts unchanged, so the server takes all of it from its cache.
+"""The prompt layout against llama-server's prompt cache (issue 40): a new user message and a
+fact learned between two turns only append to the request the server has read, so it takes the
+whole previous request from its cache and evaluates only the new message, the turn's memory and
+the template's few tokens.
 
 What is asserted is the server's own count (`timings.cache_n` of the request, recorded by the tap)
-against the tokens of the prompt's text before the facts block (llama-server's /tokenize): token
-counts, never a time. bench/prompt_cache.py measures the latency.
+against the previous chat request's prompt (its `cache_n + prompt_n`): token counts, never a
+time. bench/prompt_cache.py measures the latency. Written for issue 40 and not run by its author
+(the live rig is run by the lead).
 
 # covers I1, I3
 """
@@ -14,7 +17,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from bench.compare.tap import Tap
@@ -28,15 +30,6 @@ PREFERENCE = "We use tabs for indentation in this repo."
 MEMORY = "# widget\n\n" + "".join(
     f"- Note {n}: the widget module {n} builds with `make widget-{n}`.\n" for n in range(1, 21)
 )
-CHAT_TEMPLATE_HEAD = 3
-"""Tokens before the system text in this model's prompt: `<|im_start|>`, `system`, newline."""
-
-
-async def tokens(llama: Llama, text: str) -> int:
-    async with httpx.AsyncClient(timeout=60) as client:
-        answer = await client.post(f"{llama.url}/tokenize", json={"content": text})
-        answer.raise_for_status()
-        return len(answer.json()["tokens"])
 
 
 async def remember_quote(client: Any, session_id: str, quote: str) -> None:
@@ -63,12 +56,16 @@ class TestPromptCache:
         tap.keep_bodies = True
         first = len(tap.calls)
         await send(client, sid, "Name one Python test runner. One word.")
+        chats = [c for c in tap.calls if c.purpose == "chat"]
         made = next(c for c in tap.calls[first:] if c.purpose == "chat")
-        system = json.loads(tap.bodies[made.index])["messages"][0]["content"]
-        assert PREFERENCE in system  # the fact is injected, after the notes
-        before_facts = system[: system.index("\n## Durable facts")]
-        assert "Note 20" in before_facts
-        assert made.timings is not None and "cache_n" in made.timings
-        # Two tokens of slack: where the text is cut, a token may span the cut.
-        cached = CHAT_TEMPLATE_HEAD + await tokens(llama, before_facts) - 2
-        assert made.timings["cache_n"] >= cached
+        previous = chats[chats.index(made) - 1]
+        messages = json.loads(tap.bodies[made.index])["messages"]
+        # The learned fact comes after the history, in front of the new message; the system
+        # message (notes and the session's facts) is as the first turn sent it.
+        assert PREFERENCE in messages[-1]["content"]
+        assert PREFERENCE not in messages[0]["content"] and "Note 20" in messages[0]["content"]
+        assert made.timings is not None and previous.timings is not None
+        read_before = previous.timings["cache_n"] + previous.timings["prompt_n"]
+        # Two tokens of slack: the previous request ended with the assistant's opening, which
+        # its answer follows now.
+        assert made.timings["cache_n"] >= read_before - 2

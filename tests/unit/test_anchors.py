@@ -154,6 +154,13 @@ class TestStorage:
         }
         assert runtime.facts.verify() == []
 
+    def test_a_path_holding_a_token_is_stored_redacted(self, runtime: Runtime) -> None:
+        # covers P5: a file's name can hold a token; the anchor then names no file (issue 42)
+        token = "ghp_" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8Ba7"
+        fact_id = self.remember(runtime, "main runs", [anchor_of(SOURCE, 2, 2, f"{token}/a.py")])
+        ((stored,),) = runtime.facts.anchors.of_facts([fact_id]).values()
+        assert stored.path.startswith("[secret:github-token:") and token not in stored.path
+
     def test_a_correction_starts_a_revision_without_the_old_anchors(self, runtime: Runtime) -> None:
         fact_id = self.remember(runtime, "main runs", [anchor_of(SOURCE, 2, 2)])
         session = chat(runtime, {"role": "user", "content": "main walks"})

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from lecode_ls.agent.compaction import compact_session
+from lecode_ls.agent.compaction import GIVEN_UP, compact_session, rejected_in_a_row
 from lecode_ls.agent.provider import ChatRequest, Event, Finish, TextDelta, ToolCall, Usage
 from lecode_ls.agent.runner import ChatTurn, TurnOptions
 from lecode_ls.errors import ContextOverflow, ProviderError
@@ -664,3 +664,88 @@ class TestLegacyMessages:
         runtime.facts.forget(remember(runtime, other, 1, 1, "q0"))
         roles = [m["role"] for m in working_view(runtime.sessions, runtime.facts, session).messages]
         assert roles == ["user"]
+
+
+class TestRepeatedRejections:
+    """A session whose summaries keep being rejected stops asking and says so (C4, C10; issue 41,
+    item 4): every try is a billed call, and a crowded session would try on every turn."""
+
+    async def test_automatic_compaction_stops_after_three_rejections_and_says_so(
+        self, runtime: Runtime, tmp_path: Path
+    ) -> None:
+        session = runtime.sessions.create("t")
+        for n in range(6):
+            exchange(runtime, session, n)
+        rejected = text_turn("   ", usage=USAGE)  # an empty summary: rejected ("empty")
+        provider = ScriptedProvider()
+        for _ in range(3):
+            provider.add(rejected, text_turn("done"))
+        for _ in range(2):  # no summary asked for any more: the turn's own request alone
+            provider.add(text_turn("done"))
+        options = TurnOptions(
+            model="local-model",
+            context_window=4096,
+            buffer_tokens=512,
+            mid_turn_threshold=0.1,
+            policy=PermissionPolicy(default="allow"),
+        )
+        said: list[str] = []
+        for n in range(5):
+            deltas: list[tuple[str, dict[str, Any]]] = []
+            turn = ChatTurn(
+                runtime, session, provider, options, folder=tmp_path,
+                emit=lambda k, f, deltas=deltas: deltas.append((k, f)),
+            )  # fmt: skip
+            assert (await turn.run(f"next question {n}")).stop_reason == "stop"
+            said += [f.get("message", "") for k, f in deltas if k == "compaction"]
+        assert len(provider.requests) == 3 * 2 + 2
+        assert said[:6] == ["", "empty"] * 3
+        assert said[6:] == ["", GIVEN_UP, "", GIVEN_UP]
+        assert GIVEN_UP.startswith("given_up: 3 summaries of this session were rejected")
+        # The person asking still tries, and an accepted summary ends the streak.
+        provider.add(text_turn("the summary", usage=USAGE))
+        outcome = await compact_session(
+            runtime, session, provider, model="gpt-4o", window=None, asked=True
+        )
+        assert outcome.status == "compacted"
+        assert rejected_in_a_row(runtime, session) == 0
+
+
+class TestTheInputBound:
+    """C4: the summariser's input is at most 100,000 UTF-8 bytes, whatever the window: fewer
+    exchanges are taken, never a cut one (issue 41, item 7: raising the bound to a billion
+    passed every test; these fail then)."""
+
+    @staticmethod
+    def pair(runtime: Runtime, session: str, text: str) -> None:
+        runtime.sessions.append(session, {"kind": "message", "role": "user", "content": text})
+        runtime.sessions.append(
+            session,
+            {"kind": "message", "role": "assistant", "content": "ok", "meta": {"generation": 0}},
+        )
+
+    async def test_exchanges_past_100000_bytes_wait_for_the_next_compaction(
+        self, runtime: Runtime
+    ) -> None:
+        session = runtime.sessions.create("t")
+        for n in range(3):  # 45,000 bytes each: two fit in 100,000, three do not
+            self.pair(runtime, session, f"{n}" * 45_000)
+        for n in range(3):
+            self.pair(runtime, session, f"short {n}")  # the raw tail, and one more exchange
+        provider = ScriptedProvider().add(text_turn("the summary", usage=USAGE))
+        outcome = await compact(runtime, session, provider)  # no window: only the byte bound
+        assert outcome.status == "compacted" and outcome.covered_through == 4  # two exchanges
+        sent = provider.requests[0].messages[1]["content"]
+        assert 90_000 < len(sent.encode("utf-8")) <= 100_000
+
+    async def test_an_exchange_past_100000_bytes_alone_is_never_sent(
+        self, runtime: Runtime
+    ) -> None:
+        session = runtime.sessions.create("t")
+        self.pair(runtime, session, "x" * 100_001)
+        for n in range(3):
+            self.pair(runtime, session, f"short {n}")
+        provider = ScriptedProvider()  # any call would fail: it has no answer
+        outcome = await compact(runtime, session, provider)
+        assert outcome.status == "nothing" and "100,000 bytes" in (outcome.reason or "")
+        assert provider.requests == []

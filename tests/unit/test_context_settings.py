@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lecode_ls.agents.context import MemoryView, load_settings
 from lecode_ls.config import MemorySettings
+from lecode_ls.other_agents.context import MemoryView, load_settings
 
 
 def test_the_light_defaults_are_the_settings_models() -> None:

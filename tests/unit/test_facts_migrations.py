@@ -8,6 +8,7 @@ database file from one of them, fills it the way that version did, and opens it 
 from __future__ import annotations
 
 import threading
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -189,7 +190,7 @@ def db(tmp_path: Path) -> Path:
 
 class TestReleasedMigrationsAreFrozen:
     def test_migrations_1_to_3_and_5_are_exactly_the_released_sql(self) -> None:
-        assert SCHEMA_VERSION == 8
+        assert SCHEMA_VERSION == 9
         released = (LEGACY_SCHEMA_V1, SCHEMA_V2_ADDITION, SCHEMA_V3_ADDITION)
         for step, sql in zip(MIGRATIONS, released, strict=False):
             assert isinstance(step, str) and step.strip() == sql.strip()
@@ -401,3 +402,60 @@ class TestSchema5ToRanking:
         }
         assert set(before["meta"]) < set(after["meta"])  # the changes counter is new
         assert {"facts_rank", "fact_terms", "pins", "uses", "fact_vectors"} <= names(db)
+
+
+def schema_7_key(text: str) -> str:
+    """The dedup key as schemas 7 and 8 computed it (frozen here): NFKC, case-folded,
+    punctuation ignored."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    kept = "".join(" " if unicodedata.category(ch)[0] in "PZC" else ch for ch in folded)
+    return " ".join(kept.split()) or " ".join(folded.split())
+
+
+class TestSchema8ToExactKeys:
+    """Schema 8 stored keys without punctuation, so `-1` and `1` shared one: opening it
+    recomputes every stored key (F8's exact text, case and spacing folded), and a later learning
+    of the other meaning is a new fact.
+
+    # covers F8 (issue 41, item 3)
+    """
+
+    def build_v8(self, db: Path) -> None:
+        store = FactStore(db)
+        store.remember("We set LOG_LEVEL to -1 in CI.", StoredRef("s1", (1,), "d"), check=accept)
+        store.remember("Helpers live in app.utils.", StoredRef("s1", (2,), "d"), check=accept)
+        store.close()
+        conn = apsw.Connection(str(db))
+        conn.execute("BEGIN IMMEDIATE")
+        for row_id, text in conn.execute("SELECT id, text FROM revisions").fetchall():
+            conn.execute(
+                "UPDATE revisions SET canonical = ? WHERE id = ?", (schema_7_key(text), row_id)
+            )
+        conn.execute("PRAGMA user_version = 8")
+        conn.execute("COMMIT")
+        conn.close()
+
+    def test_every_stored_key_is_recomputed_and_two_meanings_part(self, db: Path) -> None:
+        self.build_v8(db)
+        store = FactStore(db)
+        assert store.verify() == []  # verify() re-derives each key: none is left from schema 8
+        assert store.remember(
+            "We set LOG_LEVEL to 1 in CI.",
+            StoredRef("s2", (1,), "d"),
+            check=accept,
+            deduplicate=True,
+        ) == (3, 1)
+        assert store.remember(
+            "Helpers live in app/utils.", StoredRef("s2", (2,), "d"), check=accept, deduplicate=True
+        ) == (4, 1)
+        # the same text, cased and spaced otherwise, is still the stored fact
+        assert store.remember(
+            "we set log_level to -1  in ci",
+            StoredRef("s2", (3,), "d"),
+            check=accept,
+            deduplicate=True,
+        ) == (1, 1)
+        store.close()
+        conn = apsw.Connection(str(db))
+        assert conn.pragma("user_version") == SCHEMA_VERSION
+        conn.close()

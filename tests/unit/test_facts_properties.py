@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -246,3 +247,63 @@ class TestCanonicalText:
             text.upper()
         )
         assert key == key.strip() and "  " not in key
+
+    # covers F8 (issue 41): the key folds case and spacing, never a sign, an operator, a digit
+    # or a separator, so two texts that say different things are never one fact.
+    MEANINGS: ClassVar[list[tuple[str, str]]] = [
+        ("We set LOG_LEVEL to -1 in CI.", "We set LOG_LEVEL to 1 in CI."),
+        ("Compare with != here.", "Compare with = here."),
+        ("Run make test-all before pushing.", "Run make test all before pushing."),
+        ("Helpers live in app.utils.", "Helpers live in app/utils."),
+        ("Timeouts are 30s.", "Timeouts are 300s."),
+        ("Use uv < 1.0.", "Use uv 1.0."),
+        ("Call get_user_id.", "Call getuserid."),
+        ("Use x² for the area.", "Use x2 for the area."),
+        ("Die Maße stehen in mm.", "Die Masse stehen in mm."),
+    ]
+
+    @pytest.mark.parametrize(("one", "other"), MEANINGS)
+    def test_two_meanings_never_share_a_key(self, one: str, other: str) -> None:
+        assert canonical_text(one) != canonical_text(other)
+
+    SIGNIFICANT = "-+!=<>/\\._:~*#@$%&|^'\"`,;()[]{}0123456789"
+
+    @given(
+        st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=30),
+        st.sampled_from(SIGNIFICANT),
+        st.text(
+            alphabet=st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=30
+        ),
+    )
+    def test_a_sign_operator_digit_or_separator_more_is_another_key(
+        self, before: str, mark: str, after: str
+    ) -> None:
+        # Anywhere but at the very end (where "." and "!" end a sentence), one such mark more
+        # makes another text: `-1` is not `1`, `a.b` is not `ab`, `!=` is not `=`.
+        assert canonical_text(before + mark + after) != canonical_text(before + after)
+
+    @given(
+        st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=1),
+        st.integers(min_value=0),
+        st.sampled_from(SIGNIFICANT),
+    )
+    def test_one_mark_replaced_by_another_is_another_key(
+        self, text: str, at: int, mark: str
+    ) -> None:
+        at %= len(text)
+        changed = text[:at] + mark + text[at + 1 :]
+        if changed.lower() != text.lower() and at < len(text) - 1:
+            assert canonical_text(changed) != canonical_text(text)
+
+    @given(
+        st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=40),
+        st.sampled_from(["", ".", "!"]),
+    )
+    def test_case_spacing_and_a_sentence_end_are_folded(self, text: str, end: str) -> None:
+        # What must collide: the same words, cased and spaced otherwise, with or without the
+        # full stop that ends the sentence.
+        words = text.split()
+        if not words or not words[-1][-1].isalnum():
+            return
+        plain = " ".join(words)
+        assert canonical_text(plain) == canonical_text("  " + "\t".join(words).upper() + end)

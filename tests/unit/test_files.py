@@ -32,6 +32,30 @@ def mode_of(path: Path) -> int:
 class TestAtomicWrite:
     # covers L5
 
+    def test_the_new_bytes_and_then_the_rename_are_fsynced(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # covers L5 (issue 41, item 7): removing either fsync of atomic_write fails here. The
+        # real os.fsync runs; each call is recorded with what it synced and what the target
+        # held then: first the temp file, holding all the new bytes, before the rename; then
+        # the folder, once the rename made the target the new file.
+        target = tmp_path / "notes" / "MEMORY.md"
+        atomic_write(target, b"old", backup=False)
+        real_fsync = os.fsync
+        synced: list[tuple[str, int, bytes]] = []
+
+        def recording(fd: int) -> None:
+            info = os.fstat(fd)
+            kind = "dir" if stat.S_ISDIR(info.st_mode) else "file"
+            synced.append((kind, info.st_size if kind == "file" else info.st_ino,
+                           target.read_bytes()))  # fmt: skip
+            real_fsync(fd)
+
+        monkeypatch.setattr(os, "fsync", recording)
+        atomic_write(target, b"new bytes", backup=False)
+        folder = target.parent.stat().st_ino
+        assert synced == [("file", len(b"new bytes"), b"old"), ("dir", folder, b"new bytes")]
+
     def test_writes_the_bytes_owner_only_and_creates_missing_folders_owner_only(
         self, tmp_path: Path
     ) -> None:

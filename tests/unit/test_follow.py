@@ -1,4 +1,4 @@
-"""The follower (agents/follow.py) on real files and a real session store, with the hostile
+"""The follower (other_agents/follow.py) on real files and a real session store, with the hostile
 values of issue 28's "Bad input": a line far longer than a poll reads, a half-written line, a
 file that is replaced, one that is a link.
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lecode_ls.agents import follow
-from lecode_ls.agents.follow import Follower, claude_folder
 from lecode_ls.memory.sessions import SessionStore
+from lecode_ls.other_agents import follow
+from lecode_ls.other_agents.follow import Follower, claude_folder
 from tests.fakes.agent_transcripts import claude_plain, claude_records
 
 

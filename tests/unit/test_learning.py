@@ -25,7 +25,7 @@ from lecode_ls.tools.permissions import PermissionPolicy
 from lecode_ls.tools.read import number_line
 from lecode_ls.tools.slash import run_memory_command
 from tests.fakes.scripted_provider import ScriptedProvider, text_turn
-from tests.unit.stores import make_runtime, remember
+from tests.unit.stores import chat, make_runtime, remember
 
 ALLOW = PermissionPolicy({"memory_write": "allow"})
 MESSAGE = (
@@ -103,6 +103,11 @@ def candidate(
     }
 
 
+def seed_form(candidate: dict[str, Any]) -> dict[str, Any]:
+    """A candidate as memory.md writes it: its conflicts named `conflicts`."""
+    return {("conflicts" if k == "supersedes" else k): v for k, v in candidate.items()}
+
+
 def answer(*candidates: dict[str, Any]) -> list[Event]:
     return text_turn(json.dumps({"candidates": list(candidates)}), usage=USAGE)
 
@@ -110,7 +115,8 @@ def answer(*candidates: dict[str, Any]) -> list[Event]:
 async def run(
     runtime: Runtime, session: str, extraction: list[Event] | ProviderError, **kw: Any
 ) -> Any:
-    provider = ScriptedProvider().add(text_turn(SUMMARY, usage=USAGE), extraction)
+    summary = text_turn(kw.get("summary", SUMMARY), usage=USAGE)
+    provider = ScriptedProvider().add(summary, extraction)
     outcome = await compact_session(
         runtime,
         session,
@@ -215,6 +221,9 @@ class TestRejected:
                 "unverified_project_evidence",
             ),
             (candidate(PREFERENCE, [1], supersedes=[99]), "invalid_conflicts"),
+            # memory.md's name for the same field, read with the same meaning (issue 41)
+            (seed_form(candidate(PREFERENCE, [1], supersedes=[99])), "invalid_conflicts"),
+            ({**candidate(PREFERENCE, [1]), "conflicts": []}, "candidate_schema"),  # both names
             (candidate("x" * 600, [1]), "invalid_text"),
             ({**candidate(PREFERENCE, [1]), "confidence": 0.9}, "candidate_schema"),
             (candidate(PREFERENCE, [1], kind="opinion"), "candidate_schema"),
@@ -294,6 +303,54 @@ class TestRejected:
         session = conversation(learner)
         learning, _ = await run(learner, session, answer())
         assert learning.status == "no_candidates"
+
+
+class TestTheSeedsFormat:
+    # covers A3, A9 (issue 41, item 2)
+    async def test_a_candidate_naming_its_conflicts_as_memory_md_does_is_learned(
+        self, learner: Runtime
+    ) -> None:
+        session = conversation(learner)
+        learning, _ = await run(learner, session, answer(seed_form(candidate(PREFERENCE, [1]))))
+        assert learning.status == "learned" and dict(learning.reason_counts) == {}
+        assert [f.text for f in learner.facts.list()[0]] == [PREFERENCE]
+
+    async def test_conflicts_name_a_shown_fact_for_review(self, learner: Runtime) -> None:
+        session = conversation(learner)
+        incumbent = remember(learner, session, 2, 2, "Fixed the test and bumped the version.")
+        seed = seed_form(candidate(PREFERENCE, [1], supersedes=[incumbent]))
+        learning, _ = await run(learner, session, answer(seed))
+        assert learning.status == "proposed"
+        assert learning.proposals[0]["conflicts"] == [{"fact_id": incumbent, "revision": 1}]
+
+
+class TestTheDefaultMode:
+    """`[memory] learning` at its default: the rules and the model both propose (A1, issue 41)."""
+
+    @pytest.fixture
+    def runtime(self, tmp_path: Path) -> Runtime:
+        memory = MemorySettings(auto_learn=True)  # nothing else set: the default mode
+        assert memory.learning == "both"
+        return make_runtime(tmp_path, Settings(memory=memory))
+
+    async def test_nothing_proposed_by_anyone_is_no_candidates(self, runtime: Runtime) -> None:
+        # covers A9: the model returned [] and no rule found a convention
+        session = runtime.sessions.create("plain")
+        for n, text in enumerate(["Please fix the failing test in parser.py.", "q1", "q2"]):
+            message(runtime, session, "user", text)
+            message(runtime, session, "assistant", f"ok {n}")
+        learning, provider = await run(runtime, session, answer())
+        assert len(provider.requests) == 2  # the summary, then the extraction: the model ran
+        assert learning.status == "no_candidates" and dict(learning.reason_counts) == {}
+        assert [e["mode"] for e in events(runtime, session, "learning")] == ["both"]
+
+    async def test_the_rules_and_the_model_each_bring_their_own(self, runtime: Runtime) -> None:
+        session = conversation(runtime)  # the rules find PREFERENCE in message 1
+        fact = candidate(FACT, [3, 4, 5, 6], "verified_project_fact", quote=QUOTE)
+        learning, _ = await run(runtime, session, answer(fact))
+        known = [f.text for f in runtime.facts.list()[0]] + [p["text"] for p in learning.proposals]
+        assert sorted(known) == sorted([PREFERENCE, FACT])
+        assert "model" in learning.learned_by  # the model's verified file line is a fact
 
 
 class TestProposals:
@@ -457,6 +514,39 @@ class WaitingExtraction:
             yield event
 
 
+class TestNoTwoMeaningsMerged:
+    # covers F8 (issue 41, item 3): a learned text that says something else is never "learned #n"
+    @pytest.mark.parametrize(
+        ("stored", "said"),
+        [
+            ("We set LOG_LEVEL to -1 in CI.", "We set LOG_LEVEL to 1 in CI."),
+            (
+                "Helpers live in app.utils for the web app.",
+                "Helpers live in app/utils for the web app.",
+            ),
+        ],
+    )
+    async def test_a_text_differing_in_a_sign_or_separator_is_a_new_fact(
+        self, learner: Runtime, stored: str, said: str
+    ) -> None:
+        session = learner.sessions.create("signs")
+        message(learner, session, "user", stored)
+        message(learner, session, "assistant", "ok")
+        incumbent = remember(learner, session, 1, 1, stored)
+        message(learner, session, "user", said)
+        for n in range(3):
+            message(learner, session, "assistant", f"ok {n}")
+            message(learner, session, "user", f"filler {n}")
+        message(learner, session, "assistant", "ok")
+        summary = f"The person said: {said}"
+        learning, _ = await run(learner, session, answer(candidate(said, [3])), summary=summary)
+        assert learning.status == "learned"
+        [learned] = learning.learned
+        assert learned["fact_id"] != incumbent
+        texts = {f.id: f.text for f in learner.facts.list()[0]}
+        assert texts == {incumbent: stored, learned["fact_id"]: said}
+
+
 class TestStale:
     @pytest.mark.parametrize("change", ["forget", "undo", "clear"])
     async def test_a_change_during_the_extraction_await_discards_the_candidates(
@@ -555,3 +645,39 @@ class TestTheTeamsFacts:
         learning, _ = await run(learner, session, answer(candidate(PREFERENCE, [1])))
         assert learning.reason_counts == {"shared_by_team": 1}
         assert learner.facts.list()[0] == []
+
+
+def shown_facts(provider: ScriptedProvider) -> list[str]:
+    """The comparison facts' lines of the extraction request (its second request)."""
+    payload = provider.requests[1].messages[1]["content"]
+    block = payload.split('<existing_facts inert_data="true">\n', 1)[1]
+    return block.split("</existing_facts>", 1)[0].splitlines()
+
+
+class TestTheComparisonBound:
+    """A4: the extractor is shown at most 50 existing facts in at most 4,096 serialized bytes
+    (issue 41, item 7: raising either bound to a billion passed every test; these fail then)."""
+
+    def store(self, runtime: Runtime, texts: list[str]) -> None:
+        session = chat(runtime, {"role": "user", "content": "Facts to compare with."})
+        for text in texts:
+            remember(runtime, session, 1, 1, text)
+
+    async def test_at_most_50_facts_are_shown(self, learner: Runtime) -> None:
+        # Each shares words with the session (tabs, indentation, parser): all 60 rank for it.
+        self.store(learner, [f"Tabs for indentation in parser module {n}." for n in range(60)])
+        session = conversation(learner)
+        _, provider = await run(learner, session, answer())
+        lines = shown_facts(provider)
+        assert len(lines) == 50  # 50 short lines take about 2,900 bytes: the count binds
+        assert sum(len(line.encode()) + 1 for line in lines) < 4096
+
+    async def test_at_most_4096_bytes_of_facts_are_shown(self, learner: Runtime) -> None:
+        long = "a fact long enough that a dozen of them fill the comparison bytes " * 4
+        self.store(learner, [f"{n}: {long}" for n in range(30)])
+        session = conversation(learner)
+        _, provider = await run(learner, session, answer())
+        lines = shown_facts(provider)
+        size = sum(len(line.encode()) + 1 for line in lines)
+        assert 4096 - 300 < size <= 4096  # as many whole lines as fit, no more
+        assert 0 < len(lines) < 30

@@ -474,3 +474,41 @@ class TestAccept:
         with pytest.raises(ReadonlyMode):
             run_memory_command(runtime, "accept 1", date(2026, 1, 1), Invocation(readonly=True))
         assert runtime.facts.list()[0] == []
+
+
+class TestAModelsCandidate:
+    """The rules veto a model's candidate that they know is about one task (issue 41)."""
+
+    async def test_a_task_the_model_calls_a_preference_is_rejected_with_the_rules_code(
+        self, tmp_path: Path
+    ) -> None:
+        # covers A4: one-off and task-scoped requests are not preferences, whoever proposes them
+        from tests.unit.test_learning import answer, message
+        from tests.unit.test_learning import candidate as model_candidate
+
+        runtime = runtime_for(tmp_path, "model")
+        session = runtime.sessions.create("bug")
+        message(runtime, session, "user", TestIssueSession.MESSAGE)
+        message(runtime, session, "assistant", "I will look at the login code.")
+        for n in range(3):
+            message(runtime, session, "user", f"filler {n}")
+            message(runtime, session, "assistant", f"ok {n}")
+        extraction = answer(
+            model_candidate("Keep the fix small.", [1]),
+            model_candidate("Use the staging database to reproduce the crash.", [1]),
+        )
+        summary = (
+            "The demo crashes on login; the person asked to use the staging database to "
+            "reproduce the crash and to keep the fix small; then filler 0, 1 and 2."
+        )
+        provider = ScriptedProvider().add(text_turn(summary), extraction)
+        outcome = await compact_session(
+            runtime, session, provider, model="gpt-4o", window=None, policy=ALLOW
+        )
+        learning = outcome.learning
+        assert learning is not None, outcome
+        assert (learning.status, dict(learning.reason_counts)) == (
+            "rejected",
+            {"task_scoped": 2},
+        )
+        assert runtime.facts.list()[0] == [] and learning.proposals == []

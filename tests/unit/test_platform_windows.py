@@ -594,7 +594,23 @@ class TestSessionsImport(OnSessions, test_sessions.TestImport):
 
 @pytest.mark.usefixtures("on_windows_layer")
 class TestFilesAtomicWrite(test_files.TestAtomicWrite):
-    pass
+    def test_the_new_bytes_and_then_the_rename_are_fsynced(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # Windows has no folder fsync (windows.py: the rename is written through instead): the
+        # temp file's bytes alone are synced, before the rename.
+        target = tmp_path / "notes" / "MEMORY.md"
+        atomic_write(target, b"old", backup=False)
+        real_fsync = os.fsync
+        synced: list[tuple[int, bytes]] = []
+
+        def recording(fd: int) -> None:
+            synced.append((os.fstat(fd).st_size, target.read_bytes()))
+            real_fsync(fd)
+
+        monkeypatch.setattr(os, "fsync", recording)
+        atomic_write(target, b"new bytes", backup=False)
+        assert synced == [(len(b"new bytes"), b"old")]
 
 
 @pytest.mark.usefixtures("on_windows_layer")

@@ -171,3 +171,12 @@ class TestErrorCodes:
     def test_every_listed_error_code_is_defined_by_an_error_class(self) -> None:
         # covers P5
         assert undocumented_codes() == set()
+
+
+class TestExtensions:
+    def test_every_member_beyond_the_seeds_lists_is_documented(self) -> None:
+        # covers A9 (issue 41): reason codes and statuses memory.md calls fixed, in one table
+        from lecode_ls.contract import extensions
+
+        assert extensions.undocumented() == set()
+        assert extensions.render() in PROTOCOL_MD.read_text(encoding="utf-8")

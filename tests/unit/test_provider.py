@@ -320,7 +320,7 @@ class TestErrors:
         with pytest.raises(ProviderError) as raised:
             await collect(provider)
         assert KEY not in str(raised.value) and KEY not in caplog.text
-        assert "[redacted]" in str(raised.value)
+        assert "[secret:api-key]" in str(raised.value)
 
     async def test_an_unreachable_url_says_cannot_reach(self, sleeps: Sleeps) -> None:
         with socket.socket() as probe:  # a port that nothing listens on once closed

@@ -171,3 +171,59 @@ class TestBadInput:
         for _ in range(50):
             value = {"a": [value]}
         assert SECRETS["github-token"] not in json.dumps(redactor.value(value))
+
+
+class TestInsideJson:
+    """A credential inside a JSON string (issue 42): a tool call's arguments escape the key's
+    newlines; a JSON key can be a token. # covers P5"""
+
+    PEM = SECRETS["private-key"]
+    TOKEN = SECRETS["github-token"]
+
+    def test_a_key_in_escaped_arguments_is_one_marker_and_the_arguments_stay_json(
+        self, redactor: Redactor
+    ) -> None:
+        for separators in ((", ", ": "), (",", ":")):
+            arguments = json.dumps({"path": "id_rsa", "content": self.PEM}, separators=separators)
+            redacted = redactor.text(arguments)
+            decoded = json.loads(redacted)
+            assert decoded["path"] == "id_rsa"
+            assert decoded["content"].startswith("[secret:private-key:")
+            assert self.PEM.splitlines()[1] not in redacted
+            assert ('", "' in redacted) == (separators == (", ", ": "))  # written as it came
+
+    def test_a_key_escaped_twice_or_in_text_that_is_not_json_is_found_by_its_escapes(
+        self, redactor: Redactor
+    ) -> None:
+        twice = json.dumps(json.dumps({"content": self.PEM}))
+        broken = json.dumps({"content": self.PEM})[:-2]  # cut: no longer JSON
+        for text in (twice, broken):
+            assert self.PEM.splitlines()[1] not in redactor.text(text)
+
+    def test_keys_are_redacted_and_find_reports_what_text_and_value_replace(
+        self, redactor: Redactor
+    ) -> None:
+        record = {"role": "tool", "content": json.dumps({self.TOKEN: "x", "k": self.PEM})}
+        redacted = redactor.value({**record, self.TOKEN: 1})
+        assert self.TOKEN not in json.dumps(redacted)
+        assert sorted(f.kind for f in redactor.find_value({**record, self.TOKEN: 1})) == [
+            "github-token", "github-token", "private-key"
+        ]  # fmt: skip
+        assert sorted(f.kind for f in redactor.find_all(record["content"])) == [
+            "github-token", "private-key"
+        ]  # fmt: skip
+
+    def test_text_that_only_looks_like_json_is_left_as_it_is(self, redactor: Redactor) -> None:
+        for text in ('{"a": "b\\n"}', "[not json \\ at all]", "[" * 100_000 + "\\" + "]" * 100_000):
+            assert redactor.text(text) is text
+
+    def test_a_key_remembered_clean_is_found_again_by_a_given_string_or_new_patterns(
+        self, redactor: Redactor
+    ) -> None:
+        record = {"hunter2-rotated-key": 1}
+        assert redactor.value(record) == record  # remembered as clean
+        assert [f.kind for f in redactor.with_given("hunter2-rotated-key").find_value(record)] == [
+            "given"
+        ]
+        redactor.configure([r"hunter2-[a-z-]+"], [])
+        assert [f.kind for f in redactor.find_value(record)] == ["custom"]

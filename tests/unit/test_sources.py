@@ -19,6 +19,7 @@ from lecode_ls.memory.sessions.sources import (
     ValidatedSource,
     source_snapshot,
     validate_source,
+    validate_sources,
 )
 from lecode_ls.memory.sessions.store import SessionStore
 
@@ -279,3 +280,44 @@ class TestValidate:
         ref = source_snapshot(store, session, 1, 3)
         with pytest.raises(InvalidParams):
             validate_source(store, ref, purpose="forever")  # type: ignore[arg-type]
+
+
+class TestProjectIdentityOnEveryUse:
+    """S3: "validate_source rechecks project identity ... on every use", on the production path:
+    the Runtime's session store carries the check, and every validation (recall, the injection's
+    verdicts, a remember's source check) asks it; no caller passes it by hand (issue 41)."""
+
+    def test_a_store_that_is_no_longer_the_projects_has_missing_sources(
+        self, tmp_path: Path
+    ) -> None:
+        from lecode_ls.config import Settings
+        from lecode_ls.memory.project import resolve_project
+        from lecode_ls.memory.recall import recall_fact
+        from lecode_ls.runtime import Runtime
+        from tests.unit.stores import chat, remember
+
+        outer = tmp_path / "outer"
+        (outer / "app" / ".git").mkdir(parents=True)  # app is a checkout of its own
+        (outer / ".git").mkdir()
+        project = resolve_project(outer / "app")
+        assert project.root == (outer / "app").resolve()
+        runtime = Runtime(project, tmp_path / "config", Settings())
+        session = chat(runtime, {"role": "user", "content": "We use tabs."})
+        fact_id = remember(runtime, session, 1, 1, "We use tabs.")
+        ref = source_snapshot(runtime.sessions, session, 1, 1)
+        assert recall_fact(runtime.facts, runtime.sessions, fact_id)["status"] == "valid"
+        generation = runtime.facts.generation()
+        assert runtime.verdicts.is_valid(ref, runtime.facts, generation)  # now remembered
+
+        (outer / "app" / ".git").rmdir()  # app is now a folder of the outer checkout
+        # The injection's remembered verdict is a use too (S3: every use).
+        assert not runtime.verdicts.is_valid(ref, runtime.facts, generation)
+        assert runtime.verdicts.statuses([ref], runtime.facts, generation) == ["missing"]
+        assert recall_fact(runtime.facts, runtime.sessions, fact_id)["status"] == "missing"
+        assert validate_source(runtime.sessions, ref).reason == "project"
+        assert [v.reason for v in validate_sources(runtime.sessions, [ref])] == ["project"]
+        with pytest.raises(InvalidSource):
+            runtime.check_source(ref, "working")
+        (outer / "app" / ".git").mkdir()  # a checkout again: its sources are valid again
+        assert validate_source(runtime.sessions, ref).reason is None
+        runtime.close()

@@ -125,7 +125,23 @@ class TestRejected:
         ],
         ids=["chinese", "french"],
     )
-    def test_a_summary_in_another_language(self, summary: str) -> None:
+    def test_a_faithful_summary_in_another_language_is_kept(self, summary: str) -> None:
+        # covers C4 (issue 41): it keeps the session's terms, whatever language it is in
+        assert verdict(summary) is None
+
+    @pytest.mark.parametrize(
+        "summary",
+        [
+            "用户喜欢简洁的回答\uff0c并且希望我们以后继续讨论这个话题。" * 3,
+            "La personne veut des réponses courtes et souhaite continuer la discussion plus "
+            "tard, avec des exemples simples et clairs pour tout le monde.",
+        ],
+        ids=["chinese", "french"],
+    )
+    def test_an_answer_in_another_language_about_nothing_of_this_session(
+        self, summary: str
+    ) -> None:
+        # covers C4: not a summary of this session (none of its terms, nor the prior's)
         assert verdict(summary) == "other_language"
 
     def test_the_previous_summary_plus_an_injection(self) -> None:

@@ -324,7 +324,8 @@ class TestRankedForTheTurn:
             # A changed file is ranked by its new text; a removed one is gone from the ranking.
             rewrite(file_of(runtime, last), lambda v: v.update(text="Backups run at midnight"))
             other.team.shelf(runtime.project.root)
-            assert last not in shown(f"how does {ids[last]} deploy?")
+            # (short now, it may still fit at the end, by ID: it is no longer ranked first)
+            assert shown(f"how does {ids[last]} deploy?")[0] != last
             assert shown("when do backups run?")[0] == last
             team.remove(runtime.project.root, last)
             other.team.shelf(runtime.project.root)

@@ -155,6 +155,19 @@ class TestHappyPaths:
             "Noted.",
         ]
 
+    @pytest.mark.parametrize("limit", [8193, 100_000, 2**40])
+    def test_memory_recall_clamps_a_large_limit_to_8192(self, runtime: Runtime, limit: int) -> None:
+        # covers R3: "limit defaults to 4096 characters and is clamped to 8192" (issue 41: it
+        # was refused above 8192)
+        session = chat(runtime, {"role": "user", "content": "a" * 20000})
+        fact_id = remember(runtime, session, 1, 1, "A long message.")
+        for arguments in (
+            {"fact_id": fact_id, "limit": limit},
+            {"session_id": session, "start_seq": 1, "end_seq": 1, "limit": limit},
+        ):
+            page = body(call(runtime, "memory_recall", arguments))
+            assert len(page["source_text"]) == 8192 and page["next_offset"] == 8192
+
     def test_memory_list_pages_facts(self, runtime: Runtime, fact: tuple[int, str]) -> None:
         # covers R8
         listed = body(call(runtime, "memory_list", {}))

@@ -1,4 +1,4 @@
-"""Claude Code and Codex records as session records (agents/transcripts.py): a format that
+"""Claude Code and Codex records as session records (other_agents/transcripts.py): a format that
 changes between versions (a record type or item not known here) is skipped with its reason,
 never guessed at, and what is known keeps converting.
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lecode_ls.agents.transcripts import convert, detect
+from lecode_ls.memory.sessions import agent_injected
+from lecode_ls.other_agents.transcripts import convert, detect, without_injected
 from tests.fakes.agent_transcripts import claude_records, codex_records
 
 
@@ -61,3 +62,30 @@ def test_hostile_values_never_raise() -> None:
     for agent in ("claude-code", "codex"):
         converted = convert(enumerate(hostile, 1), agent, "h")  # type: ignore[arg-type]
         assert converted.records == []
+
+
+class TestWhoseWords:
+    """Text another agent wrote into the user's turn (issue 42). # covers A4, F6"""
+
+    def test_claude_codes_blocks_are_removed_and_the_persons_words_kept(self) -> None:
+        text = "<system-reminder>obey</system-reminder>Fix it.<command-name>/x</command-name>"
+        assert without_injected(text) == ("Fix it.", ["system-reminder", "command-name"])
+        assert without_injected("Plain <b>words</b>.") == ("Plain <b>words</b>.", [])
+        assert without_injected("Say <local-command-stdout>rest") == (
+            "Say",
+            ["local-command-stdout"],
+        )
+
+    def test_many_unclosed_blocks_cost_one_pass(self) -> None:
+        text = "<system-reminder>" * 200_000  # the first runs to the end: nothing left to search
+        assert without_injected(text) == ("", ["system-reminder"])
+
+    def test_a_record_an_earlier_import_kept_is_told_apart(self, tmp_path: Path) -> None:
+        origin = {"meta": {"origin": {"agent": "codex", "file": "r.jsonl", "line": 3}}}
+        agents_md = [{"type": "text", "text": f"# AGENTS.md instructions for {tmp_path}\n..."}]
+        assert agent_injected({"role": "user", "content": agents_md, **origin})
+        assert agent_injected({"role": "user", "content": "a<system-reminder>b", **origin})
+        assert not agent_injected({"role": "user", "content": "We use tabs.", **origin})
+        assert not agent_injected({"role": "assistant", "content": agents_md, **origin})
+        # the person's own chat in lecode: no other agent's origin, so their words, whatever
+        assert not agent_injected({"role": "user", "content": agents_md})

@@ -6,7 +6,8 @@
  */
 // covers P7 (chat panel), P3 (chat streaming)
 import { describe, expect, it, vi } from "vitest";
-import { type ChatDeps, ChatController, SET_UP_HINT, sessionTitle } from "../src/chat/controller";
+import { type ChatDeps, ChatController, sessionTitle } from "../src/chat/controller";
+import { SET_API_KEY_HINT } from "../src/chat/turn";
 import { startedAt } from "../src/chat/sessionList";
 import type { HostMessage } from "../src/chat/messages";
 import type { Turn } from "../src/chat/turn";
@@ -362,6 +363,20 @@ describe("the set-up step", () => {
     await h.chat.receive({ type: "newSession" });
     await h.chat.receive({ type: "send", text: "How do I build?" });
     expect(h.server.calls.map((c) => c.method).filter((m) => m === Requests.chatSend || m === Requests.sessionNew)).toEqual([]);
+    expect(h.posted.filter((m) => m.type === "draft")).toEqual([{ type: "draft", text: "How do I build?" }]);
+  });
+
+  // covers P7 (issue 43, item 5): a person's words never vanish behind the set-up
+  it("gives a message sent before the starting server said it has no provider back to the text box, and makes no session", async () => {
+    const h = harness();
+    h.server.on(Requests.providerInfo, () => ({ ...CONFIGURED, configured: false, baseUrl: null }));
+    // The page sent before "ready" was answered: the controller has not asked the server yet.
+    await h.chat.receive({ type: "send", text: "How do I build?" });
+    expect(h.server.calls.map((c) => c.method).filter((m) => m === Requests.chatSend || m === Requests.sessionNew)).toEqual([]);
+    expect(h.posted.filter((m) => m.type === "draft")).toEqual([{ type: "draft", text: "How do I build?" }]);
+    expect(h.posted.filter((m) => m.type === "entries").at(-1)).toEqual({ type: "entries", entries: [], truncated: false });
+    expect(h.posted.filter((m) => m.type === "setup").at(-1)).toMatchObject({ type: "setup", view: { probed: true } });
+    expect(h.busy()).toEqual({ type: "busy", busy: false });
   });
 
   it("gives way to the chat, with the cursor in the text box, once a choice is saved", async () => {
@@ -381,6 +396,27 @@ describe("the set-up step", () => {
     expect(h.posted.slice(-3)).toEqual([{ type: "provider", label: "gpt-4o · 127.0.0.1:8080" }, { type: "setup" }, { type: "focus" }]);
   });
 
+  it("shows a missing key as a set-up problem with the command that stores one, and keeps the message", async () => {
+    // covers I3, P7 (issue 42): the server refused before anything was sent or recorded
+    const h = harness();
+    await h.chat.receive({ type: "ready" });
+    const receiving = h.chat.receive({ type: "send", text: "Summarise MEMORY.md" });
+    const sentence = "[provider] api_key_env names GROQ_API_KEY, which is not set (or is empty) in lecode-ls's environment, so nothing was sent";
+    (await sent(h)).reject(serverError("provider_key_missing", sentence));
+    await receiving;
+    expect(h.shown(0)?.parts.at(-1)).toEqual({ kind: "error", message: `${sentence}. ${SET_API_KEY_HINT}` });
+    expect(h.posted).toContainEqual({ type: "draft", text: "Summarise MEMORY.md" });
+  });
+
+  it("keeps the text box as it was after a provider's own failure (the message was recorded)", async () => {
+    const h = harness();
+    await h.chat.receive({ type: "ready" });
+    const receiving = h.chat.receive({ type: "send", text: "hi" });
+    (await sent(h)).reject(serverError("session_busy", "sessionId: busy"));
+    await receiving;
+    expect(h.posted.some((m) => m.type === "draft")).toBe(false);
+  });
+
   it("is not shown by a lecode-ls too old to say which provider it has (lecode.server.command)", async () => {
     const h = harness();
     h.server.on(Requests.providerInfo, () => {
@@ -391,14 +427,16 @@ describe("the set-up step", () => {
     expect(h.posted.filter((m) => m.type === "sessions")).toHaveLength(1);
   });
 
-  it("opens when the server answers provider_not_configured, with where to choose a model", async () => {
+  it("opens when the server answers provider_not_configured, and gives the message back to the text box", async () => {
     const h = harness();
     await h.chat.receive({ type: "ready" });
     h.server.on(Requests.providerInfo, () => ({ ...CONFIGURED, configured: false, baseUrl: null }));
     const receiving = h.chat.receive({ type: "send", text: "hi" });
     (await sent(h)).reject(serverError("provider_not_configured", "no chat provider is configured, so nothing was sent"));
     await receiving;
-    expect(h.shown(0)?.parts.at(-1)).toEqual({ kind: "error", message: `no chat provider is configured, so nothing was sent. ${SET_UP_HINT}` });
+    // No failed turn talking about config.toml behind the set-up: the words are back in the box.
+    expect(h.posted.filter((m) => m.type === "entries").at(-1)).toEqual({ type: "entries", entries: [], truncated: false });
+    expect(h.posted.filter((m) => m.type === "draft")).toEqual([{ type: "draft", text: "hi" }]);
     expect(h.posted.some((m) => m.type === "setup" && m.view !== undefined)).toBe(true);
   });
 });

@@ -14,7 +14,7 @@ import { Requests } from "../src/common/protocol";
 import type { FactDeps } from "../src/facts/commands";
 import { RETIRE, retireConfirmation, retirementCommands } from "../src/facts/retirements";
 import { FactsTreeProvider, factNodes, factTreeItem } from "../src/views/factsTree";
-import { doctorRows, doctorSummary, idsPhrase } from "../src/views/hygieneItems";
+import { ALL_CLEAR, doctorRows, doctorSummary, idsPhrase } from "../src/views/hygieneItems";
 import type { FactNode, FactNodeOf } from "../src/views/nodes";
 import { FakeServer, doctor, project, serverError } from "./fakes";
 
@@ -47,30 +47,44 @@ describe("the doctor's numbers", () => {
   });
 
   it("sums up only what asks for something", () => {
-    expect(doctorSummary(sick)).toBe("12 facts · 1 duplicate · 2 to retire · 2 retired · 60 never used · MEMORY.md cut by 1000 bytes");
+    expect(doctorSummary(sick)).toBe("12 facts · 1 duplicate · 2 to retire · 2 retired · MEMORY.md cut by 1000 bytes");
     expect(doctorSummary(doctor({ facts: 1 }))).toBe("1 fact");
   });
 
-  it("lists every number with the fact IDs behind it, and says how many more it did not name", () => {
+  // covers issue 43, item 5: only the rows with something to say
+  it("lists each number above zero with the fact IDs behind it, and says how many more it did not name", () => {
     const rows = doctorRows(sick).map((row) => [row.label, row.count, row.detail]);
     expect(rows).toEqual([
       ["Facts", 12, ""],
       ["Valid", 10, "#1, #2, #3, #4, #5, #6, #7, #8, #9, #10"],
       ["Retired", 2, "#11, #12"],
-      ["Unverified", 0, ""],
-      ["Hidden", 0, ""],
-      ["Missing", 0, ""],
-      ["Stale", 0, ""],
-      ["Drifted anchors", 0, ""],
-      ["All anchors deleted", 0, ""],
       ["Duplicates", 1, "#3 = #7"],
-      ["Never used", 60, `${Array.from({ length: 50 }, (_, i) => `#${i + 1}`).join(", ")} and 10 more`],
+      ["Not used yet", 60, `${Array.from({ length: 50 }, (_, i) => `#${i + 1}`).join(", ")} and 10 more`],
       ["Proposed retirements", 2, "#4, #5"],
-      ["Proposed corrections", 0, ""],
       ["MEMORY.md", 1000, "9000 bytes, 8000 shown, 1000 cut"],
-      ["scratchpad.md", 0, "10 bytes, 10 shown, 0 cut"],
     ]);
     expect(idsPhrase({ count: 3, ids: [1] })).toBe("#1 and 2 more");
+  });
+
+  // covers issue 43, item 5: facts remembered a minute ago are not "never used"
+  it("says all clear for a new memory, and calls its facts not used yet, never \"never used\"", () => {
+    const fresh = doctor({
+      facts: 2,
+      byStatus: { ...doctor().byStatus, valid: { count: 2, ids: [1, 2] } },
+      neverUsed: { count: 2, ids: [1, 2] },
+      notes: [{ file: "MEMORY.md", bytes: 10, shown: 10, cut: 0 }],
+    });
+    expect(doctorRows(fresh)).toEqual([
+      { label: "Facts", count: 2, meaning: "How many facts are stored.", detail: "" },
+      expect.objectContaining({ label: "Valid", count: 2 }),
+      expect.objectContaining({ label: "Not used yet", count: 2, detail: "#1, #2" }),
+      { label: "All clear", meaning: ALL_CLEAR, detail: "" },
+    ]);
+    expect(doctorSummary(fresh)).toBe("2 facts");
+    const item = factTreeItem({ kind: "health", doctor: fresh, folderUri: APP });
+    expect(item.tooltip).not.toMatch(/never used/i);
+    expect(item.tooltip).toContain("\nAll clear");
+    expect(factTreeItem({ kind: "healthRow", row: doctorRows(fresh)[3], folderUri: APP }).label).toBe("All clear");
   });
 
   it("shows the health node with its summary, every number in its tooltip, and a row per number", async () => {
@@ -80,8 +94,8 @@ describe("the doctor's numbers", () => {
     expect(item.tooltip).toContain("Duplicates: 1 (#3 = #7)");
     expect(item.tooltip).toContain("Proposed retirements: 2 (#4, #5)");
     const rows = await new FactsTreeProvider(new FakeServer(), { projects: [], problems: [] }, { notRunning: undefined }).getChildren(node);
-    expect(rows).toHaveLength(15);
-    const retire = factTreeItem(rows[11]);
+    expect(rows).toHaveLength(7);
+    const retire = factTreeItem(rows[5]);
     expect([retire.label, retire.description, retire.tooltip]).toEqual([
       "Proposed retirements: 2",
       "#4, #5",

@@ -16,4 +16,13 @@ describe("usagePhrase", () => {
       "Session usage: 1,234 tokens (1,200 prompt, 34 completion) in 2 calls; usage unknown for 1 of them",
     );
   });
+
+  it("gives the share of the prompt the provider served from its cache (issue 40)", () => {
+    const one = { calls: 1, promptTokens: 1000, completionTokens: 10, totalTokens: 1010, unknownUsageCalls: 0, cachedTokens: 850 };
+    const two = { calls: 1, promptTokens: 1000, completionTokens: 10, totalTokens: 1010, unknownUsageCalls: 0 };
+    expect(usagePhrase(addUsage(one, two))).toBe(
+      "Session usage: 2,020 tokens (2,000 prompt, 20 completion) in 2 calls; 850 prompt tokens (43%) from the provider's cache",
+    );
+    expect(usagePhrase(addUsage(two, two))).not.toContain("cache");
+  });
 });

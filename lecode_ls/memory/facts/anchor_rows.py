@@ -13,8 +13,8 @@ statement functions here; `AnchorStore` is the anchors' own reads and the re-anc
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import apsw
@@ -92,12 +92,19 @@ def check_anchor(anchor: NewAnchor) -> NewAnchor:
     return anchor
 
 
-def check_anchors(anchors: Sequence[NewAnchor]) -> tuple[NewAnchor, ...]:
+def check_anchors(
+    anchors: Sequence[NewAnchor], redact: Callable[[str], str] = lambda path: path
+) -> tuple[NewAnchor, ...]:
+    """Checked anchors, each path `redact`ed (P5: a file's name can hold a token; the anchor
+    then names no file, and its drift says so, but the token is not stored)."""
     if len(anchors) > MAX_ANCHORS_PER_REVISION:
         raise InvalidParams(
             f"anchors: a revision holds at most {MAX_ANCHORS_PER_REVISION}", field="anchors"
         )
-    return tuple(check_anchor(anchor) for anchor in anchors)
+    return tuple(
+        replace(checked, path=redact(checked.path))
+        for checked in (check_anchor(anchor) for anchor in anchors)
+    )
 
 
 # -- statements run inside FactStore's transactions ---------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -331,6 +332,20 @@ CREATE TABLE scrubbed_refs (
 """
 
 
+# Migration 9 (issue 41): the dedup key keeps signs, operators, digits and separators (F8's exact
+# text, case and spacing folded); schema 7's dropped punctuation, merging `-1` and `1`. Every
+# stored key is recomputed; no row is merged or split, since the key only decides what a later
+# remember finds.
+def _migration_9(conn: apsw.Connection) -> None:
+    conn.executemany(
+        "UPDATE revisions SET canonical = ? WHERE id = ?",
+        [
+            (canonical_text(str(text)), row_id)
+            for row_id, text in rows(conn, "SELECT id, text FROM revisions")
+        ],
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _MIGRATION_1,
     _MIGRATION_2,
@@ -340,6 +355,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _migration_6,
     _migration_7,
     _MIGRATION_8,
+    _migration_9,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -358,16 +374,31 @@ SUPPRESSED_SQL = """(
 
 
 def canonical_text(text: str) -> str:
-    """The deduplication key of a fact's text (F8, issue 26): Unicode NFKC, case-folded,
-    punctuation ignored (symbols such as `<` or `+` count), whitespace runs collapsed. "We use tabs." and "we use
-    TABS" share a key; "use tabs" and "use tab" do not.
+    """The deduplication key of a fact's text (F8: "case-folded, whitespace-collapsed exact
+    text"): Unicode NFC, lower-cased, whitespace runs collapsed, and one sentence-ending `.` or
+    `!` after a word left out. "We use tabs." and "we  use TABS" share a key. Everything else is
+    kept, because a sign, an operator, a digit or a separator changes what a text says: `-1` and
+    `1`, `!=` and `=`, `test-all` and `test all`, `app.utils` and `app/utils` stay apart (issue
+    41; schema 7's key dropped punctuation and merged them).
+
+    Not NFKC and not `casefold()`: both merge texts that say different things (NFKC makes `x²`
+    `x2`; casefold makes "Maße" "masse"). NFC only joins spellings Unicode defines as the same,
+    and the fullwidth and halfwidth forms (U+FF00-U+FFEF, an input method's `\uff35se`) are
+    narrowed, as they say the same.
 
     A versioned contract: it is stored in `revisions.canonical`, so changing it needs a migration
-    that recomputes that column (schema 7 did). Only exact equality of keys counts.
+    that recomputes that column (schemas 7 and 9 did). Only exact equality of keys counts.
     """
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    kept = "".join(" " if unicodedata.category(ch)[0] in "PZC" else ch for ch in folded)
-    return " ".join(kept.split()) or " ".join(folded.split())  # punctuation alone: kept
+    narrow = "".join(
+        unicodedata.normalize("NFKC", ch) if "\uff00" <= ch <= "\uffef" else ch for ch in text
+    )
+    key = " ".join(unicodedata.normalize("NFC", narrow).lower().split())
+    return _SENTENCE_END.sub("", key)
+
+
+_SENTENCE_END = re.compile(r"(?<=[\w)\]`'\"])[.!]\Z")
+"""One `.` or `!` ending the text right after a word, a closing bracket or a quote: "Use tabs."
+is "Use tabs". Not after another mark (an ellipsis, `..`, `?!` stay) nor alone."""
 
 
 def parse_seqs(raw: object) -> list[int] | None:

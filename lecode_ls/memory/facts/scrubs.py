@@ -161,6 +161,36 @@ class Scrubs:
             )
         return ((as_int(f), as_int(r), str(t)) for f, r, t in found)
 
+    def anchor_paths(self) -> builtins.list[tuple[int, int, str]]:
+        """(fact ID, revision, path) of every stored anchor, for a scan."""
+        with self._db.read() as conn:
+            if conn is None:
+                return []
+            found = schema.rows(
+                conn, "SELECT fact_id, revision, path FROM anchors ORDER BY fact_id, revision"
+            )
+        return [(as_int(f), as_int(r), str(p)) for f, r, p in found]
+
+    def redact_anchor_paths(self, redact: Callable[[str], str]) -> builtins.list[tuple[int, int]]:
+        """Rewrite every anchor path `redact` changes (the anchor then names no file, and its
+        drift says so); one transaction. Returns the (fact ID, revision) rewritten."""
+        if not self._db.exists():
+            return []
+        changed: builtins.list[tuple[int, int]] = []
+        with self._db.write() as conn:
+            conn.pragma("secure_delete", 1)
+            found = schema.rows(conn, "SELECT fact_id, revision, ordinal, path FROM anchors")
+            for fact_id, revision, ordinal, path in found:
+                redacted = redact(str(path))
+                if redacted != path:
+                    conn.execute(
+                        "UPDATE anchors SET path = ? "
+                        "WHERE fact_id = ? AND revision = ? AND ordinal = ?",
+                        (redacted, fact_id, revision, ordinal),
+                    )
+                    changed.append((as_int(fact_id), as_int(revision)))
+        return changed
+
     def redact_revisions(self, redact: Callable[[str], str]) -> builtins.list[tuple[int, int]]:
         """Rewrite every revision text `redact` changes, with the indexes derived from it; one
         transaction, recorded as a done scrub. Returns the (fact ID, revision) rewritten."""

@@ -231,7 +231,7 @@ class FactStore:
         text = self.redactor.text(check_text(text))
         stored = check_ref(ref)
         origin = check_origin(origin)
-        new_anchors = check_anchors(anchors)
+        new_anchors = check_anchors(anchors, self.redactor.text)
         key = canonical_text(text)
         with self._checked_write(check, ref) as conn:
             schema.refuse_excluded(conn, stored.session_id, stored.seqs, SOURCE_FIELD)
@@ -265,7 +265,7 @@ class FactStore:
                     existing = as_int(same[0][0])
                     raise DuplicateFact(
                         f"text: fact {existing} already says this (the same text once case, "
-                        "spacing, punctuation and Unicode form are set aside); recall, correct "
+                        "spacing and a final full stop are set aside); recall, correct "
                         "or restore it instead",
                         fact_id=existing,
                     )
@@ -303,7 +303,7 @@ class FactStore:
         text = self.redactor.text(check_text(text))
         expected_revision = check_int(expected_revision, "expected_revision", 1)
         stored = check_ref(ref)
-        new_anchors = check_anchors(anchors)
+        new_anchors = check_anchors(anchors, self.redactor.text)
         with self._db.read() as conn:  # a clear answer for a missing fact before reading sources
             if conn is None:
                 raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")

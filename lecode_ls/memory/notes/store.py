@@ -175,6 +175,15 @@ def validate_name(file: str) -> str:
     raise _invalid(file, f"is not a memory file; {_ALLOWED}")
 
 
+def unsafe_name_redacted(name: str, redact: Callable[[str], str]) -> str:
+    """`name` with each secret `redact` finds written as `secret-<kind>-<8 hex>` (a marker's
+    brackets and colons are no part of a portable name); `name` itself when none is found."""
+    redacted = redact(name)
+    if redacted == name:
+        return name
+    return re.sub(r"\[secret:([a-z0-9-]+):([0-9a-f]{8})\]", r"secret-\1-\2", redacted)
+
+
 def _identity(path: Path) -> tuple[int, int, int, int] | None:
     """What changes whenever the file does (an atomic rename gives a new inode); None if absent."""
     try:
@@ -420,7 +429,14 @@ class MarkdownStore:
 
     def _store(self, name: str, path: Path, text: str) -> int:
         # The one door of every write, append and edit: what is stored (and so its .bak, the
-        # index and what a model is shown) is the redacted text (P5).
+        # index and what a model is shown) is the redacted text (P5). A name cannot hold a
+        # marker (a note's name is its address), so one holding a secret is refused.
+        if found := self.redactor.find_all(name):
+            raise InvalidName(
+                f"file: the name holds what looks like a secret ({found[0].kind}); name the "
+                "note for what it is about. Nothing was written",
+                field="file",
+            )
         data = self.redactor.text(text).encode("utf-8")
         if len(data) > MAX_FILE_BYTES:
             raise FileTooLarge(
@@ -510,6 +526,7 @@ class MarkdownStore:
         rewritten: builtins.list[str] = []
         with self._locked():
             for name, _ in self._entries():
+                name = self._scrub_name(name, redact, rewritten)
                 for each in (name, f"{name}.bak"):
                     path = self.root / each
                     refuse_symlinks(self.root, path)
@@ -539,6 +556,21 @@ class MarkdownStore:
             self._note_index().reset()
             self._index = None
         return rewritten
+
+    def _scrub_name(
+        self, name: str, redact: Callable[[str], str], renamed: builtins.list[str]
+    ) -> str:
+        """A note whose name holds a secret (written before names were checked) renamed, with
+        its .bak, to the name with each secret as `secret-<kind>-<8 hex>`; its new name."""
+        safe = unsafe_name_redacted(name, redact)
+        if safe == name or self._listed(safe) is not None:
+            return name  # nothing found, or the safe name is taken: the scan still lists it
+        for old, new in ((name, safe), (f"{name}.bak", f"{safe}.bak")):
+            with contextlib.suppress(FileNotFoundError):
+                refuse_symlinks(self.root, self.root / old)
+                (self.root / old).replace(self.root / new)
+        renamed.append(safe)
+        return safe
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:

@@ -4,6 +4,7 @@ and the one redaction step every store runs before it writes or digests text.
 Code outside this part imports only the names `__all__` lists (a test keeps it so).
 """
 
+from lecode_ls.memory.secrets.known import mask_secret_values, remember_secret_value
 from lecode_ls.memory.secrets.logs import RedactingFilter, log_filter
 from lecode_ls.memory.secrets.redactor import (
     KEY_FILE,
@@ -23,4 +24,6 @@ __all__ = [
     "Redactor",
     "check_extra_pattern",
     "log_filter",
+    "mask_secret_values",
+    "remember_secret_value",
 ]

@@ -1,13 +1,16 @@
 """The server's log is a door too (P5): every record is redacted before any handler writes it.
 
 The log has no store, so its markers are keyed by a random key of this process: equal secrets
-read alike within one log, and no marker can be tested against a guessed value.
+read alike within one log, and no marker can be tested against a guessed value. The provider's
+key is masked by its own value too (known.py), whatever its format: an exception's text (httpx
+quoting a header) is as likely a place for it as a message.
 """
 
 from __future__ import annotations
 
 import logging
 
+from lecode_ls.memory.secrets import known
 from lecode_ls.memory.secrets.redactor import Redactor
 
 
@@ -26,10 +29,14 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a broken format string: logging reports it; nothing to redact
             return True
-        record.msg = self.redactor.text(message)
+        record.msg = known.mask_secret_values(self.redactor.text(message))
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = self.redactor.text(self._formatter.formatException(record.exc_info))
+        if record.exc_text:
+            record.exc_text = known.mask_secret_values(record.exc_text)
+        if record.stack_info:
+            record.stack_info = known.mask_secret_values(self.redactor.text(record.stack_info))
         record.lecode_redacted = True
         return True
 

@@ -7,6 +7,15 @@ are the same redacted text. A found secret becomes a marker, `[secret:<kind>:<8 
 random bytes, mode 0600, created by the first secret found), so equal secrets get equal markers
 and no marker can be tested against a guessed value without the key.
 
+Structure-aware: a JSON text held in a string (a tool call's arguments, a tool's JSON output, a
+Claude Code `Write` input) escapes its newlines, quotes and slashes, so a PEM block there is one
+line of `\\n`-joined text. Such a string (one that starts and ends like a JSON object or array,
+and holds a backslash: without one its strings are its own bytes) is parsed, its keys and values
+redacted as decoded text, and encoded again when something was found; then the rules run on
+the text as it is too. Keys are redacted as well as values: a name can hold a token. `find_all`
+and `find_value` report exactly what `text` and `value` replace, so the scan and the scrub
+(memory/scrub.py) count what the redaction sees.
+
 Bounded: a text is at most what the stores accept (1 MiB files, bounded records), each rule is
 an RE2 automaton (linear time), rules run only where one of their keywords occurs, and a record
 is walked to at most MAX_DEPTH levels (deeper values are bounded by the record's own checks).
@@ -15,6 +24,7 @@ is walked to at most MAX_DEPTH levels (deeper values are bounded by the record's
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import hmac
 import json
@@ -35,6 +45,7 @@ from lecode_ls.memory.files import (
     temp_path,
     write_all,
 )
+from lecode_ls.memory.secrets.known import secret_values
 from lecode_ls.memory.secrets.rules import Rule, builtin_rules, compile_rule
 
 KEY_FILE = "secrets.key"
@@ -47,6 +58,10 @@ MAX_PATTERN_CHARS = 1000
 MAX_FINDINGS = 10_000
 """Past this many secrets in one text, the rest of the text is replaced by one marker: 100,000
 near-misses cost a scan, never 100,000 markers."""
+
+MAX_CLEAN_KEYS = 4096
+MAX_CLEAN_KEY_CHARS = 64
+"""JSON keys remembered as holding no secret (bounded: a hostile record's keys churn it)."""
 
 MARKER_PREFIX = "[secret:"
 
@@ -97,7 +112,19 @@ class Redactor:
         self._lock = threading.Lock()
         self._extra: list[Rule] = []
         self._allow: tuple[str, ...] = ()
+        self._given: str | None = None
         self.configure(extra_patterns, allow)
+
+    def with_given(self, secret: str | None) -> Redactor:
+        """This redactor, also finding the exact string `secret` (kind `given`: a token the
+        person just rotated, detectable or not), wherever the rules look: the scrub's and its
+        scan's. Itself when `secret` is None."""
+        if secret is None:
+            return self
+        other = copy.copy(self)
+        other._given = secret
+        other._clean_keys = set()  # a key clean of the rules may hold the given string
+        return other
 
     def configure(self, extra_patterns: Sequence[str], allow: Iterable[str]) -> None:
         """Take `[privacy] extra_patterns` and `allow` (again, when config.toml changed)."""
@@ -106,6 +133,7 @@ class Redactor:
             for p in extra_patterns[:MAX_EXTRA_PATTERNS]
         ]
         self._allow = tuple(a for a in list(allow)[:MAX_ALLOW] if a)
+        self._clean_keys: set[str] = set()  # what was clean under the old rules may not be
 
     # -- finding -----------------------------------------------------------------------------
 
@@ -130,13 +158,25 @@ class Redactor:
                     spans.append((rule.kind, start, len(data), rule))
                     break
                 spans.append((rule.kind, start, end, rule))
-        if not spans:
+        known = secret_values()
+        if not spans and self._given is None and not any(form in text for form in known):
             return []
         found = []
         for kind, start, end, rule in _as_chars(data, spans, ascii=len(data) == len(text)):
             if rule.check is None or rule.check(text[start:end]) or end - start > 100_000:
                 found.append(Finding(kind, start, end))
         found = self._unallowed(text, found)
+        # Literals first (the sort is stable, so their spans keep their kind): the string the
+        # person gave, and the provider's key as configured (known.py), whatever its format.
+        literals = [("given", self._given)] if self._given is not None else []
+        literals += [("api-key", form) for form in known if form in text]
+        given: list[Finding] = []
+        for kind, literal in literals:
+            at = text.find(literal)
+            while at >= 0 and len(given) < MAX_FINDINGS:
+                given.append(Finding(kind, at, at + len(literal)))
+                at = text.find(literal, at + len(literal))
+        found = given + found
         found.sort(key=lambda f: (f.start, -(f.end - f.start)))
         kept: list[Finding] = []
         for finding in found:
@@ -158,29 +198,74 @@ class Redactor:
                 at = text.find(literal, at + 1)
         return [f for f in found if not any(s <= f.start and f.end <= e for s, e in spans)]
 
+    def find_all(self, text: str) -> list[Finding]:
+        """What `text` replaces: the findings of `find`, and of the strings of a JSON text
+        (spanning the whole text: a decoded string has no place in the encoded one)."""
+        found: list[Finding] = []
+        self._text(text, 0, found)
+        return found
+
+    def find_value(self, value: Any) -> list[Finding]:
+        """What `value` replaces in a JSON value's keys and strings (spans of no use)."""
+        found: list[Finding] = []
+        self._value(value, 0, found)
+        return found
+
     # -- replacing ---------------------------------------------------------------------------
 
     def text(self, text: str) -> str:
-        """`text` with every secret replaced by its marker (the same object when none is found)."""
-        found = self.find(text)
-        if not found:
+        """`text` with every secret replaced by its marker (the same object when none is found),
+        a JSON text's strings and keys as decoded (the module docstring)."""
+        return self._text(text, 0, None)
+
+    def value(self, value: Any) -> Any:
+        """A JSON value with every string and key in it redacted."""
+        return self._value(value, 0, None)
+
+    def _text(self, text: str, depth: int, found: list[Finding] | None) -> str:
+        original = text
+        inner: list[Finding] = []
+        if depth < MAX_DEPTH and _json_text(text):
+            decoded = _loads(text)
+            if isinstance(decoded, (dict, list)):
+                redacted = self._value(decoded, depth + 1, inner)
+                if inner:
+                    text = json.dumps(redacted, ensure_ascii=False, separators=_separators(text))
+        spans = self.find(text)
+        if found is not None:
+            if inner:  # positions in the re-encoded text are none in the original
+                found.extend(Finding(f.kind, 0, len(original)) for f in [*inner, *spans])
+            else:
+                found.extend(spans)
+        if not spans:
             return text
         parts: list[str] = []
         at = 0
-        for finding in found:
+        for finding in spans:
             parts.append(text[at : finding.start])
             parts.append(self.marker(finding.kind, text[finding.start : finding.end]))
             at = finding.end
         parts.append(text[at:])
         return "".join(parts)
 
-    def value(self, value: Any, depth: int = 0) -> Any:
-        """A JSON value with every string in it redacted (keys are names, not content)."""
+    def _redact_key(self, key: str, depth: int, found: list[Finding] | None) -> str:
+        """A record's key redacted; the few keys every record repeats (`role`, `content`,
+        `meta`...) are remembered clean, so a 100,000-record scan runs the rules on each once."""
+        if key in self._clean_keys:
+            return key
+        redacted = self._text(key, depth, found)
+        if redacted is key and len(key) <= MAX_CLEAN_KEY_CHARS:
+            if len(self._clean_keys) >= MAX_CLEAN_KEYS:
+                self._clean_keys.clear()
+            self._clean_keys.add(key)
+        return redacted
+
+    def _value(self, value: Any, depth: int, found: list[Finding] | None) -> Any:
         if isinstance(value, str):
-            return self.text(value)
+            return self._text(value, depth, found)
         if depth >= MAX_DEPTH:  # deeper than any record: redacted as its JSON text, in one pass
             dumped = json.dumps(value, ensure_ascii=False)
-            redacted = self.text(dumped)
+            redacted = self._text(dumped, MAX_DEPTH, found)
             if redacted is dumped:
                 return value
             try:
@@ -188,9 +273,12 @@ class Redactor:
             except ValueError:  # a marker took a quote with it: the text is what is kept
                 return redacted
         if isinstance(value, dict):
-            return {key: self.value(item, depth + 1) for key, item in value.items()}
+            return {
+                self._redact_key(key, depth + 1, found): self._value(item, depth + 1, found)
+                for key, item in value.items()
+            }
         if isinstance(value, list):
-            return [self.value(item, depth + 1) for item in value]
+            return [self._value(item, depth + 1, found) for item in value]
         return value
 
     def marker(self, kind: str, secret: str) -> str:
@@ -214,6 +302,32 @@ class Redactor:
                         f"({error.strerror or type(error).__name__})"
                     ) from None
         return self._key
+
+
+def _json_text(text: str) -> bool:
+    """Whether `text` may be a JSON object or array whose strings differ from its bytes: it
+    starts and ends like one and holds an escape (without one, the rules see its strings as they
+    are). O(1) but for the backslash search, which stops at the first."""
+    head, tail = text[:64].lstrip(), text[-64:].rstrip()
+    return (
+        bool(head)
+        and bool(tail)
+        and (head[0], tail[-1]) in (("{", "}"), ("[", "]"))
+        and "\\" in text
+    )
+
+
+def _loads(text: str) -> object:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # not JSON after all, or nested past Python's limit
+        return None
+
+
+def _separators(text: str) -> tuple[str, str]:
+    """The separators the text was written with, as far as a glance tells (Codex writes
+    compact JSON, Python's `json.dumps` spaced JSON)."""
+    return (", ", ": ") if '": ' in text[:4096] else (",", ":")
 
 
 def _as_chars(

@@ -151,9 +151,11 @@ _EXTRA: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("stripe-key", r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}", ("k_live_", "k_test_")),
     (
         "private-key",
-        # The whole block: header, body (its `Proc-Type:`/`DEK-Info:` lines too) and footer.
+        # The whole block: header, body (its `Proc-Type:`/`DEK-Info:` lines too) and footer;
+        # the body's line breaks and slashes may be escaped (`\n`, `\\n`, `\/`: the block
+        # inside a JSON string, once or twice encoded, as a raw read of a file meets it).
         r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[A-Za-z0-9+/=\s:,.]|-[A-Za-z0-9])*"
+        r"(?:[A-Za-z0-9+/=\s:,.]|-[A-Za-z0-9]|\\+[nrt/])*"
         r"(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----)?",
         ("private key",),
     ),

@@ -6,9 +6,13 @@ Code outside this part imports only the names `__all__` lists (a test keeps it s
 
 from lecode_ls.memory.sessions.peek import MAX_PEEK_BYTES, PeekVerdicts
 from lecode_ls.memory.sessions.records import (
+    CLAUDE_OPENING,
+    CODEX_INJECTED,
     COMPACT,
     DISMISSED,
     LEARNING,
+    USAGE,
+    agent_injected,
     check_session_id,
     has_authored_text,
     new_session_id,
@@ -30,6 +34,8 @@ from lecode_ls.memory.sessions.usage import UsageTotal, session_usage
 from lecode_ls.memory.sessions.verdicts import SourceVerdicts
 
 __all__ = [
+    "CLAUDE_OPENING",
+    "CODEX_INJECTED",
     "COMPACT",
     "DISMISSED",
     "EDITOR_TITLE",
@@ -37,6 +43,7 @@ __all__ = [
     "MAX_PEEK_BYTES",
     "MAX_POSITIONS",
     "MCP_PREFIX",
+    "USAGE",
     "ExclusionReader",
     "Origin",
     "PeekVerdicts",
@@ -46,6 +53,7 @@ __all__ = [
     "SourceVerdicts",
     "UsageTotal",
     "Visibility",
+    "agent_injected",
     "check_session_id",
     "clean_title",
     "has_authored_text",

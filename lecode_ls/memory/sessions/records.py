@@ -210,19 +210,67 @@ def well_formed_calls(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def has_authored_text(record: Mapping[str, Any]) -> bool:
-    """Whether a stored record is a user or assistant message that holds text (F6: what a fact
-    may cite). Content is a string or a list of OpenAI content parts, one level: a part whose
-    `text` is not a string holds none, so a crafted record nested thousands of levels deep costs
-    one look at its parts, never a recursion."""
+    """Whether a stored record is a user or assistant message that holds text of its author's
+    (F6: what a fact may cite): not a user record another agent wrote (`agent_injected`).
+    Content is a string or a list of OpenAI content parts, one level: a part whose `text` is not
+    a string holds none, so a crafted record nested thousands of levels deep costs one look at
+    its parts, never a recursion."""
     if record.get("kind") != "message" or record.get("role") not in ("user", "assistant"):
         return False
     content = record.get("content")
     if isinstance(content, str):
-        return bool(content.strip())
-    return isinstance(content, list) and any(
-        isinstance(part, dict)
-        and part.get("type") == "text"
-        and isinstance(part.get("text"), str)
-        and bool(part["text"].strip())
-        for part in content
+        return bool(content.strip()) and not agent_injected(record)
+    return (
+        isinstance(content, list)
+        and any(
+            isinstance(part, dict)
+            and part.get("type") == "text"
+            and isinstance(part.get("text"), str)
+            and bool(part["text"].strip())
+            for part in content
+        )
+        and not agent_injected(record)
+    )
+
+
+# User-role messages Codex writes itself: the environment, and the project's AGENTS.md it gives
+# the model (`<user_instructions>` in older releases, a message headed `# AGENTS.md instructions
+# for <dir>` in current ones).
+CODEX_INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions for ")
+# Blocks Claude Code writes into the user's turn: reminders, a slash command's invocation and
+# expansion, a local (`!`) command's output. Not the person's words, whatever they say.
+CLAUDE_INJECTED = (
+    "system-reminder",
+    "command-name",
+    "command-message",
+    "command-args",
+    "command-contents",
+    "local-command-stdout",
+    "local-command-stderr",
+    "local-command-caveat",
+    "bash-stdout",
+    "bash-stderr",
+)
+CLAUDE_OPENING = re.compile("<(" + "|".join(CLAUDE_INJECTED) + ")>")
+
+
+def agent_injected(record: Mapping[str, Any]) -> bool:
+    """Whether `record` is a user message another agent's transcript gave whose text that agent
+    wrote (Codex's AGENTS.md and environment, Claude Code's reminders and command output): never
+    the person's words. Conversion leaves such text out; this catches records imported before it
+    did, for the checks that take a user message as the person's (A4, F6, memory_remember_quote)."""
+    meta = record.get("meta")
+    origin = meta.get("origin") if isinstance(meta, dict) else None
+    if record.get("role") != "user" or not isinstance(origin, dict):
+        return False
+    if origin.get("agent") not in ("claude-code", "codex"):
+        return False
+    content = record.get("content")
+    texts = [content] if isinstance(content, str) else []
+    if isinstance(content, list):
+        texts = [
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
+    return any(
+        t.lstrip().startswith(CODEX_INJECTED) or CLAUDE_OPENING.search(t) is not None for t in texts
     )

@@ -215,7 +215,9 @@ def validate_source(
 ) -> ValidatedSource:
     """Recheck `ref` now: project, ID, existence, corruption, digest, visibility, exclusions.
 
-    - missing: `project_root_check` says the store is not this project's any more, or the
+    - missing: the project's identity check says the store is not this project's any more
+      (`project_root_check`, by default the store's own `identity`, the Runtime's: S3 rechecks
+      project identity on every use), or the
       session does not exist here (deleted sessions orphan their facts; an import under a renamed
       ID is a different session), or a link stands where it should be.
     - stale: the transcript is damaged, shorter than the range, or its records' digest differs.
@@ -229,7 +231,8 @@ def validate_source(
     def verdict(status: Status, reason: Reason) -> ValidatedSource:
         return ValidatedSource(ref, status, reason)
 
-    if project_root_check is not None and not project_root_check():
+    check = project_root_check if project_root_check is not None else store.identity
+    if check is not None and not check():
         return verdict("missing", "project")
     try:
         view = store.read_range(ref.session_id, ref.first, ref.last, clamp=True)
@@ -286,6 +289,8 @@ def validate_sources(
     once: for a caller judging many references at once (the doctor). A session whose covering
     range cannot be read as a whole (a damaged line anywhere in it) is judged reference by
     reference, so a damaged line outside a reference's range never changes its verdict."""
+    if store.identity is not None and not store.identity():  # once for the batch (S3)
+        return [ValidatedSource(ref, "missing", "project") for ref in refs]
     by_session: dict[str, list[int]] = {}
     for index, ref in enumerate(refs):
         by_session.setdefault(ref.session_id, []).append(index)

@@ -183,8 +183,16 @@ class SessionStore:
     `list()` reads only this store's own folder.
     """
 
-    def __init__(self, store_root: Path, redactor: Redactor | None = None) -> None:
+    def __init__(
+        self,
+        store_root: Path,
+        redactor: Redactor | None = None,
+        identity: Callable[[], bool] | None = None,
+    ) -> None:
         self.root = store_root
+        self.identity = identity
+        """Whether this store still belongs to the project being served (S3), asked by every
+        validation of a source (sources.validate_source); None: no project to recheck."""
         self.redactor = redactor or Redactor(store_root)
         """Every record appended or imported passes through it before it is written (P5)."""
         self.folder = store_root / "sessions"

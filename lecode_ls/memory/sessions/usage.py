@@ -39,6 +39,10 @@ class UsageTotal:
     completion_tokens: int = 0
     total_tokens: int = 0
     unknown_usage_calls: int = 0
+    cached_tokens: int | None = None
+    """Prompt tokens served from the provider's cache, of the calls that said (None: none did)."""
+    evaluated_tokens: int | None = None
+    """Prompt tokens evaluated anew, of the calls that said (llama-server's prompt_n)."""
 
     def add_json(self, usage: Any) -> None:
         """Count one call from the usage a transcript records for it (None: unknown)."""
@@ -50,9 +54,14 @@ class UsageTotal:
             value = usage.get(name)
             if type(value) is int and value >= 0:
                 setattr(self, name, getattr(self, name) + value)
+        for name in ("cached_tokens", "evaluated_tokens"):
+            value = usage.get(name)
+            if type(value) is int and value >= 0:
+                setattr(self, name, (getattr(self, name) or 0) + value)
 
     def to_json(self) -> dict[str, int]:
-        return dict(self.__dict__)
+        """The counts; the cache's only when some call reported them."""
+        return {k: v for k, v in self.__dict__.items() if v is not None}
 
 
 @dataclass

@@ -44,9 +44,16 @@ class SourceVerdicts:
         self._valid: dict[_Key, tuple[_Identity, int]] = {}
         self._lock = threading.Lock()
 
+    def _same_project(self) -> bool:
+        """S3 on every use, a remembered verdict's too: the store is still the project's."""
+        check = self.sessions.identity
+        return check is None or check()
+
     def is_valid(self, ref: SourceRef, exclusions: ExclusionReader, generation: int) -> bool:
         """Whether `ref` validates now for a durable use, `generation` being the exclusions'
         generation read by the caller."""
+        if not self._same_project():
+            return False
         key = (ref.session_id, ref.seqs, ref.digest)
         # Read before validating: a change during validation leaves a stale identity stored,
         # which the next call sees as a change. Never the other way round.
@@ -71,6 +78,8 @@ class SourceVerdicts:
         """The status a durable `validate_source` gives each of `refs`: a reference known valid
         at its transcript's identity and `generation` is not read again; the others are judged
         together (`validate_sources`: each session read once), and the valid ones remembered."""
+        if not self._same_project():
+            return ["missing"] * len(refs)
         identities = {ref.session_id: _identity(self.sessions, ref.session_id) for ref in refs}
         statuses: list[Status | None] = [None] * len(refs)
         with self._lock:

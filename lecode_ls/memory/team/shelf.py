@@ -542,6 +542,9 @@ def secret_problem(redactor: Redactor, doc: SharedDoc) -> str | None:
     texts += [anchor.path for anchor in doc.anchors]
     texts += strings(list(doc.evidence.records), keys=True)
     found = redactor.find("\n".join(texts))
+    for text in texts:  # JSON inside a string (a tool call's arguments): its decoded strings
+        if not found and text[:1] in "{[" and "\\" in text:
+            found = redactor.find_all(text)
     return f"it holds a secret ({found[0].kind})" if found else None
 
 

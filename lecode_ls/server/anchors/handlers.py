@@ -88,6 +88,12 @@ async def _capture(
     doc = locate(ls, params.uri)
     runtime = await runtime_of(ls, doc)
     runtime.require_facts()
+    if found := await asyncio.to_thread(runtime.redactor.find_all, doc.rel):
+        raise InvalidParams(  # an anchor's path is stored and shown: it may hold no secret (P5)
+            f"uri: the file's path holds what looks like a secret ({found[0].kind}); a fact "
+            "cannot be anchored in it",
+            field="uri",
+        )
     text = read_text(ls, doc)
     rng = params.range
     start, lines = selected_lines(
@@ -177,6 +183,12 @@ async def reanchor(ls: LecodeServer, params: p.ReanchorParams) -> p.ReanchorResu
     doc = locate(ls, params.uri)
     runtime = await runtime_of(ls, doc)
     runtime.require_facts()
+    if found := await asyncio.to_thread(runtime.redactor.find_all, doc.rel):
+        raise InvalidParams(  # an anchor's path is stored and shown: it may hold no secret (P5)
+            f"uri: the file's path holds what looks like a secret ({found[0].kind}); a fact "
+            "cannot be anchored in it",
+            field="uri",
+        )
     text = read_text(ls, doc)
     rng = params.range
     start, lines = selected_lines(

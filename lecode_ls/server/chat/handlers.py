@@ -88,6 +88,8 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         if result.facts_changed:
             await ls.facts_changed(runtime)
 
+    # First, so a set-up error (no provider, a missing key) answers before anything is sent.
+    provider = ls.chat.provider(settings.provider)
     options = TurnOptions.from_settings(
         settings, context_window=await _window(ls, settings), calibration=ls.chat.calibration
     )
@@ -98,7 +100,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
     turn = ChatTurn(
         runtime,
         session_id,
-        ls.chat.provider(settings.provider),
+        provider,
         options,
         folder=folder,
         emit=emit,
@@ -147,6 +149,7 @@ async def session_compact(ls: LecodeServer, params: sp.SessionParams) -> p.Sessi
                     policy=PermissionPolicy.from_settings(settings),
                     readonly=settings.agent.readonly,
                     on_usage=usage.add,
+                    asked=True,  # the person asked: tried even after repeated rejections
                 )
         finally:
             ls.progress_end(token, outcome.status if outcome else "failed")
@@ -237,7 +240,7 @@ async def provider_info(ls: LecodeServer, params: p.ProviderInfoParams) -> p.Pro
         base_url=None if provider.base_url is None else _without_credentials(provider.base_url),
         model=provider.model,
         api_key_env=variable,
-        api_key_set=bool(variable and os.environ.get(variable)),
+        api_key_set=bool(variable and os.environ.get(variable, "").strip()),
     )
 
 

@@ -24,6 +24,13 @@ class UsageModel(Message):
     """Total tokens of the calls that reported usage."""
     unknown_usage_calls: int
     """Calls whose usage the provider did not report."""
+    cached_tokens: int | None = None
+    """Prompt tokens the provider served from its prompt cache, of the calls that reported it
+    (`usage.prompt_tokens_details.cached_tokens`, llama-server's `timings.cache_n`); absent
+    when none did."""
+    evaluated_tokens: int | None = None
+    """Prompt tokens the provider evaluated anew, of the calls that reported it (llama-server's
+    `timings.prompt_n`); absent when none did."""
 
 
 class NoteCutModel(Message):
@@ -188,10 +195,14 @@ class SessionCompactResult(Message):
     """Why, for anything but `compacted`; for `rejected`, a code: `tool_calls`, `truncated`,
     `incomplete` (an end other than stop or length), `empty`, `oversized`, `echoed_input` (an
     inert-data tag line, or more than half of the new transcript copied), `unchanged_summary`
-    (the previous summary returned while new exchanges exist), `other_language`,
-    `injected_instructions` (an instruction to the assistant that is not in its input) or
+    (the previous summary returned while new exchanges exist), `other_language` (in another
+    language than the session and holding none of its terms: not a summary of it; a faithful
+    summary is kept whatever its language),
+    `injected_instructions` (an instruction to the assistant that is not in its input),
     `new_terms_lost` (none of the new exchanges' identifiers, paths, versions and convention
-    words kept)."""
+    words kept) or, for automatic compaction only, `given_up` followed by a sentence for the
+    person (3 summaries of this session were rejected since its last accepted one: no call is
+    made until this request, which always tries, is accepted)."""
     covered_through: int
     """The last seq the working summary now covers (0: none)."""
     usage: UsageModel

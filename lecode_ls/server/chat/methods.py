@@ -29,7 +29,15 @@ METHODS: tuple[Method, ...] = (
         "result then has `stopReason` `cancelled` and the transcript records the cancellation. "
         "A text starting with `/memory` runs that command instead (no model call). With "
         "`[memory] enabled = false` chat works without memory: no memory tools are offered, "
-        "nothing is injected, and `/memory` answers `memory_disabled`.",
+        "nothing is injected, and `/memory` answers `memory_disabled`. Where memory sits in "
+        "each model request, so that a new message only appends to what the provider has "
+        "cached: the system message holds the session's stable part (base prompt, instruction "
+        "files, MEMORY.md, scratchpad and a facts block chosen once, until a compaction, a "
+        "clear, a change of the notes or a full allocation), the history follows exactly as "
+        "sent before, and each turn's own facts (those its message needs that nothing before "
+        "holds) stand in front of its user message. Both are recorded in the transcript "
+        "(`memory_block` events) and replayed byte for byte, each fact line validated again "
+        "at every use; a server-caused cache miss is a `cache_miss` event with its reason.",
         ChatSendParams,
         ChatSendResult,
         handler=handlers.chat_send,
@@ -38,6 +46,8 @@ METHODS: tuple[Method, ...] = (
             "session_not_found",
             "session_busy",
             "provider_not_configured",
+            "provider_key_missing",
+            "provider_key_invalid",
         ),
         example_params={"sessionId": SID, "text": "How do I build this project?"},
         example_result={
@@ -56,6 +66,13 @@ METHODS: tuple[Method, ...] = (
             "With no `[provider] base_url` set the send answers `provider_not_configured`, "
             "naming the settings, before anything is recorded or sent (`/memory` lines still "
             "run): lecode-ls never picks a provider for the person.",
+            "A send the provider could only refuse answers `provider_key_missing` before "
+            "anything is recorded or sent (no memory leaves the machine): the variable "
+            "`[provider] api_key_env` names (other than the default OPENAI_API_KEY) is unset or "
+            "empty, or no key is set and `base_url` is not a loopback address. A key holding a "
+            "character a header cannot carry answers `provider_key_invalid`; spaces and line "
+            "breaks around a key (a CRLF env file) are trimmed, with a warning in the log. "
+            "Neither message quotes the key.",
             "A provider failure (a rejected key, an unreachable URL, an unknown model) ends the "
             "turn with `stopReason` `error` and an `error` delta whose `code` is one of "
             "`provider_auth`, `provider_unreachable`, `provider_model`, `provider_timeout`, "
@@ -97,6 +114,8 @@ METHODS: tuple[Method, ...] = (
             "session_not_found",
             "session_busy",
             "provider_not_configured",
+            "provider_key_missing",
+            "provider_key_invalid",
         ),
         example_params={"sessionId": SID},
         example_result={

@@ -13,9 +13,10 @@ import os
 from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
+from lecode_ls.agent.credentials import provider_key
 from lecode_ls.agent.preflight import Calibration
 from lecode_ls.config import ProviderSettings
-from lecode_ls.errors import ProviderNotConfigured, SessionBusy
+from lecode_ls.errors import LecodeError, ProviderNotConfigured, SessionBusy
 
 if TYPE_CHECKING:
     from lecode_ls.agent.embeddings import Embeddings
@@ -55,12 +56,16 @@ class Chat:
 
     def embeddings(self, settings: Settings) -> Embeddings | None:
         """The `/embeddings` client of `[memory] embeddings_model`, or None when it is unset
-        (then no embedding request is ever made), or when no provider is configured."""
+        (then no embedding request is ever made), or when no provider is configured, or when
+        the provider could only refuse it (its key is missing: agent/credentials.py)."""
         model = settings.memory.embeddings_model
         provider = settings.provider
         if model is None or not settings.memory.enabled or provider.base_url is None:
             return None
-        api_key = os.environ.get(provider.api_key_env) if provider.api_key_env else None
+        try:
+            api_key = provider_key(provider, os.environ)
+        except LecodeError:  # chat answers the set-up error; fact texts are not sent meanwhile
+            return None
         key = (provider.base_url, model, api_key)
         if self._embeddings is None or key != self._embeddings_key:
             if self._embeddings is not None:
@@ -90,12 +95,13 @@ class Chat:
     def provider(self, settings: ProviderSettings) -> OpenAICompatible:
         """The provider of `settings`; ProviderNotConfigured while no base_url is set, so no
         request (a chat, a compaction, a window probe) can leave for a destination nobody
-        chose."""
+        chose; ProviderKeyMissing or ProviderKeyInvalid when the provider could only refuse
+        it (agent/credentials.py), so the person's memory is not sent to be refused."""
         if settings.base_url is None:
             raise ProviderNotConfigured(NOT_CONFIGURED)
         # The key is read from the environment at each turn, so a restart is not needed when
         # the variable is set for a new server process (the VS Code extension does that).
-        api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None
+        api_key = provider_key(settings, os.environ)
         key = (
             settings.base_url,
             settings.model,

@@ -97,8 +97,9 @@ METHODS: tuple[Method, ...] = (
         "lecode/facts/remember",
         "request",
         "Store a fact with its evidence, atomically. Sends `lecode/facts/didChange`. A text that "
-        "equals the current text of a stored fact (once case, spacing, punctuation and Unicode "
-        "form are set aside; a retired fact counts, a hidden one does not) is refused with "
+        "equals the current text of a stored fact (once case, spacing and a sentence's final full "
+        "stop are set aside; signs, operators, digits and separators count: `-1` is not `1`; a "
+        "retired fact counts, a hidden one does not) is refused with "
         "`duplicate_fact` and `data.factId`: no second fact, and the stored fact is not changed. "
         "Why not attach the new source to it as corroboration: a fact's evidence is what a forget "
         "excludes and what recall validates, one reference a revision; a second kind of evidence "

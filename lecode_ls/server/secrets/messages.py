@@ -18,7 +18,7 @@ class SecretPlace(Message):
     """What the detector found (`github-token`, `aws-access-key`, `url-password`, ...)."""
     file: str
     """The store file, relative to the project's store folder (`MEMORY.md.bak`,
-    `sessions/<id>.jsonl`, `facts.sqlite3`)."""
+    `sessions/<id>.jsonl`, `facts.sqlite3`); a secret in a note's name shows as its marker."""
     session_id: str | None = None
     """In a transcript: the session."""
     seq: int | None = None
@@ -28,7 +28,7 @@ class SecretPlace(Message):
     revision: int | None = None
     """In facts.sqlite3: the revision of that fact (older ones count: they are kept)."""
     line: int | None = None
-    """In a Markdown file or its `.bak`: the 1-based line."""
+    """In a Markdown file or its `.bak`: the 1-based line (none for a secret in its name)."""
 
 
 class RawFile(Message):

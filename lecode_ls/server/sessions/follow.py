@@ -1,5 +1,5 @@
 """The language server's side of `[agents] follow`: a poll of every open project's followed
-transcripts (agents/follow.py) every POLL_SECONDS, in a worker thread, while the setting names
+transcripts (other_agents/follow.py) every POLL_SECONDS, in a worker thread, while the setting names
 an agent and memory is enabled. A followed session that grew and then went idle for `[agents]
 learn_after_idle_seconds` is compacted once in a task of its own, so that automatic learning
 runs over it as over lecode's own chats (A1-A8): only while `[memory] auto_learn` is on and a
@@ -14,9 +14,9 @@ import os
 import time
 from pathlib import Path
 
-from lecode_ls.agents.follow import Follower
-from lecode_ls.agents.transcripts import Agent
 from lecode_ls.errors import LecodeError
+from lecode_ls.other_agents.follow import Follower
+from lecode_ls.other_agents.transcripts import Agent
 from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.server import LecodeServer

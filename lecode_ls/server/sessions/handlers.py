@@ -10,10 +10,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.agents.importing import read_import_file
 from lecode_ls.errors import InvalidParams, OutsideWorkspace, SessionNotFound
 from lecode_ls.memory.recall import recall_session
 from lecode_ls.memory.sessions import SessionInfo, check_session_id, source_snapshot
+from lecode_ls.other_agents.importing import read_import_file
 from lecode_ls.platform.paths import canonical, is_within
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.asking import Ask, ask_later
@@ -63,7 +63,7 @@ async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.Sessi
 
 def _read_jsonl(name: str, folders: list[Path]) -> tuple[list[dict[str, Any]], str | None]:
     """The records of a JSONL file inside a workspace folder: one JSON object a line, or a
-    Claude Code session or Codex rollout converted (agents/transcripts.py); and a title for it."""
+    Claude Code session or Codex rollout converted (other_agents/transcripts.py); and a title for it."""
     if "\x00" in name:  # no file has one; os.path.realpath raises on it
         raise InvalidParams("path: a path cannot hold a NUL character", field="path")
     path = canonical(name)  # a link is followed, and must then still land inside

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lecode_ls.agents.transcripts import Agent
+from lecode_ls.other_agents.transcripts import Agent
 
 
 @dataclass

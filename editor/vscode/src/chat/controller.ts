@@ -18,7 +18,17 @@ import { SeqOrder } from "./order";
 import { sessionChoices } from "./sessionList";
 import { ProviderGate } from "./providerGate";
 import type { SetupDeps } from "./setup";
-import { type CommandEntry, type Entry, type Turn, applyDeltas, failTurn, finishTurn, newTurn, turnsFromHistory } from "./turn";
+import {
+  type CommandEntry,
+  type Entry,
+  type Turn,
+  applyDeltas,
+  errorMessage as keyHint,
+  failTurn,
+  finishTurn,
+  newTurn,
+  turnsFromHistory,
+} from "./turn";
 import { NO_USAGE, addUsage, usagePhrase } from "./usage";
 
 /** How many history items a session shows (the most recent ones). */
@@ -55,8 +65,8 @@ export interface ChatDeps {
   setup: Omit<SetupDeps, "show">;
 }
 
-/** What VS Code adds to the server's provider_not_configured: where the set-up is. */
-export const SET_UP_HINT = "Choose a model in the chat's set-up first.";
+/** The server's set-up errors: answered before the message was recorded or sent (protocol.md). */
+export const SET_UP_CODES: ReadonlySet<string> = new Set(["provider_not_configured", "provider_key_missing", "provider_key_invalid"]);
 
 interface RunningTurn {
   sessionId: string;
@@ -369,8 +379,7 @@ export class ChatController {
     if (this.refuseWhileRunning()) return;
     if (this.gate.unset) {
       // Nothing is sent, not even a session made, until the person chose where chat goes.
-      await this.gate.open();
-      return;
+      return this.giveBack(text);
     }
     this.post({ type: "notice" });
     const turn = newTurn(text);
@@ -378,28 +387,57 @@ export class ChatController {
     const running: RunningTurn = { sessionId: "", turn, order: new SeqOrder(), abort: new AbortController() };
     this.running = running;
     this.post({ type: "busy", busy: true });
+    let refused = false;
     try {
-      running.sessionId = this.sessionId ?? (await this.startSession(text));
-      const result = await request(
-        this.deps.sender,
-        Requests.chatSend,
-        { ...workspaceParams(this.folderUri), sessionId: running.sessionId, text },
-        running.abort.signal,
-      );
-      this.update(running.turn, finishTurn(this.drain(running), result), running);
-      this.countUsage(running.sessionId, result.usage);
+      // A first start: the page may have sent before the server (still starting) said whether
+      // chat has a provider. Asked first, so that no session is made for a message that cannot go.
+      refused = await this.gate.refuses();
+      if (!refused) {
+        running.sessionId = this.sessionId ?? (await this.startSession(text));
+        const result = await request(
+          this.deps.sender,
+          Requests.chatSend,
+          { ...workspaceParams(this.folderUri), sessionId: running.sessionId, text },
+          running.abort.signal,
+        );
+        this.update(running.turn, finishTurn(this.drain(running), result), running);
+        this.countUsage(running.sessionId, result.usage);
+      }
     } catch (error) {
-      const unset = serverErrorCode(error) === "provider_not_configured";
-      const message = unset ? `${errorMessage(error)}. ${SET_UP_HINT}` : errorMessage(error);
-      this.update(running.turn, failTurn(this.drain(running), message, running.abort.signal.aborted), running);
-      if (unset) {
-        await this.gate.check().catch(() => undefined);
+      const code = serverErrorCode(error);
+      refused = code === "provider_not_configured";
+      if (!refused) {
+        const message = keyHint(errorMessage(error), code);
+        this.update(running.turn, failTurn(this.drain(running), message, running.abort.signal.aborted), running);
+        if (code !== undefined && SET_UP_CODES.has(code)) {
+          // A key problem answered before anything was recorded: the message was not sent, so
+          // it goes back to the text box, to send again once the key is set.
+          this.post({ type: "draft", text });
+        }
       }
     } finally {
       this.running = undefined;
       this.post({ type: "busy", busy: false });
     }
+    if (refused) {
+      return this.giveBack(text, running.turn);
+    }
     await this.lookUpFacts([running.turn]);
+  }
+
+  /**
+   * A message no provider could take: its turn goes from the log, its words go back into the
+   * text box (a person's words never vanish, and nothing typed before a server was chosen is
+   * sent there unseen), and the set-up shows where chat can go.
+   */
+  private async giveBack(text: string, turn?: Turn): Promise<void> {
+    const index = turn === undefined ? -1 : this.entries.indexOf(turn);
+    if (index >= 0) {
+      this.entries.splice(index, 1);
+      this.post({ type: "entries", entries: [...this.entries], truncated: this.truncated });
+    }
+    this.post({ type: "draft", text });
+    await this.gate.refused();
   }
 
   /** A new session named after its first message; the list then shows it as current. */

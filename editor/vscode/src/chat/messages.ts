@@ -170,4 +170,7 @@ export type HostMessage =
   /** What is known of the facts the "memory used" lines name. */
   | { type: "facts"; facts: FactView[] }
   /** Put the cursor in the text box (the view was opened or focused). */
-  | { type: "focus" };
+  | { type: "focus" }
+  /** A message that was not sent (no provider, or a key problem came first), given back to the
+   * text box (before what is typed there). */
+  | { type: "draft"; text: string };

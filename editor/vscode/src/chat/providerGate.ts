@@ -30,6 +30,8 @@ export function providerLabel(info: ProviderInfoResult): string | undefined {
 export class ProviderGate {
   /** The provider as the server last said (undefined: not asked yet, or a server too old to say). */
   private info: ProviderInfoResult | undefined;
+  /** Whether the server answered (or was too old to say): false until then, as on a first start. */
+  private asked = false;
   /** Whether the set-up step is shown instead of the chat. */
   private shown = false;
   private readonly setup: ProviderSetup;
@@ -84,8 +86,27 @@ export class ProviderGate {
     this.focus();
   }
 
-  /** Ask the server which provider its settings name; show the set-up while there is none. */
-  async check(): Promise<void> {
+  /**
+   * Whether a send would be refused for want of a provider, asking the server first if it has not
+   * answered yet (the page can send before the first check answers). Shows nothing itself.
+   */
+  async refuses(): Promise<boolean> {
+    if (!this.asked) {
+      await this.ask();
+    }
+    return this.unset;
+  }
+
+  /** A send was refused for want of a provider: the set-up, even if the server's info lagged. */
+  async refused(): Promise<void> {
+    await this.check().catch(() => undefined);
+    if (!this.shown) {
+      await this.open();
+    }
+  }
+
+  /** Ask the server which provider its settings name, and name it in the header. */
+  private async ask(): Promise<void> {
     try {
       this.info = await request(this.sender, Requests.providerInfo, {});
     } catch (error) {
@@ -95,9 +116,19 @@ export class ProviderGate {
       // A lecode-ls older than lecode/provider/info (lecode.server.command): it says nothing,
       // so the chat shows no set-up and that server's own answer stands.
       this.info = undefined;
+      this.asked = true;
       return;
     }
+    this.asked = true;
     this.post({ type: "provider", label: providerLabel(this.info) });
+  }
+
+  /** Ask the server which provider its settings name; show the set-up while there is none. */
+  async check(): Promise<void> {
+    await this.ask();
+    if (this.info === undefined) {
+      return;
+    }
     if (!this.info.configured) {
       if (!this.shown) {
         await this.open();

@@ -208,9 +208,12 @@ export function applyItem(turn: Turn, item: ChatItem, whole = false): Turn {
 /** What VS Code adds to a provider's refusal of the key: the command that stores one. */
 export const SET_API_KEY_HINT = 'Run "lecode: Set API Key" from the Command Palette to store the key in VS Code.';
 
+/** The errors a key stored in VS Code mends: a refused key, or none (or an unusable one) to send. */
+const KEY_CODES: ReadonlySet<string | undefined> = new Set(["provider_auth", "provider_key_missing", "provider_key_invalid"]);
+
 /** The server's sentence, with what the person can do in VS Code where there is something. */
 export function errorMessage(message: string, code: string | undefined): string {
-  return code === "provider_auth" ? `${message}. ${SET_API_KEY_HINT}` : message;
+  return KEY_CODES.has(code) ? `${message}. ${SET_API_KEY_HINT}` : message;
 }
 
 /** The turn with deltas applied in the order given (they are already in seq order). */

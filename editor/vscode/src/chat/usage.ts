@@ -14,7 +14,16 @@ export function addUsage(total: UsageModel, more: UsageModel): UsageModel {
     completionTokens: total.completionTokens + more.completionTokens,
     totalTokens: total.totalTokens + more.totalTokens,
     unknownUsageCalls: total.unknownUsageCalls + more.unknownUsageCalls,
+    ...sumOf("cachedTokens", total, more),
+    ...sumOf("evaluatedTokens", total, more),
   };
+}
+
+/** An optional count of both, present when either has it (what the provider said of its cache). */
+function sumOf(name: "cachedTokens" | "evaluatedTokens", a: UsageModel, b: UsageModel): Partial<UsageModel> {
+  const x = a[name];
+  const y = b[name];
+  return (x ?? undefined) === undefined && (y ?? undefined) === undefined ? {} : { [name]: (x ?? 0) + (y ?? 0) };
 }
 
 const count = (n: number): string => n.toLocaleString("en-US");
@@ -28,5 +37,15 @@ export function usagePhrase(usage: UsageModel): string {
   const tokens = `${count(usage.totalTokens)} tokens (${count(usage.promptTokens)} prompt, ${count(usage.completionTokens)} completion)`;
   const unknown = usage.unknownUsageCalls;
   const unknownPart = unknown === 0 ? "" : `; usage unknown for ${count(unknown)} of them`;
-  return `Session usage: ${tokens} in ${calls}${unknownPart}`;
+  return `Session usage: ${tokens} in ${calls}${unknownPart}${cachePart(usage)}`;
+}
+
+/** `; 1,024 prompt tokens (85%) from the provider's cache`, when the provider said (issue 40). */
+function cachePart(usage: UsageModel): string {
+  const cached = usage.cachedTokens;
+  if (cached === undefined || cached === null) {
+    return "";
+  }
+  const share = usage.promptTokens > 0 ? ` (${Math.round((100 * cached) / usage.promptTokens)}%)` : "";
+  return `; ${count(cached)} prompt tokens${share} from the provider's cache`;
 }

@@ -439,6 +439,10 @@ export interface UsageModel {
   totalTokens: number;
   /** Calls whose usage the provider did not report. */
   unknownUsageCalls: number;
+  /** Prompt tokens the provider served from its prompt cache, of the calls that reported it (`usage.prompt_tokens_details.cached_tokens`, llama-server's `timings.cache_n`); absent when none did. */
+  cachedTokens?: number | null;
+  /** Prompt tokens the provider evaluated anew, of the calls that reported it (llama-server's `timings.prompt_n`); absent when none did. */
+  evaluatedTokens?: number | null;
 }
 
 /** One piece of a running turn. Fields beyond the first four depend on `kind`: `text`: text; `toolCall`: callId, name, arguments; `toolResult`: callId, name, output, isError; `memory`: facts, notes; `usage`: usage (null when the provider reported none); `error`: message, code; `compaction`: status (`started`, then `compacted`, `nothing`, `rejected`, `failed` or `stale`), message; `paused`: message; `learning`: status (automatic learning after a compaction: `no_candidates`, `rejected`, `learned`, `proposed`, `failed`, `stale`), facts (the facts learned). */
@@ -500,7 +504,7 @@ export interface NoteCutModel {
 export interface SessionCompactResult {
   /** `compacted` (a new working summary), `nothing` (no complete exchange can be covered while four messages stay raw), `rejected` (the model's summary was empty, truncated, too long, called tools, or lost what the new exchanges added: the cutoff did not move), `failed` (the provider failed), `stale` (the session or a forget changed it meanwhile; the summary was discarded). */
   status: "compacted" | "nothing" | "rejected" | "failed" | "stale";
-  /** Why, for anything but `compacted`; for `rejected`, a code: `tool_calls`, `truncated`, `incomplete` (an end other than stop or length), `empty`, `oversized`, `echoed_input` (an inert-data tag line, or more than half of the new transcript copied), `unchanged_summary` (the previous summary returned while new exchanges exist), `other_language`, `injected_instructions` (an instruction to the assistant that is not in its input) or `new_terms_lost` (none of the new exchanges' identifiers, paths, versions and convention words kept). */
+  /** Why, for anything but `compacted`; for `rejected`, a code: `tool_calls`, `truncated`, `incomplete` (an end other than stop or length), `empty`, `oversized`, `echoed_input` (an inert-data tag line, or more than half of the new transcript copied), `unchanged_summary` (the previous summary returned while new exchanges exist), `other_language` (in another language than the session and holding none of its terms: not a summary of it; a faithful summary is kept whatever its language), `injected_instructions` (an instruction to the assistant that is not in its input), `new_terms_lost` (none of the new exchanges' identifiers, paths, versions and convention words kept) or, for automatic compaction only, `given_up` followed by a sentence for the person (3 summaries of this session were rejected since its last accepted one: no call is made until this request, which always tries, is accepted). */
   message?: string | null;
   /** The last seq the working summary now covers (0: none). */
   coveredThrough: number;
@@ -1060,7 +1064,7 @@ export interface RawFile {
 export interface SecretPlace {
   /** What the detector found (`github-token`, `aws-access-key`, `url-password`, ...). */
   kind: string;
-  /** The store file, relative to the project's store folder (`MEMORY.md.bak`, `sessions/<id>.jsonl`, `facts.sqlite3`). */
+  /** The store file, relative to the project's store folder (`MEMORY.md.bak`, `sessions/<id>.jsonl`, `facts.sqlite3`); a secret in a note's name shows as its marker. */
   file: string;
   /** In a transcript: the session. */
   sessionId?: string | null;
@@ -1070,7 +1074,7 @@ export interface SecretPlace {
   factId?: number | null;
   /** In facts.sqlite3: the revision of that fact (older ones count: they are kept). */
   revision?: number | null;
-  /** In a Markdown file or its `.bak`: the 1-based line. */
+  /** In a Markdown file or its `.bak`: the 1-based line (none for a secret in its name). */
   line?: number | null;
 }
 

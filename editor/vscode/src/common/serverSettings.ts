@@ -31,7 +31,7 @@ export interface ProviderSettings {
   base_url: string | null;
   /** Model ID as the provider names it (`gpt-4.1`, `anthropic/claude-sonnet-4`, `llama3.1:8b`). */
   model: string;
-  /** Name of the environment variable that holds the API key (never the key itself); empty for a local server that needs no key. */
+  /** Name of the environment variable that holds the API key (never the key itself); empty for a server that needs no key. While the variable it names is unset or empty, chat answers `provider_key_missing` and nothing is sent, except that the default OPENAI_API_KEY may be unset for a server on this machine (localhost, 127.0.0.1, ::1), which is sent no key. */
   api_key_env: string;
   /** Reasoning effort sent to models that have one (`reasoning_effort`); unset sends nothing. */
   thinking: "low" | "medium" | "high" | null;

@@ -20,46 +20,64 @@ export function idsPhrase(counted: CountedIds): string {
 
 const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`;
 
-/** Every number of the doctor, in the order a person reads them. */
+/** What the "All clear" line says: no number that asks for something is above zero. */
+export const ALL_CLEAR =
+  "No fact is unverified, hidden, missing, stale, drifted, duplicated, or proposed for retirement or correction, and no note is cut from the memory injected into a chat request.";
+
+/**
+ * The doctor's numbers that have something to say, in the order a person reads them: the number
+ * of facts, then every other number above zero, and "All clear" when none of those that ask for
+ * something is. A fact no session has used yet is "not used yet", not "never used": the doctor
+ * counts a fact remembered a minute ago the same as one unused for months, and the latter is
+ * the one proposed for retirement (`proposedRetirements`, unused for retire_after_days).
+ */
 export function doctorRows(doctor: DoctorResult): HealthRow[] {
-  const counted = (label: string, value: CountedIds, meaning: string): HealthRow => ({
-    label,
-    count: value.count,
-    ids: value.ids,
-    meaning,
-    detail: idsPhrase(value),
-  });
+  // Each number with whether it asks for something (good news and plain counts do not).
+  const counted = (asks: boolean, label: string, value: CountedIds, meaning: string): [boolean, HealthRow] => [
+    asks,
+    { label, count: value.count, ids: value.ids, meaning, detail: idsPhrase(value) },
+  ];
   const { byStatus } = doctor;
   const moreGroups = doctor.duplicates.count - doctor.duplicates.groups.length;
-  const rows: HealthRow[] = [
-    { label: "Facts", count: doctor.facts, meaning: "How many facts are stored.", detail: "" },
-    counted("Valid", byStatus.valid, "Facts whose evidence validates now."),
-    counted("Retired", byStatus.retired, "Retired facts: listed and recallable, not injected; Restore Fact brings one back."),
-    counted("Unverified", byStatus.unverified, "Facts with no source reference."),
-    counted("Hidden", byStatus.hidden, "Facts whose evidence was undone, cleared or excluded by a forget."),
-    counted("Missing", byStatus.missing, "Facts whose source session is gone."),
-    counted("Stale", byStatus.stale, "Facts whose source transcript changed or is damaged."),
-    counted("Drifted anchors", doctor.drifted, "Facts with a code anchor changed or deleted."),
-    counted("All anchors deleted", doctor.anchorsDeleted, "Facts whose anchors are all deleted."),
-    {
-      label: "Duplicates",
-      count: doctor.duplicates.count,
-      meaning: "Groups of stored facts that say the same thing (stored before remembering refused duplicates): correct or forget one of each.",
-      detail: doctor.duplicates.groups.map((group) => group.map((id) => `#${id}`).join(" = ")).join("; ") + (moreGroups > 0 ? ` and ${moreGroups} more` : ""),
-    },
-    counted("Never used", doctor.neverUsed, "Facts never shown to a model, recalled by ID or found by a query."),
-    counted("Proposed retirements", doctor.proposedRetirements, "Facts unused for lecode.memory.retire_after_days: retire or keep each under Proposed retirements."),
-    counted("Proposed corrections", doctor.proposedCorrections, "Facts the latest learning's proposals would correct."),
+  const numbers: [boolean, HealthRow][] = [
+    counted(false, "Valid", byStatus.valid, "Facts whose evidence validates now."),
+    counted(false, "Retired", byStatus.retired, "Retired facts: listed and recallable, not injected; Restore Fact brings one back."),
+    counted(true, "Unverified", byStatus.unverified, "Facts with no source reference."),
+    counted(true, "Hidden", byStatus.hidden, "Facts whose evidence was undone, cleared or excluded by a forget."),
+    counted(true, "Missing", byStatus.missing, "Facts whose source session is gone."),
+    counted(true, "Stale", byStatus.stale, "Facts whose source transcript changed or is damaged."),
+    counted(true, "Drifted anchors", doctor.drifted, "Facts with a code anchor changed or deleted."),
+    counted(true, "All anchors deleted", doctor.anchorsDeleted, "Facts whose anchors are all deleted."),
+    [
+      true,
+      {
+        label: "Duplicates",
+        count: doctor.duplicates.count,
+        meaning: "Groups of stored facts that say the same thing (stored before remembering refused duplicates): correct or forget one of each.",
+        detail: doctor.duplicates.groups.map((group) => group.map((id) => `#${id}`).join(" = ")).join("; ") + (moreGroups > 0 ? ` and ${moreGroups} more` : ""),
+      },
+    ],
+    counted(
+      false,
+      "Not used yet",
+      doctor.neverUsed,
+      "Facts not yet shown to a model, recalled by ID or found by a query (a new fact is, until a session uses it). One unused for lecode.memory.retire_after_days is proposed for retirement.",
+    ),
+    counted(true, "Proposed retirements", doctor.proposedRetirements, "Facts unused for lecode.memory.retire_after_days: retire or keep each under Proposed retirements."),
+    counted(true, "Proposed corrections", doctor.proposedCorrections, "Facts the latest learning's proposals would correct."),
+    ...doctor.notes.map((note): [boolean, HealthRow] => [
+      true,
+      {
+        label: note.file,
+        count: note.cut,
+        meaning: `${note.file} against its share of the memory injected into a chat request.`,
+        detail: `${note.bytes} bytes, ${note.shown} shown, ${note.cut} cut`,
+      },
+    ]),
   ];
-  for (const note of doctor.notes) {
-    rows.push({
-      label: note.file,
-      count: note.cut,
-      meaning: `${note.file} against its share of the memory injected into a chat request.`,
-      detail: `${note.bytes} bytes, ${note.shown} shown, ${note.cut} cut`,
-    });
-  }
-  return rows;
+  const said = numbers.filter(([, row]) => (row.count ?? 0) > 0);
+  const clear = said.every(([asks]) => !asks) ? [{ label: "All clear", meaning: ALL_CLEAR, detail: "" }] : [];
+  return [{ label: "Facts", count: doctor.facts, meaning: "How many facts are stored.", detail: "" }, ...said.map(([, row]) => row), ...clear];
 }
 
 /** `12 facts · 3 duplicates · 2 to retire`: the numbers that ask for something, in short. */
@@ -71,12 +89,14 @@ export function doctorSummary(doctor: DoctorResult): string {
   add(doctor.proposedCorrections.count, "to correct");
   add(doctor.drifted.count, "drifted");
   add(doctor.byStatus.retired.count, "retired");
-  add(doctor.neverUsed.count, "never used");
   for (const note of doctor.notes.filter((share) => share.cut > 0)) {
     parts.push(`${note.file} cut by ${plural(note.cut, "byte")}`);
   }
   return parts.join(" · ");
 }
+
+/** `Stale: 2`, or the line's label alone when it counts nothing ("All clear"). */
+const rowLabel = (row: HealthRow): string => (row.count === undefined ? row.label : `${row.label}: ${row.count}`);
 
 export function healthTreeItem(node: FactNodeOf<"health">): vscode.TreeItem {
   const { doctor } = node;
@@ -91,7 +111,7 @@ export function healthTreeItem(node: FactNodeOf<"health">): vscode.TreeItem {
   }
   item.description = doctorSummary(doctor);
   item.tooltip = ["The memory doctor (lecode/memory/doctor): every number with the facts behind it.", ""]
-    .concat(doctorRows(doctor).map((row) => `${row.label}: ${row.count}${row.detail === "" ? "" : ` (${row.detail})`}`))
+    .concat(doctorRows(doctor).map((row) => `${rowLabel(row)}${row.detail === "" ? "" : ` (${row.detail})`}`))
     .join("\n");
   item.iconPath = new vscode.ThemeIcon("pulse");
   return item;
@@ -104,7 +124,7 @@ export function healthRows(node: FactNodeOf<"health">): FactNode[] {
 
 export function healthRowTreeItem(node: FactNodeOf<"healthRow">): vscode.TreeItem {
   const { row } = node;
-  const item = new vscode.TreeItem(`${row.label}: ${row.count}`, vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(rowLabel(row), vscode.TreeItemCollapsibleState.None);
   item.description = row.detail;
   item.tooltip = row.detail === "" ? row.meaning : `${row.meaning}\n${row.detail}`;
   item.contextValue = "lecode.healthRow";

@@ -28,7 +28,8 @@ export type FactNode =
 /** One number of the memory doctor, with the facts behind it. */
 export interface HealthRow {
   label: string;
-  count: number;
+  /** Absent on the "All clear" line, which counts nothing. */
+  count?: number;
   /** The fact IDs behind it (at most the doctor's first 50), when it counts facts. */
   ids?: number[];
   /** A sentence for the tooltip: what it counts. */

@@ -180,7 +180,7 @@ function showSetup(view: SetupView | undefined): void {
   for (const part of [log, form, usage.parentElement, document.querySelector("header.bar")]) {
     part?.classList.toggle("behind-setup", view !== undefined);
   }
-  setupSection.replaceChildren(...(view === undefined ? [] : [renderSetup(view, post, keep)]));
+  setupSection.replaceChildren(...(view === undefined ? [] : [renderSetup(view, post, keep, input.value.trim() !== "")]));
   if (keep !== undefined) {
     setupSection.querySelector<HTMLInputElement>("#setup-url")?.focus();
   } else if (hadFocus && (opening || view === undefined)) {
@@ -226,6 +226,29 @@ document.addEventListener("keydown", (event) => {
     stop();
   }
 });
+// Tab goes round the page's controls: past the last one (Send) to the first, and Shift+Tab back.
+// Left to itself the focus would leave the last control for the page's body, where a webview
+// keeps it and the next Tab finds nothing (the completion list, when open, takes Tab first).
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Tab" || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) {
+    return;
+  }
+  const stops = tabStops();
+  const active = document.activeElement;
+  const edge = event.shiftKey ? stops[0] : stops.at(-1);
+  if (stops.length > 0 && (active === null || active === document.body || active === edge)) {
+    event.preventDefault();
+    (event.shiftKey ? stops.at(-1) : stops[0])?.focus();
+  }
+});
+
+/** The controls Tab reaches, in the page's order: the ones shown and enabled. */
+function tabStops(): HTMLElement[] {
+  return [...document.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea, [tabindex]")].filter(
+    (node) => node.tabIndex >= 0 && !node.matches(":disabled") && node.getClientRects().length > 0,
+  );
+}
+
 // The view got the focus (opened, or clicked into): the cursor goes to the text box.
 window.addEventListener("focus", () => {
   if (document.activeElement === null || document.activeElement === document.body) {
@@ -369,6 +392,16 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
       break;
     case "focus":
       focusInput();
+      break;
+    case "draft":
+      // Before whatever was typed since: the words come back in the order they were written.
+      // Never innerHTML: the text is the person's, shown as text.
+      input.value = input.value.trim() === "" ? message.text : `${message.text}\n\n${input.value}`;
+      saveDraft();
+      showCompletions();
+      if (setup !== undefined) {
+        showSetup(setup); // it says that the message waits there
+      }
       break;
   }
 });

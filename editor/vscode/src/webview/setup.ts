@@ -31,23 +31,27 @@ const BUSY: Record<NonNullable<SetupView["busy"]>, string> = {
   saving: "Saving the choice and restarting lecode-ls…",
 };
 
-/** The set-up's elements, drawn from `view`; the URL field keeps what the person is typing. */
-export function renderSetup(view: SetupView, post: (message: PageMessage) => void, typedUrl: string | undefined): HTMLElement {
+/**
+ * The set-up's elements, drawn from `view`; the URL field keeps what the person is typing, and
+ * `draftKept` says a message of theirs waits in the chat's text box (said while no model is set).
+ *
+ * What the person acts on first comes first, within the first screen of a short side-bar view
+ * (every pane open): the servers found on this machine when there are some, else the URL field;
+ * the looking-again and the privacy sentence follow.
+ */
+export function renderSetup(view: SetupView, post: (message: PageMessage) => void, typedUrl: string | undefined, draftKept = false): HTMLElement {
   const busy = view.busy !== undefined;
   const root = element("section", "setup");
   root.setAttribute("aria-label", "Set up chat");
-  root.append(
-    element("h2", undefined, view.current ? "Change the chat model" : "Choose where chat goes"),
-    element(
-      "p",
-      "hint",
-      "lecode sends nothing anywhere until you choose. Your messages and this project's memory go to the server you pick, and nowhere else.",
-    ),
-  );
+  root.append(element("h2", undefined, view.current ? "Change the chat model" : "Choose where chat goes"));
+  if (draftKept && view.current === undefined) {
+    root.append(element("p", "hint kept", "Your message waits in the text box until a model is chosen."));
+  }
 
-  // -- on this machine
-  root.append(element("h3", undefined, "On this machine"));
-  if (view.local.length > 0) {
+  // -- on this machine: the servers found (the rest of this part comes after the URL)
+  const found = view.local.length > 0;
+  const local: HTMLElement[] = [element("h3", undefined, "On this machine")];
+  if (found) {
     const list = element("ul", "local-servers");
     for (const server of view.local) {
       const item = element("li");
@@ -62,15 +66,18 @@ export function renderSetup(view: SetupView, post: (message: PageMessage) => voi
       item.append(pick);
       list.append(item);
     }
-    root.append(list);
+    local.push(list);
   } else if (view.probed) {
     const names = LOCAL_SERVERS.map((s) => `${s.name} ${s.port}`).join(", ");
-    root.append(element("p", "hint", `No server answered on 127.0.0.1 (${names}).`));
+    local.push(element("p", "hint", `No server answered on 127.0.0.1 (${names}).`));
   }
-  root.append(button("Look again", () => post({ type: "setupProbe" }), busy, "setup-probe"));
+  local.push(button("Look again", () => post({ type: "setupProbe" }), busy, "setup-probe"));
+  if (found) {
+    root.append(...local);
+  }
 
   // -- any other server
-  root.append(element("h3", undefined, "Or an OpenAI-compatible server"));
+  root.append(element("h3", undefined, found ? "Or an OpenAI-compatible server" : "An OpenAI-compatible server"));
   const form = element("form", "setup-url");
   const url = element("input");
   url.id = "setup-url";
@@ -115,6 +122,16 @@ export function renderSetup(view: SetupView, post: (message: PageMessage) => voi
     problem.setAttribute("role", "alert");
     root.append(problem);
   }
+  if (!found) {
+    root.append(...local);
+  }
+  root.append(
+    element(
+      "p",
+      "hint",
+      "lecode sends nothing anywhere until you choose. Your messages and this project's memory go to the server you pick, and nowhere else.",
+    ),
+  );
   if (view.current !== undefined) {
     root.append(button(`Keep ${view.current.model}`, () => post({ type: "closeSetup" }), busy, "setup-close"));
   }

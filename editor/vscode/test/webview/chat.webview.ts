@@ -525,6 +525,85 @@ describe("the chat page", () => {
     expect(server.calls.some((c) => c.method === Requests.chatSend)).toBe(false);
   });
 
+  // covers P7 (issue 43, item 5): a person's words never vanish behind the set-up
+  it("gives a message typed while the server starts back to the text box when no model is chosen yet", async () => {
+    let started!: () => void;
+    const starting = new Promise<void>((resolve) => (started = resolve));
+    let configured = false;
+    const server = new FakeServer()
+      .on(Requests.providerInfo, async () => {
+        await starting;
+        return configured ? CONFIGURED : { ...CONFIGURED, configured: false, baseUrl: null };
+      })
+      .on(Requests.sessionList, () => ({ sessions: [] }));
+    const deps = chatDeps(server, APP);
+    deps.setup.fetch = async (url) =>
+      new Response(String(url).endsWith("/models") ? JSON.stringify({ data: [{ id: "gpt-4o" }] }) : JSON.stringify({ choices: [] }));
+    vi.mocked(deps.setup.save).mockImplementation(async () => {
+      configured = true;
+    });
+    const opened = await openChat(browser.context!, pages.origin, deps);
+    open.push(opened);
+    const page = opened.page;
+    await ask(page, "How do I build?");
+    await page.locator("#log article.turn").waitFor(); // "Thinking…" while the server starts
+    started();
+    await page.locator("#setup .kept", { hasText: "Your message waits in the text box" }).waitFor();
+    expect(await page.locator("#input").inputValue()).toBe("How do I build?");
+    await page.locator("#setup-url").fill("https://api.example.com/v1");
+    await page.locator("#setup-list").click();
+    await page.locator("#setup-use:not([disabled])").click();
+    await page.locator("#composer").waitFor({ state: "visible" });
+    expect(await page.locator("#input").inputValue()).toBe("How do I build?");
+    expect(await page.locator("#log article.turn").count()).toBe(0);
+    expect(server.calls.filter((c) => c.method === Requests.chatSend || c.method === Requests.sessionNew)).toEqual([]);
+  });
+
+  // covers P7 (issue 43, item 5): the keyboard reaches every control and is never stuck
+  it("takes Tab from the text box to Send and on round the page's controls, and Shift+Tab back", async () => {
+    const h = await chatPage();
+    await h.page.locator("#rename:not([disabled])").waitFor();
+    await h.page.locator("#input").focus();
+    const focused = () => h.page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id ?? "");
+    const visited: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      await h.page.keyboard.press("Tab");
+      visited.push(await focused());
+    }
+    expect(visited).toEqual(["send", "session", "provider", "rename", "delete", "new", "input", "send"]);
+    await h.page.keyboard.press("Shift+Tab");
+    await h.page.keyboard.press("Shift+Tab");
+    expect(await focused()).toBe("new");
+    await h.page.locator("#session").focus();
+    await h.page.keyboard.press("Shift+Tab");
+    expect(await focused()).toBe("send");
+  });
+
+  // covers P7 (issue 43, item 5): a short view (every pane of the side bar open) shows what to fill first
+  it("shows the set-up's first field within the first screen of a short view", async () => {
+    for (const found of [false, true]) {
+      const server = new FakeServer()
+        .on(Requests.providerInfo, () => ({ ...CONFIGURED, configured: false, baseUrl: null }))
+        .on(Requests.sessionList, () => ({ sessions: [] }));
+      const deps = chatDeps(server, APP);
+      deps.setup.fetch = async (url) => {
+        if (found && String(url).startsWith("http://127.0.0.1:11434/")) {
+          return new Response(JSON.stringify({ data: [{ id: "llama3" }] }));
+        }
+        throw new TypeError("fetch failed");
+      };
+      const opened = await openChat(browser.context!, pages.origin, deps);
+      open.push(opened);
+      const page = opened.page;
+      await page.setViewportSize({ width: 300, height: 280 });
+      await page.locator("#setup-probe:not([disabled])").waitFor();
+      const first = page.locator("#setup").locator("button.choice, #setup-url").first();
+      expect(await first.evaluate((node: { id: string; className: string }) => node.id || node.className)).toBe(found ? "choice" : "setup-url");
+      const box = await first.boundingBox();
+      expect(box!.y + box!.height).toBeLessThanOrEqual(280);
+    }
+  });
+
   it("shows a failed send as an error in place and stays usable", async () => {
     const h = await chatPage();
     await ask(h.page, "hello");
@@ -532,5 +611,15 @@ describe("the chat page", () => {
     await h.page.locator("#log article.turn.failed").waitFor();
     expect(await lastTurn(h.page).locator("[role=alert]").textContent()).toBe("provider: the API key was refused (401)");
     expect(await h.page.locator("#send").isVisible()).toBe(true);
+  });
+
+  it("puts a message a set-up problem kept from being sent back in the text box", async () => {
+    // covers I3, P7 (issue 42): a missing key is answered before anything is sent or recorded
+    const h = await chatPage();
+    await ask(h.page, "Summarise MEMORY.md");
+    const refusal = Object.assign(new Error("no API key is set, so nothing was sent"), { data: { code: "provider_key_missing" } });
+    (await h.nextSend()).reject(refusal);
+    await h.page.locator("#log article.turn.failed").waitFor();
+    await expect.poll(() => h.page.locator("#input").inputValue()).toBe("Summarise MEMORY.md");
   });
 });

@@ -21,8 +21,11 @@ Formats, as their public schemas and parsers describe them (docs/agents/transcri
 
 Hostile input: every line is bounded (MAX_LINE_BYTES), a line that is not JSON, a record of an
 unknown type or shape, a duplicate (the same uuid, or the same bytes), a sidechain (a sub-agent's
-conversation), text the agent itself put in the user's turn (Claude Code's `isMeta` records,
-Codex's `<environment_context>` and `<user_instructions>` messages: not the person's words) or a
+conversation), text the agent itself put in the user's turn (Claude Code's `isMeta` records and its
+`<system-reminder>`, `<command-...>` and local-command output blocks, Codex's
+`<environment_context>`, `<user_instructions>` and `# AGENTS.md instructions for` messages: not
+the person's words, so never evidence of their preferences; `agent_injected` tells records an
+earlier import kept) or a
 record whose `cwd` is outside the project is skipped, and each skip is
 counted with its reason (`Converted.skipped`). Nothing here raises on bad records; a file with
 no record of either format is `NotATranscript`.
@@ -35,7 +38,11 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
+
+from lecode_ls.memory.sessions import CLAUDE_OPENING, CODEX_INJECTED
+from lecode_ls.platform.paths import canonical, is_within
 
 Agent = Literal["claude-code", "codex"]
 AGENTS: tuple[Agent, ...] = ("claude-code", "codex")
@@ -43,8 +50,6 @@ MAX_LINE_BYTES = 8 * 1024 * 1024
 """A longer line (a pasted file, an image) is skipped, never decoded."""
 _CLAUDE_SKIPPED = {"summary", "system", "file-history-snapshot", "queue-operation"}
 _CODEX_SKIPPED = {"event_msg", "turn_context", "compacted"}
-# User-role messages Codex writes itself: the environment and AGENTS.md it gives the model.
-_CODEX_INJECTED = ("<environment_context>", "<user_instructions>")
 
 
 class NotATranscript(Exception):
@@ -59,6 +64,34 @@ class Converted:
     session: str | None = None  # the agent's own session ID
     cwd: str | None = None  # the folder the agent ran in (Codex: session_meta; Claude: records)
     version: str | None = None
+
+
+def without_injected(text: str) -> tuple[str, list[str]]:
+    """`text` without the blocks Claude Code writes into the user's turn, and the names of those
+    removed. Linear: each block's end is searched once, and an unclosed block runs to the end."""
+    removed: list[str] = []
+    parts: list[str] = []
+    at = 0
+    while (opening := CLAUDE_OPENING.search(text, at)) is not None:
+        tag = opening.group(1)
+        removed.append(tag)
+        parts.append(text[at : opening.start()])
+        close = text.find(f"</{tag}>", opening.end())
+        at = len(text) if close < 0 else close + len(tag) + 3
+    if not removed:
+        return text, removed
+    parts.append(text[at:])
+    return "".join(parts).strip(), removed
+
+
+def cwd_within(cwd: str, folders: list[Path]) -> bool:
+    """Whether the folder a record claims (`cwd`, text from the file) is inside one of
+    `folders`; False for text that names no path on this system: a NUL, or a lone surrogate
+    (JSON's `\\ud800`), which no file system encoding can spell."""
+    try:
+        return "\x00" not in cwd and any(is_within(canonical(cwd), f) for f in folders)
+    except (UnicodeError, ValueError, OSError):
+        return False
 
 
 def detect(lines: Iterable[bytes]) -> Agent | None:
@@ -175,7 +208,11 @@ def _claude(
     if isinstance(record.get("version"), str):
         out.version = record["version"]
     content = message.get("content")
+    if kind == "user":
+        content = _persons(content, out)
     if isinstance(content, str):
+        if not content:
+            return None  # only what Claude Code wrote into the turn (counted by _persons)
         return [_message(kind, origin, content=content)]
     if not isinstance(content, list):
         out.skipped["unknown message shape"] += 1
@@ -196,9 +233,11 @@ def _claude(
                     or json.dumps(result, ensure_ascii=False)
                 )
                 made.append(_message("tool", origin, tool_call_id=call_id, content=text))
-        parts = _text_parts(content, ("text",))
+        parts = [p for p in _text_parts(content, ("text",)) if p["text"]]
         if parts:
             made.insert(0, _message("user", origin, content=parts))
+        elif not made and any(isinstance(b, dict) and b.get("type") == "text" for b in content):
+            return None  # only what Claude Code wrote into the turn (counted by _persons)
     else:
         parts = _text_parts(content, ("text",))
         calls = [
@@ -225,6 +264,32 @@ def _claude(
         out.skipped["no text or tool call (thinking, images)"] += 1
         return None
     return made
+
+
+def _persons(content: object, out: Converted) -> object:
+    """A Claude Code user message's content without the blocks Claude Code wrote into the turn
+    (each counted in `out.skipped`): a string, or its text blocks, emptied where nothing is left."""
+    if isinstance(content, str):
+        kept, removed = without_injected(content)
+        _count_injected(removed, out)
+        return kept
+    if not isinstance(content, list):
+        return content
+    blocks: list[Any] = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str):
+                kept, removed = without_injected(text)
+                _count_injected(removed, out)
+                block = {**block, "text": kept}
+        blocks.append(block)
+    return blocks
+
+
+def _count_injected(removed: list[str], out: Converted) -> None:
+    for tag in removed:
+        out.skipped[f"<{tag}> Claude Code wrote into the user's turn (not the person's words)"] += 1
 
 
 def _codex(
@@ -269,8 +334,9 @@ def _codex(
         if not parts:
             out.skipped["no text (images)"] += 1
             return None
-        if role == "user" and parts[0]["text"].lstrip().startswith(_CODEX_INJECTED):
+        if role == "user" and parts[0]["text"].lstrip().startswith(CODEX_INJECTED):
             out.skipped["context Codex adds to the user's turn (not the person's words)"] += 1
+            # (its environment, or the project's AGENTS.md: a cloned repository's text)
             return None
         return [_message(role, origin, content=parts)]
     if item in ("function_call", "custom_tool_call", "local_shell_call"):

@@ -35,11 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from lecode_ls import platform
-from lecode_ls.agents.transcripts import MAX_LINE_BYTES, Agent, convert, detect
 from lecode_ls.errors import InvalidParams, LecodeError
 from lecode_ls.memory.files import FileLock, atomic_write, make_dirs
 from lecode_ls.memory.sessions import SessionStore
-from lecode_ls.platform.paths import canonical, is_within
+from lecode_ls.other_agents.transcripts import MAX_LINE_BYTES, Agent, convert, cwd_within, detect
+from lecode_ls.platform.paths import canonical
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ class Follower:
     # -- finding ----------------------------------------------------------------------------
 
     def within(self, cwd: str) -> bool:
-        return "\x00" not in cwd and any(is_within(canonical(cwd), f) for f in self.folders)
+        return cwd_within(cwd, self.folders)
 
     def files(self) -> list[tuple[Agent, Path]]:
         """The project's transcripts of the followed agents, newest first, at most MAX_FILES."""
@@ -125,7 +125,12 @@ class Follower:
             return False
         payload = meta.get("payload") if isinstance(meta, dict) else None
         cwd = payload.get("cwd") if isinstance(payload, dict) else None
-        return meta.get("type") == "session_meta" and isinstance(cwd, str) and self.within(cwd)
+        return (
+            isinstance(meta, dict)
+            and meta.get("type") == "session_meta"
+            and isinstance(cwd, str)
+            and self.within(cwd)
+        )
 
     # -- cursors ----------------------------------------------------------------------------
 

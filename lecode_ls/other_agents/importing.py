@@ -9,10 +9,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from lecode_ls.agents.transcripts import Agent, convert, detect
 from lecode_ls.errors import InvalidParams, NotFound
 from lecode_ls.memory.files import NotRegularFile, read_regular
-from lecode_ls.platform.paths import canonical, is_within
+from lecode_ls.other_agents.transcripts import Agent, convert, cwd_within, detect
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +59,7 @@ def _converted(
     `transcripts.convert` skips; the reasons are logged."""
 
     def within(cwd: str) -> bool:
-        return "\x00" not in cwd and any(is_within(canonical(cwd), f) for f in folders)
+        return cwd_within(cwd, folders)
 
     converted = convert(enumerate(lines, start=1), agent, path.name, within=within)
     if converted.skipped:

@@ -51,7 +51,7 @@ def read_hook_input(stream: BinaryIO) -> HookInput:
         return HookInput()
     try:
         payload: Any = json.loads(data.decode("utf-8"))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
         raise BadHookInput("the hook's input is not JSON") from None
     if not isinstance(payload, dict):
         raise BadHookInput("the hook's input is not a JSON object")

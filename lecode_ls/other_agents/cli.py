@@ -22,7 +22,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    from lecode_ls.agents.hooks import FORMATS
+    from lecode_ls.other_agents.hooks import FORMATS
 
     parser = _Parser(
         prog="lecode-ls context",
@@ -44,8 +44,8 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(
         level=args.log_level, stream=sys.stderr, format="lecode-ls context: %(message)s"
     )
-    log = logging.getLogger("lecode_ls.agents")
-    from lecode_ls.agents.hooks import BadHookInput, HookInput, read_hook_input, render
+    log = logging.getLogger("lecode_ls.other_agents")
+    from lecode_ls.other_agents.hooks import BadHookInput, HookInput, read_hook_input, render
 
     hook = HookInput()
     if args.prompt is None:
@@ -59,8 +59,8 @@ def main(argv: list[str]) -> int:
     folder = Path(args.cwd or hook.cwd or Path.cwd())
 
     try:
-        from lecode_ls.agents.context import agent_context
         from lecode_ls.memory.project import config_dir
+        from lecode_ls.other_agents.context import agent_context
 
         # A session's start gets the project's instruction files too; a prompt only the
         # memory (the agent keeps what its session started with).
@@ -89,10 +89,10 @@ def import_main(argv: list[str]) -> int:
     parser.add_argument("--title", help="the new session's title")
     args = parser.parse_args(argv)
     logging.basicConfig(level="INFO", stream=sys.stderr, format="lecode-ls import: %(message)s")
-    from lecode_ls.agents.importing import read_import_file
     from lecode_ls.config import Settings
     from lecode_ls.errors import LecodeError
     from lecode_ls.memory.project import config_dir
+    from lecode_ls.other_agents.importing import read_import_file
     from lecode_ls.platform.paths import canonical
     from lecode_ls.runtime import Runtimes
 
