@@ -1,6 +1,7 @@
 """The provider's prompt cache against lecode-ls's prompt layout, measured on llama-server.
 
     scripts/test-live --collect-only -q   # once: fetches the model and builds llama-server
+    # (LECODE_LIVE_MODELS="0.5b 1.5b" fetches the 1.5B too: qwen2.5-coder-1.5b-instruct-q4.gguf)
     LECODE_LLAMA_SERVER=~/.cache/lecode-live/build/bin/llama-server \\
     LECODE_LIVE_MODEL=~/.cache/lecode-live/models/qwen2.5-coder-0.5b-instruct-q4.gguf \\
         uv run python -m bench.prompt_cache [--repeats 3] [--tree NAME=DIR ...]

@@ -7,6 +7,12 @@ tool_choice "auto"; "required" did not help the 1.5B model either). llama-server
 tool-call parser from the template (`--chat-template-file`), so the same template with the fence
 in place of the tags makes it parse what these models write: 4 of 4 requests became structured calls. The template is read
 from the GGUF file and rewritten here; a rewrite that does not apply fails loudly.
+
+The two models' templates differ in one place: the 1.5B's writes the instruction's example call
+with doubled braces. It sits in a Jinja string literal, where braces are plain text, so the 1.5B
+model is shown `{{"name": <function-name>, ...}}`, which is not JSON. Both forms become the
+same fenced example with single braces: the two rewritten templates are the same text
+(tests/unit/test_live_template.py checks it on copies of both, in tests/live/chat_templates).
 """
 
 from __future__ import annotations
@@ -18,15 +24,21 @@ from typing import BinaryIO
 _SCALARS = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
 _STRING, _ARRAY = 8, 9
 
-REWRITES = (
+_EXAMPLE = '\\"name\\": <function-name>, \\"arguments\\": <args-json-object>'
+_TAGGED = (
+    "within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{open}"
+    + _EXAMPLE
+    + "{close}\\n</tool_call>"
+)
+
+REWRITES: tuple[tuple[tuple[str, ...], str], ...] = (
+    # (the forms a template may have, the text that replaces whichever it has)
     (
-        'within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\"name\\": <function-name>, '
-        '\\"arguments\\": <args-json-object>}\\n</tool_call>',
-        'in one ```json fenced block:\\n```json\\n{\\"name\\": <function-name>, '
-        '\\"arguments\\": <args-json-object>}\\n```',
+        (_TAGGED.format(open="{", close="}"), _TAGGED.format(open="{{", close="}}")),
+        "in one ```json fenced block:\\n```json\\n{" + _EXAMPLE + "}\\n```",
     ),
-    ("""'\\n<tool_call>\\n{"name": "'""", """'\\n```json\\n{"name": "'"""),
-    ("""'}\\n</tool_call>'""", """'}\\n```'"""),
+    (("""'\\n<tool_call>\\n{"name": "'""",), """'\\n```json\\n{"name": "'"""),
+    (("""'}\\n</tool_call>'""",), """'}\\n```'"""),
 )
 
 
@@ -64,13 +76,18 @@ def chat_template(model: Path) -> str:
     raise ValueError(f"{model} has no chat template")
 
 
+def fenced(template: str) -> str:
+    """`template` with its tool calls written as fenced JSON; ValueError if a rewrite finds nothing."""
+    for olds, new in REWRITES:
+        old = next((o for o in olds if o in template), None)
+        if old is None:
+            raise ValueError(f"the chat template has no {olds[0]!r} to rewrite")
+        template = template.replace(old, new)
+    return template
+
+
 def fenced_template(model: Path, folder: Path) -> Path:
     """The model's template with fenced tool calls, written to `folder`."""
-    text = chat_template(model)
-    for old, new in REWRITES:
-        if old not in text:
-            raise ValueError(f"the chat template has no {old!r} to rewrite")
-        text = text.replace(old, new)
-    path = folder / "fenced-tool-calls.jinja"
-    path.write_text(text, encoding="utf-8")
+    path = folder / f"{model.stem}.fenced-tool-calls.jinja"
+    path.write_text(fenced(chat_template(model)), encoding="utf-8")
     return path
