@@ -65,7 +65,10 @@ describe("the chat with no provider configured", () => {
     await setupWhen((v) => v.probed);
     const sent = view.posted.length;
     view.receive({ type: "send", text: "How do I build?" });
-    await setupWhen(() => true, sent);
+    // The message goes back to the text box (issue 43: a person's words never vanish), and the
+    // set-up, shown already, stays.
+    await view.postedWhen((m) => isMessage("draft")(m) && m.text === "How do I build?", sent);
+    expect(view.posted.filter((m) => isMessage("setup")(m)).at(-1)).toMatchObject({ view: { probed: true } });
     expect(view.posted.slice(sent).filter((m) => isMessage("entry")(m))).toEqual([]);
     expect(host.statusBar[0]).toMatchObject({ text: "$(comment-discussion) lecode: choose a model", command: "lecode.setUpChat" });
     expect(model.seen).toEqual([]);
