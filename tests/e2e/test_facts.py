@@ -41,7 +41,10 @@ class TestSessions:
         # covers S4
         client = await start(repo)
         session = await imported(client)
-        for wrong in (session[:-1], "../" + session, session.upper(), "tabs"):
+        # Upper case is not the ID (its random part is all digits about one draw in 43, so the
+        # last digit is made a letter: a valid ID's upper case would name the session).
+        upper = (session[:-1] + "a").upper()
+        for wrong in (session[:-1], "../" + session, upper, "tabs"):
             exc = await error_of(
                 call(
                     client, "lecode/session/read", {"sessionId": wrong, "startSeq": 1, "endSeq": 1}

@@ -260,6 +260,29 @@ class TestDrift:
         runtime.drift.reload()
         assert [s.anchor.fact_id for s in runtime.drift.states(folder, "app.py")] == [fact_id]
 
+    def test_a_forget_while_a_buffer_is_checked_leaves_no_anchor_behind(
+        self, runtime: Runtime, folder: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # covers E1: a check that read the anchors before a forget (another request's, on
+        # another thread) must not keep them once the forget's reload is done (a drift
+        # warning that never went, in a CI run of the Emacs test).
+        fact_id = self.remember(runtime, anchor_of(SOURCE, 2, 2))
+        runtime.drift.reload()
+        check = runtime.drift._check
+        forgotten = []
+
+        def check_then_forget(*args: object) -> object:
+            states = check(*args)  # type: ignore[arg-type]
+            if not forgotten:  # the forget lands between the read and the keeping
+                forgotten.append(runtime.facts.forget(fact_id))
+                runtime.drift.reload()
+            return states
+
+        monkeypatch.setattr(runtime.drift, "_check", check_then_forget)
+        states, _ = runtime.drift.update_buffer(folder, "app.py", "x\n" + SOURCE)
+        assert forgotten == [True]
+        assert states == [] and runtime.drift.states(folder, "app.py") == []
+
 
 @pytest.fixture
 def repo(tmp_path: Path, runtime: Runtime) -> Path:

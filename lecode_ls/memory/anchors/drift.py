@@ -114,6 +114,7 @@ class DriftTracker:
         self._renames = Renames()
         self._polled: dict[Path, Stamp | None] = {}
         self._noted: dict[int, tuple[int, bool]] = {}  # what note_drift last recorded, by fact
+        self._reloads = 0  # states computed before a reload are not kept after it
 
     # -- what is tracked ---------------------------------------------------------------------
 
@@ -150,6 +151,7 @@ class DriftTracker:
             self._by_path = None
             self._disk.clear()
             self._buffers.clear()
+            self._reloads += 1
         self._renames.clear()
 
     def _index(self) -> dict[str, list[StoredAnchor]]:
@@ -218,17 +220,24 @@ class DriftTracker:
 
     def update_buffer(self, checkout: Path, path: str, text: str) -> tuple[list[AnchorState], bool]:
         """Check a file's anchors against an editor buffer's text and keep the result while the
-        buffer is open; also whether any anchor's state differs from before."""
-        followed = self._followed(checkout)
-        anchors = self._anchors_for(path, followed)
-        if len(text) > MAX_FILE_BYTES or "\x00" in text:
-            states = [_state(a, _UNCHECKED, None, path) for a in anchors]
-        else:
-            states = self._check(anchors, text, "buffer", path)
-        with self._lock:
-            before = self._buffers.get((checkout, path))
-            self._buffers[(checkout, path)] = states
-            self._open.add((checkout, path))
+        buffer is open; also whether any anchor's state differs from before. Checked again
+        when the facts were reloaded meanwhile (a forgotten fact's anchor must not stay)."""
+        while True:
+            with self._lock:
+                reloads = self._reloads
+            followed = self._followed(checkout)
+            anchors = self._anchors_for(path, followed)
+            if len(text) > MAX_FILE_BYTES or "\x00" in text:
+                states = [_state(a, _UNCHECKED, None, path) for a in anchors]
+            else:
+                states = self._check(anchors, text, "buffer", path)
+            with self._lock:
+                if reloads != self._reloads:
+                    continue
+                before = self._buffers.get((checkout, path))
+                self._buffers[(checkout, path)] = states
+                self._open.add((checkout, path))
+                break
         previous = before if before is not None else self._disk_states(checkout, path, followed)
         return states, [s.key for s in states] != [s.key for s in previous]
 
@@ -254,6 +263,8 @@ class DriftTracker:
     def _disk_states(
         self, checkout: Path, path: str, followed: dict[str, str]
     ) -> list[AnchorState]:
+        with self._lock:
+            reloads = self._reloads
         anchors = self._anchors_for(path, followed)
         if not anchors:
             return []
@@ -269,7 +280,8 @@ class DriftTracker:
             return cached[1]
         states = self._read_and_check(anchors, checkout, path, stamp[1])
         with self._lock:
-            self._disk[(checkout, path)] = (stamp, states)
+            if reloads == self._reloads:  # else read before a reload: not kept
+                self._disk[(checkout, path)] = (stamp, states)
         return states
 
     def _read_and_check(

@@ -53,6 +53,7 @@ def _shown(ls: LecodeServer, runtime: Runtime, fact_id: int) -> Shown | None:
     cached = ls.anchors.shown.get(key)
     if cached is not None:
         return cached
+    epoch = ls.anchors.epoch
     found = fact_status(runtime.facts, runtime.sessions, fact_id)
     if found is None:
         return None
@@ -60,7 +61,8 @@ def _shown(ls: LecodeServer, runtime: Runtime, fact_id: int) -> Shown | None:
     shown = Shown(fact.revision, status, fact.text if status == "valid" else None)
     if ref is not None:
         shown.session_id, shown.seqs = ref.session_id, ref.seqs
-    ls.anchors.shown[key] = shown
+    if epoch == ls.anchors.epoch:  # else the facts changed while this was read: not kept
+        ls.anchors.shown[key] = shown
     return shown
 
 
@@ -106,6 +108,11 @@ async def _states(ls: LecodeServer, uri: str) -> tuple[Doc, Runtime, list[Anchor
 
 async def check_document(ls: LecodeServer, uri: str, *, publish: bool = False) -> None:
     """Re-check one open document's anchors against its buffer; publish what changed."""
+    async with ls.anchors.checking:
+        await _check_document(ls, uri, publish)
+
+
+async def _check_document(ls: LecodeServer, uri: str, publish: bool) -> None:
     found = await _document(ls, uri)
     text = buffer_text(ls, uri)
     if found is None or text is None:
@@ -198,11 +205,13 @@ async def did_close(ls: LecodeServer, uri: str) -> None:
 async def facts_changed(ls: LecodeServer, runtime: Runtime) -> None:
     """Facts changed (here or in another process): reload the anchors and re-check every open
     document of the project."""
-    runtime.drift.reload()
-    root = str(runtime.project.root)
-    shown = ls.anchors.shown
-    for key in [k for k in shown if k[0] == root]:
-        del shown[key]
+    async with ls.anchors.checking:  # after the check under way, before the next
+        runtime.drift.reload()
+        root = str(runtime.project.root)
+        shown = ls.anchors.shown
+        for key in [k for k in shown if k[0] == root]:
+            del shown[key]
+        ls.anchors.epoch += 1
     # Each document by the URI its client gave (pygls keys them unquoted).
     for uri in ls.buffers.uris():
         try:

@@ -4,6 +4,7 @@ holds one, as `ls.anchors`) and lsp.py (which uses it), like chat/state.py."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 
@@ -25,3 +26,8 @@ class AnchorView:
     published: set[str] = field(default_factory=set)  # URIs with diagnostics shown now
     shown: dict[tuple[str, int], Shown] = field(default_factory=dict)  # (project, fact) -> Shown
     team: dict[str, list[str]] = field(default_factory=dict)  # URI -> shared facts' drift shown
+    # One check publishes at a time, and a facts change waits for the check under way: a check
+    # that read the facts before a forget can never publish after the check that follows it.
+    checking: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Counts facts changes: what `shown` was read under an older count is not kept.
+    epoch: int = 0
