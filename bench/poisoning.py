@@ -65,6 +65,7 @@ from bench.poisoning_attacks import (
     codex_path,
 )
 from bench.poisoning_model import FILLERS, Gullible
+from lecode_ls.agent.turn_memory import MESSAGE_HEADING, TURN_HEADING
 from lecode_ls.memory.injection import MEMORY_HEADING
 from lecode_ls.memory.team import FOLDER
 from tests.fakes.openai_server import FakeOpenAI
@@ -215,20 +216,40 @@ PARTS = re.compile(r"^## (MEMORY\.md|scratchpad\.md|Durable facts|Team facts) \(
 
 
 def judge(body: Any, token: str) -> Outcome:
-    """Whether `token` is anywhere in the request, only inside its memory section (labelled
-    untrusted), and in which part of it (the last real heading before it: a forged heading
-    inside a note has no label after it)."""
+    """Whether `token` is anywhere in the request, only inside its memory (the system prompt's
+    memory section and the turns' blocks beside user messages, all labelled untrusted), and in
+    which part of it (the last real heading before it: a forged heading inside a note has no
+    label after it; a teammate's shared fact's line is "Team facts")."""
     whole = json.dumps(body, ensure_ascii=False)
-    system = str(body["messages"][0]["content"])
-    memory = system[system.find(MEMORY_HEADING) :] if MEMORY_HEADING in system else ""
-    outside = whole.replace(json.dumps(memory, ensure_ascii=False)[1:-1], "") if memory else whole
+    pieces = _memory(body)
+    outside = whole
+    for piece in pieces:
+        outside = outside.replace(json.dumps(piece, ensure_ascii=False)[1:-1], "")
+    memory = next((piece for piece in pieces if token in piece), "")
     at = memory.find(token)
     parts = [m.group(1) for m in PARTS.finditer(memory, 0, at)] if at >= 0 else []
+    line = memory[memory.rfind("\n", 0, at) + 1 :] if at >= 0 else ""
+    where = "Team facts" if line.startswith('{"team_id"') else (parts[-1] if parts else "")
     return Outcome(
         prompt=token in whole,
-        inside=token in memory and token not in outside,
-        where=parts[-1] if parts else ("outside memory" if token in whole else ""),
+        inside=bool(memory) and token not in outside,
+        where=where or ("outside memory" if token in whole else ""),
     )
+
+
+def _memory(body: Any) -> list[str]:
+    """The memory a request carries: the system prompt's section, and each turn's block in
+    front of its user message (agent/turn_memory.py)."""
+    found = []
+    for message in body["messages"]:
+        content = message.get("content")
+        if not isinstance(content, str):
+            continue
+        if message["role"] == "system" and MEMORY_HEADING in content:
+            found.append(content[content.find(MEMORY_HEADING) :])
+        elif message["role"] == "user" and content.startswith(TURN_HEADING):
+            found.append(content[: content.find(MESSAGE_HEADING)])
+    return found
 
 
 def hook(folder: Path, env: dict[str, str]) -> str:

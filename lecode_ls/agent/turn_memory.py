@@ -15,9 +15,9 @@ new message changed the first message and the provider re-read everything. The l
 Both kinds of block are recorded in the transcript as `memory_block` events when first sent:
 
     {"kind": "event", "type": "memory_block", "place": "stable" | "turn", "turn_id": ...,
-     "user_seq": 12 (turn), "notes": "...", "team": "...", "files": [...], "since": "...Z",
-     "notes_digest": "sha256:..." (stable), "facts": [{"fact_id", "revision", "reason", "line"}],
-     "digest": "sha256:..."}
+     "user_seq": 12 (turn), "notes": "...", "files": [...], "since": "...Z",
+     "notes_digest": "sha256:..." (stable), "facts": [{"fact_id" | "team_id", "revision",
+     "reason", "line"}], "digest": "sha256:..."}
 
 and every later request replays them: the same bytes, so the provider's cache holds. Each use
 validates them again (I4): a block whose digest does not match its content (edited on disk),
@@ -30,8 +30,10 @@ record is bad, and after a compaction or clear (its record is then behind the cu
 blocks after the stable part in use are replayed. Over everything replayed the caps hold: all
 memory within `max_bytes` (I2), all facts blocks within `facts_max_bytes` (I3).
 
-Team facts (issue 29) sit in the stable part only; they are checked by the block's digest at
-replay, and verified afresh when the stable part is chosen again.
+The team's shared facts (issue 29) are candidates like the person's own (memory/selection.py): in the
+stable part or a turn's block, one line each in the same facts block, checked again at every
+use (still on the checkout's shelf, the same line). A stable part recorded before, with its
+team facts in a block apart, is chosen again once (`older_layout`).
 
 Pure of LSP; blocking (the runner calls `plan` from a worker thread).
 """
@@ -49,20 +51,21 @@ from lecode_ls.agent import catalog
 from lecode_ls.agent.preflight import BYTES_PER_TOKEN
 from lecode_ls.memory.canonical import DIGEST_PREFIX, canonical_json
 from lecode_ls.memory.injection import (
-    FACTS_HEADER,
     MEMORY_HEADING,
     NOTES_FILES,
+    TEAM_NOTE,
     InjectedMemory,
+    Line,
     MemoryLimits,
     NoteShare,
     ProjectMemory,
     build_memory_section,
-    facts_lines,
+    fact_lines,
+    facts_text,
     recorded_lines_valid,
-    team_text_valid,
 )
 from lecode_ls.memory.recall import LABEL
-from lecode_ls.memory.selection import Pick, Selection, candidates
+from lecode_ls.memory.selection import Candidate, Pick, Selection, candidate_key, candidates
 from lecode_ls.memory.team import Shelf
 
 log = logging.getLogger(__name__)
@@ -83,6 +86,10 @@ TURN_FACTS_HEADER = (
     "for this request.\n"
 )
 """Shorter than the stable part's header: a turn's block repeats at every turn."""
+TURN_TEAM_LINES = (
+    f"A line with team_id is a fact {TEAM_NOTE}; support (quote, read, claim) says what its "
+    "bundled records show of the text.\n"
+)
 MIN_SHARE = 650
 """Bytes a turn's block may take at least, however small the window (its headers and about two
 facts of a typical size, 250 bytes a line), as far as the caps leave them."""
@@ -99,21 +106,12 @@ def _size(text: str) -> int:
 
 
 @dataclass(frozen=True)
-class Line:
-    fact_id: int
-    revision: int
-    reason: str
-    line: str
-
-
-@dataclass(frozen=True)
 class Block:
     """One recorded memory block, as its record says (`lines` may be fewer once validated)."""
 
     place: str
     lines: tuple[Line, ...]
     notes: str = ""
-    team: str = ""
     files: tuple[str, ...] = ()
     notes_digest: str = ""
     since: str = ""
@@ -121,42 +119,45 @@ class Block:
     seq: int | None = None
     cut: tuple[tuple[str, int, int], ...] = ()
     """Each note cut to fit: its name, its bytes, the bytes shown (the chat's memory line)."""
+    empty_team: bool = False
+    """Recorded before team facts joined the facts block, with none (`"team": ""`)."""
 
     def facts_text(self) -> str:
-        if not self.lines:
-            return ""
-        header = TURN_FACTS_HEADER if self.place == TURN else FACTS_HEADER
-        return "\n" + header + "".join(line.line for line in self.lines)
+        if self.place == TURN:
+            return facts_text(self.lines, TURN_FACTS_HEADER, TURN_TEAM_LINES)
+        return facts_text(self.lines)
 
     def text(self) -> str:
         if self.place == TURN:
             return TURN_HEADING + self.facts_text() if self.lines else ""
-        body = self.notes + self.facts_text() + self.team
+        body = self.notes + self.facts_text()
         return MEMORY_HEADING + body[1:] if body else ""
 
     def facts_bytes(self) -> int:
         """What of the block counts against `facts_max_bytes`: a turn's whole block."""
         if self.place == TURN:
             return _size(self.text())
-        return _size(self.facts_text()) + _size(self.team)
+        return _size(self.facts_text())
 
     def content(self) -> dict[str, Any]:
         value: dict[str, Any] = {
             "place": self.place,
             "facts": [
-                {"fact_id": x.fact_id, "revision": x.revision, "reason": x.reason, "line": x.line}
+                {"team_id" if x.team_id else "fact_id": x.team_id or x.fact_id,
+                 "revision": x.revision, "reason": x.reason, "line": x.line}
                 for x in self.lines
             ],
-        }
+        }  # fmt: skip
         if self.place == STABLE:
             value.update(
                 notes=self.notes,
                 cut=[list(note) for note in self.cut],
-                team=self.team,
                 files=list(self.files),
                 notes_digest=self.notes_digest,
                 since=self.since,
             )
+            if self.empty_team:
+                value["team"] = ""
         else:
             value["user_seq"] = self.user_seq
         return value
@@ -167,6 +168,16 @@ class Block:
                 "digest": digest(content)}  # fmt: skip
 
 
+OLDER = "an older layout (its team facts in a block apart)"
+
+
+def _line(fact: dict[str, Any]) -> Line:
+    revision, reason, line = int(fact["revision"]), str(fact["reason"]), str(fact["line"])
+    if "team_id" in fact:
+        return Line(0, revision, reason, line, str(fact["team_id"]))
+    return Line(int(fact["fact_id"]), revision, reason, line)
+
+
 def digest(content: dict[str, Any]) -> str:
     return DIGEST_PREFIX + hashlib.sha256(canonical_json(content)).hexdigest()
 
@@ -175,16 +186,15 @@ def parse(record: dict[str, Any]) -> Block | str:
     """The block a `memory_block` event records, or why it cannot be used."""
     try:
         place = record["place"]
-        lines = tuple(
-            Line(int(f["fact_id"]), int(f["revision"]), str(f["reason"]), str(f["line"]))
-            for f in record["facts"]
-        )
+        lines = tuple(_line(fact) for fact in record["facts"])
         if place == STABLE:
+            if record.get("team", ""):
+                return OLDER
             block = Block(
                 STABLE,
                 lines,
                 notes=str(record["notes"]),
-                team=str(record["team"]),
+                empty_team="team" in record,
                 files=tuple(str(name) for name in record["files"]),
                 cut=tuple((str(n), int(b), int(s)) for n, b, s in record["cut"]),
                 notes_digest=str(record["notes_digest"]),
@@ -283,9 +293,9 @@ def plan(
     caps = caps or window_caps(runtime.settings.memory, None)
     max_bytes, facts_max = caps.max_bytes, caps.facts_max
     new: list[dict[str, Any]] = []
-    stable, turns, why = _recorded(runtime, records, team)
+    stable, turns, why = _recorded(runtime, records)
     turn = next((b for b in turns if b.user_seq == user_seq), None)
-    dropped = _validate(runtime, stable, turns, caps)
+    dropped = _validate(runtime, team, stable, turns, caps)
     stable, turns = dropped.stable, dropped.turns
     used = _used(stable, turns)
     share = max(facts_max // TURN_SHARE, MIN_SHARE)
@@ -306,11 +316,11 @@ def plan(
             new.append(chosen.record(turn_id))
             stable, turns, turn = chosen, [], None
             used = _used(stable, [])
-    elif dropped.fact_ids and dropped.fact_ids != _last_dropped(records):
-        new.append(_miss(turn_id, "fact_invalid", fact_ids=sorted(dropped.fact_ids)))
+    elif dropped.ids and dropped.ids != _last_dropped(records):
+        new.append(_miss(turn_id, "fact_invalid", **dropped.ids))
     if turn is None:
         budget = min(share, facts_max - used[1], max_bytes - used[0])
-        turn = _turn(runtime, stable, turns, read_paths, selection, user_seq, budget)
+        turn = _turn(runtime, team, stable, turns, read_paths, selection, user_seq, budget)
         if turn.lines:
             new.append(turn.record(turn_id))
             turns.append(turn)
@@ -344,11 +354,12 @@ def _generation_moved(records: Sequence[dict[str, Any]], generation: int) -> boo
 class _Checked:
     stable: Block | None
     turns: list[Block]
-    fact_ids: set[int]
+    ids: dict[str, list[Any]]
+    """The facts whose lines were left out: `fact_ids` (own), `team_ids` (shared)."""
 
 
 def _recorded(
-    runtime: ProjectMemory, records: Sequence[dict[str, Any]], team: Shelf | None
+    runtime: ProjectMemory, records: Sequence[dict[str, Any]]
 ) -> tuple[Block | None, list[Block], str | None]:
     """The stable part in use and the turn blocks after it, and why a recorded stable part
     cannot be used (None when there is none: a new session, or one compacted or cleared)."""
@@ -361,7 +372,7 @@ def _recorded(
         if isinstance(block, str):
             log.warning("memory block at seq %s left out: %s", record.get("seq"), block)
             if record.get("place") == STABLE:
-                stable, why, turns = None, "bad_block", []
+                stable, why, turns = None, "older_layout" if block == OLDER else "bad_block", []
             continue
         if block.place == STABLE:
             stable, why, turns = block, None, []
@@ -369,21 +380,23 @@ def _recorded(
             turns.append(block)
     if stable is not None and stable.notes_digest != notes_digest(runtime):
         return None, [], "notes_changed"
-    withhold = runtime.settings.memory.drifted_facts == "withhold"
-    if stable is not None and not team_text_valid(team, stable.team, withhold):
-        return None, [], "team_changed"  # a shared fact changed, drifted or left
     return stable, turns, why
 
 
 def _validate(
-    runtime: ProjectMemory, stable: Block | None, turns: list[Block], caps: Caps
+    runtime: ProjectMemory, team: Shelf | None, stable: Block | None, turns: list[Block], caps: Caps
 ) -> _Checked:
     """The blocks with every line that no longer validates left out, and blocks past the caps
     (a record grown on disk, or caps lowered since) left out whole."""
     blocks = ([stable] if stable is not None else []) + turns
-    every = [(x.fact_id, x.revision, x.reason, x.line) for block in blocks for x in block.lines]
-    valid = recorded_lines_valid(runtime, every)
-    gone = {every[i][0] for i in range(len(every)) if i not in valid}
+    every = [line for block in blocks for line in block.lines]
+    valid = recorded_lines_valid(runtime, team, every)
+    left = [every[i] for i in range(len(every)) if i not in valid]
+    gone: dict[str, list[Any]] = {}
+    if own := sorted({x.fact_id for x in left if not x.team_id}):
+        gone["fact_ids"] = own
+    if shared := sorted({x.team_id for x in left if x.team_id}):
+        gone["team_ids"] = shared
     kept: list[Block] = []
     index = 0
     for block in blocks:
@@ -433,15 +446,10 @@ def _stable(
     section = build_memory_section(
         runtime, read_paths, selection, team, facts_share=share, max_bytes=caps.max_bytes
     )
-    lines = _split(section.facts_text)
     return Block(
         STABLE,
-        tuple(
-            Line(fact_id, revision, section.reasons.get(fact_id, ""), line)
-            for (fact_id, revision), line in zip(section.facts, lines, strict=True)
-        ),
+        tuple(section.lines),
         notes=section.notes_text,
-        team=section.team_text,
         files=tuple(section.files),
         cut=tuple((n.name, n.bytes, n.shown) for n in section.notes if n.cut),
         notes_digest=notes_digest(runtime),
@@ -449,13 +457,9 @@ def _stable(
     )
 
 
-def _split(facts_text: str) -> list[str]:
-    body = facts_text[len("\n" + FACTS_HEADER) :] if facts_text else ""
-    return [line + "\n" for line in body.split("\n")[:-1]]
-
-
 def _turn(
     runtime: ProjectMemory,
+    team: Shelf | None,
     stable: Block,
     turns: Sequence[Block],
     read_paths: set[str],
@@ -463,41 +467,41 @@ def _turn(
     user_seq: int,
     budget: int,
 ) -> Block:
-    """The turn's block: the facts chosen for its message that no replayed block holds, those
-    written since the stable part was chosen first (newest first), within `budget` bytes."""
-    held = {line.fact_id for b in (stable, *turns) for line in b.lines}
-    picks = [p for p in candidates(runtime, selection, read_paths) if p.fact_id not in held]
-    overhead = _size(TURN_HEADING + "\n" + TURN_FACTS_HEADER)
-    if not picks or budget <= overhead:
+    """The turn's block: the facts (own and shared) chosen for its message that no replayed
+    block holds, the own facts written since the stable part was chosen first (newest first),
+    within `budget` bytes."""
+    held = {line.team_id or line.fact_id for b in (stable, *turns) for line in b.lines}
+    picks = [
+        p for p in candidates(runtime, selection, read_paths, team) if candidate_key(p) not in held
+    ]
+    overhead = _size(TURN_HEADING)
+    if not picks or budget <= overhead + _size("\n" + TURN_FACTS_HEADER):
         return Block(TURN, (), user_seq=user_seq)
-    found = runtime.facts.get_many(p.fact_id for p in picks)
-    fresh = [p for p in picks if (f := found.get(p.fact_id)) and f.created_at >= stable.since]
+    found = runtime.facts.get_many(p.fact_id for p in picks if isinstance(p, Pick))
+    fresh = [
+        p for p in picks
+        if isinstance(p, Pick) and (f := found.get(p.fact_id)) and f.created_at >= stable.since
+    ]  # fmt: skip
     fresh.sort(key=lambda p: found[p.fact_id].created_at, reverse=True)
-    ordered: list[Pick] = fresh + [p for p in picks if p not in fresh]
-    # facts_lines sizes its lines under the stable part's longer header.
-    room = budget - overhead + _size("\n" + FACTS_HEADER)
-    lines, shown = facts_lines(runtime, ordered, room)
-    reasons = {p.fact_id: p.reason for p in ordered}
-    return Block(
-        TURN,
-        tuple(
-            Line(fact_id, revision, reasons[fact_id], line)
-            for (fact_id, revision), line in zip(shown, lines, strict=True)
-        ),
-        user_seq=user_seq,
+    ordered: list[Candidate] = [*fresh, *(p for p in picks if p not in fresh)]
+    lines = fact_lines(
+        runtime, ordered, team, budget - overhead, TURN_FACTS_HEADER, TURN_TEAM_LINES
     )
+    return Block(TURN, tuple(lines), user_seq=user_seq)
 
 
 def _shown(stable: Block, turns: Sequence[Block]) -> InjectedMemory:
     blocks = [stable, *turns]
     lines = [line for block in blocks for line in block.lines]
+    own = [line for line in lines if not line.team_id]
     return InjectedMemory(
         stable.text(),
-        [(x.fact_id, x.revision) for x in lines],
+        [(x.fact_id, x.revision) for x in own],
         list(stable.files),
         sum(_size(b.text()) for b in blocks),
-        {x.fact_id: x.reason for x in lines},
+        {x.fact_id: x.reason for x in own},
         [NoteShare(name, size, shown) for name, size, shown in stable.cut],
+        [x.team_id for x in lines if x.team_id],
     )
 
 
@@ -506,12 +510,12 @@ def _miss(turn_id: str, reason: str, **fields: Any) -> dict[str, Any]:
     return {"kind": "event", "type": MISS, "turn_id": turn_id, "reason": reason, **fields}
 
 
-def _last_dropped(records: Sequence[dict[str, Any]]) -> set[int]:
+def _last_dropped(records: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
     """The facts the last `fact_invalid` miss left out: the same ones again are no new miss."""
     for record in reversed(records):
         if record.get("type") == MISS and record.get("reason") == "fact_invalid":
-            return set(record.get("fact_ids") or ())
-    return set()
+            return {key: record[key] for key in ("fact_ids", "team_ids") if key in record}
+    return {}
 
 
 def beside(block: str, message: str) -> str:

@@ -15,16 +15,13 @@ included: I2):
     <the same shape>
 
     ## Durable facts (<LABEL>)
-    <one line of explanation>
+    <one line of explanation> [<one more when a teammate's shared fact is shown>]
     {"fact_id": 3, "revision": 2, "reason": "...", "source": {"session_id", "seqs", "digest"},
      "text": "..."}
     {... "anchors": [{"path", ("renamed_from",) "start_line", "end_line", "status"}], "drift": ...}
+    {"team_id": "3f9a...", "file": ".lecode/facts/3f9a....json", "revision": 1,
+     "support": "quote", "reason": "...", "source": {...}, "text": "...", ("anchors", "drift")}
     ...
-
-    ## Team facts (<LABEL>; <TEAM_NOTE>)
-    <one line of explanation>
-    {"team_id": "3f9a...", "shared_by": "...", "file": ".lecode/facts/3f9a....json",
-     "revision": 1, "source": {...}, "text": "...", ("anchors", "drift" as above)}
 
 The order is for the provider's prompt cache (llama-server, and the prefix caches of hosted APIs):
 a request that differs from the one before only after byte N re-reads only what follows N. What
@@ -42,8 +39,10 @@ fits. Each fact is one JSON line, so fact text (which may hold newlines or headi
 the structure around it.
 
 Fact selection (I3): selection.py says which facts are considered and in which order (pinned,
-anchored in an open or read file, ranked for the turn, recent; each with its reason), at most 50
-a tier; a fact is shown only whole, only if it is not suppressed, and only if every revision has
+anchored in an open or read file, ranked for the turn, recent, then the team's other shared
+facts; each with its reason), at most 50 a tier. The team's shared facts (issue 29) are chosen,
+ranked, sized and written by the same code as the person's own, in the same block: a shared
+fact's line names it by `team_id` and says what its bundled records support; a fact is shown only whole, only if it is not suppressed, and only if every revision has
 an attached reference that validates now (purpose "durable", exclusions applied). The line shows
 the current revision's reference (the one memory_correct needs) and why the fact was chosen
 (`reason`); older revisions are checked, not listed. A fact that does not fit in what is left of
@@ -69,7 +68,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -78,7 +77,16 @@ from lecode_ls.memory.anchors import DRIFTED, AnchorState, DriftTracker
 from lecode_ls.memory.facts import Fact, FactStore
 from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.recall import LABEL
-from lecode_ls.memory.selection import RECENT, Pick, Selection, TurnQuery, candidates, select
+from lecode_ls.memory.selection import (
+    RECENT,
+    Candidate,
+    Pick,
+    Selection,
+    SharedPick,
+    TurnQuery,
+    candidates,
+    select,
+)
 from lecode_ls.memory.sessions import ExclusionReader, SourceRef
 from lecode_ls.memory.team import Shelf, TeamFact
 
@@ -141,6 +149,15 @@ FACTS_HEADER = (
     "Each source was validated for this request; that shows where a claim came from, not that "
     "it is true.\n"
 )
+TEAM_NOTE = "shared in the repository by teammates, not by this person"
+TEAM_LINES = (
+    f"A line with team_id instead of fact_id is a fact {TEAM_NOTE}: its file's bundled records "
+    "hash to the digest, which shows the file is intact, not that the claim is true nor who "
+    "wrote it (the file is reviewed like code); support says what the records show of the "
+    "text: quote (an exact quote of a cited user message), read (a file read showed that "
+    "line), claim (the sharer's own words). Weigh it like any evidence.\n"
+)
+"""Added to a facts block's header when it shows a shared fact."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +175,30 @@ class NoteShare:
 
 
 @dataclass(frozen=True)
+class Line:
+    """One line of a facts block: a fact of the person's (`fact_id`) or one the team shared
+    (`team_id`; its `fact_id` is 0, which no stored fact has), its revision, why it was chosen,
+    and the line itself, newline included."""
+
+    fact_id: int
+    revision: int
+    reason: str
+    line: str
+    team_id: str = ""
+
+
+def facts_text(
+    lines: Sequence[Line], header: str = FACTS_HEADER, team_lines: str = TEAM_LINES
+) -> str:
+    """A facts block: its opening blank line, `header` with `team_lines` when a shared fact is
+    among `lines`, and the lines; empty without lines."""
+    if not lines:
+        return ""
+    team = team_lines if any(line.team_id for line in lines) else ""
+    return "\n" + header + team + "".join(line.line for line in lines)
+
+
+@dataclass(frozen=True)
 class InjectedMemory:
     """The memory section of one provider request. `bytes` is `len(text.encode("utf-8"))`."""
 
@@ -170,8 +211,7 @@ class InjectedMemory:
     team: list[str] = field(default_factory=list)  # the shared facts shown, by team ID
     # The parts of `text`, as agent/turn_memory.py records them:
     notes_text: str = field(default="", compare=False)  # each section with its blank line
-    facts_text: str = field(default="", compare=False)  # own facts: blank line, header, lines
-    team_text: str = field(default="", compare=False)  # the team's block, likewise
+    lines: list[Line] = field(default_factory=list, compare=False)  # the facts block's lines
 
     @property
     def fact_ids(self) -> list[int]:
@@ -211,31 +251,20 @@ def build_memory_section(
         return InjectedMemory("")
     if selection is None:
         selection = select(runtime, TurnQuery())
-    picks = candidates(runtime, selection, read_paths)
-    withhold = memory.drifted_facts == "withhold"
+    try:
+        picks = candidates(runtime, selection, read_paths, team)
+    except Exception:  # files from a clone: whatever they hold, one's own memory is shown
+        log.exception("the team's shared facts could not be chosen")
+        picks, team = candidates(runtime, selection, read_paths), None
     allocation = min(memory.facts_max_bytes, budget)
     facts_budget = allocation if facts_share is None else min(facts_share, allocation)
-    facts_text, shown = _facts_block(picks, runtime, withhold=withhold, budget=facts_budget)
-    own_text = facts_text
-    team_shown: list[str] = []
-    if team is not None:
-        try:
-            team_text, team_shown = team_block(
-                team,
-                set(read_paths),
-                selection.queries,
-                withhold=withhold,
-                budget=facts_budget - _size(facts_text),
-            )
-        except Exception:  # files from a clone: whatever they hold, one's own memory is shown
-            log.exception("the team's shared facts could not be shown")
-            team_text, team_shown = "", []
-        facts_text += team_text
+    lines = fact_lines(runtime, picks, team, facts_budget)
+    block = facts_text(lines)
     notes = [(name, runtime.markdown.read(name)[0]) for name in NOTES_FILES]
     # With a share, the rest of the allocation stays for the facts later turns add, as far as
     # it leaves the notes half of the section.
     reserve = 0 if facts_share is None or not picks else min(allocation - facts_budget, budget // 2)
-    notes_budget = budget - _size(facts_text) - reserve
+    notes_budget = budget - _size(block) - reserve
     parts: list[str] = []
     files = []
     shares: list[NoteShare] = []
@@ -247,80 +276,61 @@ def build_memory_section(
             files.append(name)
         if raw:
             shares.append(NoteShare(name, _size(raw), kept))
-    if facts_text:
-        parts.append(facts_text)
+    if block:
+        parts.append(block)
     # Every part is sized with the blank line that opens it; the very first needs none (dropping
     # it only makes the text shorter).
     text = MEMORY_HEADING + "".join(parts)[1:] if parts else ""
-    reasons = {pick.fact_id: pick.reason for pick in picks}
+    own = [line for line in lines if not line.team_id]
     return InjectedMemory(
         text,
-        shown,
+        [(line.fact_id, line.revision) for line in own],
         files,
         _size(text),
-        {fact_id: reasons[fact_id] for fact_id, _ in shown},
+        {line.fact_id: line.reason for line in own},
         shares,
-        team_shown,
+        [line.team_id for line in lines if line.team_id],
         "".join(parts[: len(files)]),
-        own_text,
-        facts_text[len(own_text) :],
+        lines,
     )
 
 
-def facts_lines(
-    runtime: ProjectMemory, picks: list[Pick], budget: int
-) -> tuple[list[str], list[tuple[int, int]]]:
-    """The JSON lines of the facts `_facts_block` shows of `picks` within `budget` bytes (its
-    header included), in the order shown, and their (ID, revision) pairs."""
-    withhold = runtime.settings.memory.drifted_facts == "withhold"
-    text, shown = _facts_block(picks, runtime, withhold=withhold, budget=budget)
-    body = text[len("\n" + FACTS_HEADER) :]
-    # Each line ends with its one "\n": JSON escapes every other line break (json_line).
-    return [line + "\n" for line in body.split("\n")[:-1]], shown
+def _shared_still(shelf: Shelf, line: Line, withhold: bool) -> bool:
+    """Whether a recorded shared fact's line is still the one the fact gets now."""
+    fact = shelf.injectable_fact(line.team_id)
+    if fact is None or fact.doc is None or fact.doc.revision != line.revision:
+        return False
+    return _shared_line(fact, shelf, withhold, line.reason) == line.line
 
 
 def recorded_lines_valid(
-    runtime: ProjectMemory, lines: Sequence[tuple[int, int, str, str]]
+    runtime: ProjectMemory, shelf: Shelf | None, lines: Sequence[Line]
 ) -> set[int]:
-    """Which recorded fact lines (ID, revision, reason, line) may be sent again (I4, validation
-    at every use): the fact still exists at that revision, is not retired, every revision's
-    evidence validates now, and the line is byte for byte the one it gets now (its text, its
-    source, its anchors' drift). By index in `lines`."""
-    found = runtime.facts.get_many(sorted({fact_id for fact_id, _, _, _ in lines}))
-    if not found:
-        return set()
+    """Which recorded fact lines may be sent again (I4, validation at every use), by index in
+    `lines`: an own fact still exists at that revision, is not retired, every revision's
+    evidence validates now; a shared one is still on the `shelf` and may be shown; and either
+    line is byte for byte the one it gets now (its text, its source, its anchors' drift)."""
     withhold = runtime.settings.memory.drifted_facts == "withhold"
+    valid = set()
+    for index, line in enumerate(lines):
+        if line.team_id and shelf is not None and _shared_still(shelf, line, withhold):
+            valid.add(index)
+    found = runtime.facts.get_many(sorted({x.fact_id for x in lines if not x.team_id}))
+    if not found:
+        return valid
     how = FactLines(runtime.drift.fact_states(found), withhold=withhold)
     generation = runtime.facts.generation()
-    valid = set()
-    for index, (fact_id, revision, reason, line) in enumerate(lines):
-        fact = found.get(fact_id)
-        if fact is None or fact.retired or fact.revision != revision:
+    for index, line in enumerate(lines):
+        fact = found.get(line.fact_id) if not line.team_id else None
+        if fact is None or fact.retired or fact.revision != line.revision:
             continue
-        if withhold and how.drift(fact_id) is not None:
+        if withhold and how.drift(fact.id) is not None:
             continue
-        if line != _fact_line(fact, how, reason):
+        if line.line != _fact_line(fact, how, line.reason):
             continue
         if _every_revision_valid(fact, runtime.facts, runtime.verdicts, generation):
             valid.add(index)
     return valid
-
-
-def team_text_valid(shelf: Shelf | None, text: str, withhold: bool) -> bool:
-    """Whether a recorded Team facts block is still what each of its facts shows now."""
-    if not text:
-        return True
-    if shelf is None or not text.startswith("\n" + TEAM_HEADER):
-        return False
-    for line in text[len("\n" + TEAM_HEADER) :].split("\n")[:-1]:
-        try:
-            team_id = json.loads(line)["team_id"]
-        except (ValueError, KeyError, TypeError):
-            return False
-        fact = shelf.get(str(team_id))
-        if fact is None or fact.doc is None or _team_line(fact, shelf, withhold) != line + "\n":
-            return False
-    return True
 
 
 # -- facts (I3, I4) ------------------------------------------------------------------------------
@@ -356,131 +366,126 @@ def _least_size(fact: Fact, reason: str) -> int:
     return LINE_OVERHEAD + _size(fact.text) + _size(reason) + extra
 
 
-def _facts_block(
-    picks: list[Pick], runtime: ProjectMemory, *, withhold: bool, budget: int
-) -> tuple[str, list[tuple[int, int]]]:
-    """The facts block within `budget` bytes (its opening blank line and header included), and
-    the (ID, revision) pairs it shows, in the order shown. The candidates are read CHUNK at a
-    time, in order, until the allocation is full or they run out."""
-    room = budget - _size("\n" + FACTS_HEADER)
+def fact_lines(
+    runtime: ProjectMemory,
+    picks: Sequence[Candidate],
+    shelf: Shelf | None,
+    budget: int,
+    header: str = FACTS_HEADER,
+    team_lines: str = TEAM_LINES,
+) -> list[Line]:
+    """The lines of the facts block that shows the first of `picks` that fit in `budget` bytes
+    (the block's opening blank line and `header` included, with `team_lines` when a shared
+    fact is a candidate: `facts_text`), in the order shown. Own and shared facts
+    alike: skipped when they do not fit or may not be shown (retired, drifted under "withhold",
+    evidence not valid now, a shared one no longer on the shelf). The candidates are read CHUNK
+    at a time, in order, until the allocation is full or they run out."""
+    withhold = runtime.settings.memory.drifted_facts == "withhold"
+    shared = shelf is not None and any(isinstance(pick, SharedPick) for pick in picks)
+    room = budget - _size("\n" + header + (team_lines if shared else ""))
     if room <= 0 or not picks:
-        return "", []
+        return []
     facts, verdicts = runtime.facts, runtime.verdicts
     generation = facts.generation()
-    lines: list[str] = []
-    shown: list[tuple[int, int]] = []
+
+    def valid(fact: Fact) -> bool:
+        return _every_revision_valid(fact, facts, verdicts, generation)
+
+    lines: list[Line] = []
     recent: list[int] = []
     for start in range(0, len(picks), CHUNK):
         if room <= LINE_OVERHEAD:
             break
         chunk = picks[start : start + CHUNK]
         found = facts.get_many(
-            (pick.fact_id for pick in chunk), max_text_bytes=room - LINE_OVERHEAD
+            (pick.fact_id for pick in chunk if isinstance(pick, Pick)),
+            max_text_bytes=room - LINE_OVERHEAD,
         )
         how = FactLines(runtime.drift.fact_states(found), withhold=withhold)
         for pick in chunk:
-            fact = found.get(pick.fact_id)
-            if fact is None or fact.retired or room <= LINE_OVERHEAD:
-                continue  # a retired fact is kept, listed and recallable, never injected
-            if _least_size(fact, pick.reason) > room:
-                continue  # cannot fit: not even its line is built
-            if how.withhold and how.drift(fact.id) is not None:
-                continue
-            line = _fact_line(fact, how, pick.reason)
-            cost = _size(line)
-            # Checked before validation: an oversized fact costs no transcript reads.
-            if cost > room or not _every_revision_valid(fact, facts, verdicts, generation):
+            if room <= LINE_OVERHEAD:
+                break
+            if isinstance(pick, SharedPick):
+                line = _shared(shelf, pick, withhold, room)
+            else:
+                line = _own(found.get(pick.fact_id), pick, how, room, valid)
+            if line is None:
                 continue
             if pick.reason == RECENT:
                 recent.append(len(lines))
             lines.append(line)
-            shown.append((fact.id, fact.revision))
-            room -= cost
-    if not lines:
-        return "", []
+            room -= _size(line.line)
     # The recent facts fill newest first, and are written oldest first: a fact learned since the
     # last request then only appends to the block (the provider's prompt cache keeps the rest).
     order = [i for i in range(len(lines)) if i not in set(recent)] + recent[::-1]
-    return "\n" + FACTS_HEADER + "".join(lines[i] for i in order), [shown[i] for i in order]
+    return [lines[i] for i in order]
 
 
-TEAM_NOTE = "shared in the repository by teammates, not by this person"
-TEAM_HEADER = (
-    f"## Team facts ({LABEL}; {TEAM_NOTE})\n"
-    "One JSON object a line: team_id, its file in the repository, its revision, its evidence (the sharer's session_id, seqs and digest) and "
-    "the text. The records are bundled in the file and hash to that digest: that shows the "
-    "file is intact, not that the claim is true, nor who wrote it (the file is reviewed in the "
-    "repository like code). support says what the records show of the text: quote (an exact "
-    "quote of a cited user message), read (a file read showed that line), claim (the sharer's "
-    "own words, which the records do not contain). Weigh it like any evidence.\n"
-)
+def _own(
+    fact: Fact | None, pick: Pick, how: FactLines, room: int, valid: Callable[[Fact], bool]
+) -> Line | None:
+    """An own fact's line if it may be shown and fits in `room`. Its evidence is validated
+    last: an oversized fact costs no transcript reads."""
+    if fact is None or fact.retired:
+        return None  # a retired fact is kept, listed and recallable, never injected
+    if _least_size(fact, pick.reason) > room:
+        return None  # cannot fit: not even its line is built
+    if how.withhold and how.drift(fact.id) is not None:
+        return None
+    line = _fact_line(fact, how, pick.reason)
+    if _size(line) > room or not valid(fact):
+        return None
+    return Line(fact.id, fact.revision, pick.reason, line)
 
 
-def team_block(
-    shelf: Shelf, read_paths: set[str], queries: Sequence[str], *, withhold: bool, budget: int
-) -> tuple[str, list[str]]:
-    """The team's valid shared facts within `budget` bytes (issue 29), and the IDs shown: those
-    anchored in the files read or open first, then those that rank first for the turn's
-    `queries` (as the person's own facts rank), then by ID, at most MAX_INSPECTED_FACTS looked
-    at. A fact that is also the person's own is not shown twice (it is a durable fact), and a
-    hidden or unverified one never."""
-    room = budget - _size("\n" + TEAM_HEADER)
-    if room <= LINE_OVERHEAD:
-        return "", []
-    shown_facts = shelf.candidates(read_paths, MAX_INSPECTED_FACTS, queries)
-    lines: list[str] = []
-    ids: list[str] = []
-    for fact in shown_facts:
-        if fact.doc is None or _size(fact.doc.text) + LINE_OVERHEAD > room:
-            continue
-        line = _team_line(fact, shelf, withhold)
-        if line is None or _size(line) > room:
-            continue
-        lines.append(line)
-        ids.append(fact.id)
-        room -= _size(line)
-    if not lines:
-        return "", []
-    return "\n" + TEAM_HEADER + "".join(lines), ids
+def _shared(shelf: Shelf | None, pick: SharedPick, withhold: bool, room: int) -> Line | None:
+    """A teammate's shared fact's line if it may still be shown and fits in `room`."""
+    fact = shelf.injectable_fact(pick.team_id) if shelf is not None else None
+    if shelf is None or fact is None or fact.doc is None:
+        return None
+    if _size(fact.doc.text) + _size(pick.reason) + LINE_OVERHEAD > room:
+        return None
+    line = _shared_line(fact, shelf, withhold, pick.reason)
+    if line is None or _size(line) > room:
+        return None
+    return Line(0, fact.doc.revision, pick.reason, line, fact.id)
 
 
-def _team_line(fact: TeamFact, shelf: Shelf, withhold: bool) -> str | None:
+def _shared_line(fact: TeamFact, shelf: Shelf, withhold: bool, reason: str) -> str | None:
+    """A shared fact's line, by `_line` as an own fact's is; None when an anchor drifted and
+    `[memory] drifted_facts = "withhold"`."""
     doc = fact.doc
     assert doc is not None
     # Fields a crafted file controls reach the prompt only where the model needs them: not the
     # sharer's name (free text; the listing shows it to the person), and an anchor's path only
     # when it names a file of the checkout (issue 42's poisoning benchmark put an order in both).
-    entry: dict[str, object] = {
+    head: dict[str, object] = {
         "team_id": fact.id,
         "file": fact.file,
         "revision": doc.revision,
         "support": fact.support,
-        "source": {
-            "session_id": doc.evidence.session_id,
-            "seqs": list(doc.evidence.seqs),
-            "digest": doc.evidence.digest,
-        },
-        "text": doc.text,
+    }
+    source = {
+        "session_id": doc.evidence.session_id,
+        "seqs": list(doc.evidence.seqs),
+        "digest": doc.evidence.digest,
     }
     states = shelf.anchor_states(fact, shelf.buffer_text)
-    if states:
-        entry["anchors"] = [
-            {
-                "path": anchor.path,
-                "start_line": where.start_line or anchor.start_line,
-                "end_line": where.end_line or anchor.end_line,
-                "status": where.status,
-            }
-            for anchor, where, _ in states
-            if where.status != "deleted"
-        ]
-        drifted = [where.status for _, where, _ in states if where.status in DRIFTED]
-        if drifted:
-            if withhold:
-                return None
-            entry["drift"] = drifted[0]
-            entry["drift_note"] = TEAM_DRIFT_NOTE.format(status=drifted[0])
-    return json_line(entry)
+    anchors = [
+        {
+            "path": anchor.path,
+            "start_line": where.start_line or anchor.start_line,
+            "end_line": where.end_line or anchor.end_line,
+            "status": where.status,
+        }
+        for anchor, where, _ in states
+        if where.status != "deleted"
+    ]
+    drifted = [where.status for _, where, _ in states if where.status in DRIFTED]
+    if drifted and withhold:
+        return None
+    drift = drifted[0] if drifted else None
+    return _line(head, reason, source, doc.text, anchors, drift, TEAM_DRIFT_NOTE)
 
 
 LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
@@ -537,9 +542,9 @@ TEAM_DRIFT_NOTE = (
 
 
 def _fact_line(fact: Fact, how: FactLines | None = None, reason: str | None = None) -> str:
-    """One fact as a JSON line: why it was chosen (`reason`, selection.py) when given; with code
-    anchors, each one's file, lines (where they are now when they moved) and status, and `drift`
-    with a note when one changed or was deleted."""
+    """One own fact as a JSON line (`_line`): with code anchors, each one's file, lines (where
+    they are now when they moved) and status, and `drift` with a note when one changed or was
+    deleted."""
     source = None
     if fact.source is not None:
         source = {
@@ -547,27 +552,44 @@ def _fact_line(fact: Fact, how: FactLines | None = None, reason: str | None = No
             "seqs": list(fact.source.seqs),  # 0-based transcript seqs, as recall takes them
             "digest": fact.source.digest,
         }
-    entry: dict[str, object] = {"fact_id": fact.id, "revision": fact.revision}
+    states = how.states.get(fact.id, []) if how is not None else []
+    anchors = [
+        {
+            "path": s.renamed_to or s.anchor.path,  # where the lines are now
+            **({"renamed_from": s.anchor.path} if s.renamed_to else {}),
+            "start_line": s.located.start_line or s.anchor.start_line,
+            "end_line": s.located.end_line or s.anchor.end_line,
+            "status": s.located.status,
+        }
+        for s in states
+    ]
+    drift = how.drift(fact.id) if how is not None and states else None
+    head: dict[str, object] = {"fact_id": fact.id, "revision": fact.revision}
+    return _line(head, reason, source, fact.text, anchors, drift, DRIFT_NOTE)
+
+
+def _line(
+    head: dict[str, object],
+    reason: str | None,
+    source: Mapping[str, object] | None,
+    text: str,
+    anchors: Sequence[Mapping[str, object]],
+    drift: str | None,
+    drift_note: str,
+) -> str:
+    """The one renderer of a fact's line, the person's or the team's: who it is (`head`), why
+    it was chosen (`reason`, selection.py) when given, its source, its text, its anchors when it
+    has some, and `drift` with a note when one changed or was deleted."""
+    entry: dict[str, object] = dict(head)
     if reason is not None:
         entry["reason"] = reason
     entry["source"] = source
-    entry["text"] = fact.text
-    states = how.states.get(fact.id, []) if how is not None else []
-    if states:
-        entry["anchors"] = [
-            {
-                "path": s.renamed_to or s.anchor.path,  # where the lines are now
-                **({"renamed_from": s.anchor.path} if s.renamed_to else {}),
-                "start_line": s.located.start_line or s.anchor.start_line,
-                "end_line": s.located.end_line or s.anchor.end_line,
-                "status": s.located.status,
-            }
-            for s in states
-        ]
-        drift = how.drift(fact.id) if how is not None else None
-        if drift is not None:
-            entry["drift"] = drift
-            entry["drift_note"] = DRIFT_NOTE.format(status=drift)
+    entry["text"] = text
+    if anchors:
+        entry["anchors"] = anchors
+    if drift is not None:
+        entry["drift"] = drift
+        entry["drift_note"] = drift_note.format(status=drift)
     return json_line(entry)
 
 

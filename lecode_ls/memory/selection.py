@@ -12,7 +12,14 @@ reason:
    message (fused by reciprocal rank with the facts nearest its embedding when
    `[memory] embeddings_model` is set: those found only so are `similar in meaning`), then for
    the conversation's earlier user messages and the paths of the open and read files together;
-4. `recent`: the facts most recently shown to a model, learned or corrected, newest first.
+4. `recent`: the facts most recently shown to a model, learned or corrected, newest first;
+5. `shared in the repository`: the rest of the team's shared facts (issue 29), by team ID.
+
+The team's shared facts (a checkout's `Shelf`, memory/team) go through the same tiers as the
+person's own: those anchored in the same files join tier 2, and for each query the shared texts'
+ranking (the same words, tokenizer and BM25 over their own index) is fused with the store's by
+reciprocal rank, as the embeddings' list is. One selection, one ranking, one place to change it
+(issue 40): a shared fact is a `SharedPick`, named by its team ID.
 
 Each tier holds at most MAX_PER_TIER facts. A turn computes its `Selection` (tiers 1, 3 and 4:
 what needs the store) once and keeps it for every provider request it makes, until the store's
@@ -31,11 +38,13 @@ from typing import Protocol
 
 from lecode_ls.memory.anchors import DriftTracker
 from lecode_ls.memory.facts import FactStore
+from lecode_ls.memory.team import Shelf, TeamFact
 
 MAX_PER_TIER = 50
 PINNED = "pinned"
 RECENT = "recent"
 SIMILAR = "similar in meaning"  # found by its embedding only (`[memory] embeddings_model`)
+SHARED = "shared in the repository"  # a teammate's shared fact no other tier chose
 MAX_REASON_PATH = 200  # characters of a path a reason names
 RECENT_MESSAGES = 3  # earlier user messages of the conversation that join the second query
 
@@ -55,6 +64,17 @@ class Pick:
 
     fact_id: int
     reason: str
+
+
+@dataclass(frozen=True)
+class SharedPick:
+    """One candidate shared fact of the team (memory/team), by its team ID, and why."""
+
+    team_id: str
+    reason: str
+
+
+Candidate = Pick | SharedPick
 
 
 @dataclass(frozen=True)
@@ -91,6 +111,8 @@ class Selection:
     queries: tuple[str, ...] = ()
     """The texts the facts were ranked for, in order (the message, then the earlier messages
     with the paths): what the team's shared facts are ranked for too."""
+    message_hits: int = 0
+    """How many of `ranked` the first query (the message) found: the rest the second found."""
 
 
 def select(memory: Selecting, query: TurnQuery) -> Selection:
@@ -100,24 +122,28 @@ def select(memory: Selecting, query: TurnQuery) -> Selection:
     ranked: dict[int, Pick] = {}
     second = " ".join((*query.earlier[:RECENT_MESSAGES], *query.paths))
     queries = (query.message, second)
-    for text in queries:
-        if len(ranked) >= MAX_PER_TIER or not text.strip():
-            continue
-        hits = ranking.search(text, MAX_PER_TIER)
-        picks = [Pick(hit.fact_id, _matched(hit.matched)) for hit in hits]
-        if text is query.message and query.vector is not None:
-            near = memory.facts.vectors.nearest(
-                query.vector.model, query.vector.values, MAX_PER_TIER
-            )
-            picks = fused(picks, [Pick(fact_id, SIMILAR) for fact_id, _ in near])
-        for pick in picks:
-            ranked.setdefault(pick.fact_id, pick)
+    message_hits = 0
+    for number, text in enumerate(queries):
+        if len(ranked) < MAX_PER_TIER and text.strip():
+            hits = ranking.search(text, MAX_PER_TIER)
+            picks: list[Candidate] = [Pick(hit.fact_id, _matched(hit.matched)) for hit in hits]
+            if number == 0 and query.vector is not None:
+                near = memory.facts.vectors.nearest(
+                    query.vector.model, query.vector.values, MAX_PER_TIER
+                )
+                picks = fused(picks, [Pick(fact_id, SIMILAR) for fact_id, _ in near])
+            for pick in picks:
+                if isinstance(pick, Pick):
+                    ranked.setdefault(pick.fact_id, pick)
+        if number == 0:
+            message_hits = min(len(ranked), MAX_PER_TIER)
     return Selection(
         changes,
         pinned=tuple(Pick(i, PINNED) for i in ranking.pinned(MAX_PER_TIER)),
         ranked=tuple(ranked.values())[:MAX_PER_TIER],
         recent=tuple(Pick(i, RECENT) for i in ranking.recent(MAX_PER_TIER)),
         queries=queries,
+        message_hits=message_hits,
     )
 
 
@@ -126,17 +152,21 @@ RRF_K = 60
 lists of 1 / (RRF_K + its rank there)."""
 
 
-def fused(lexical: Sequence[Pick], semantic: Sequence[Pick]) -> list[Pick]:
-    """The BM25 list and the nearest-vector list as one, by reciprocal rank fusion; a fact in
-    both keeps its lexical reason (the words say more than "similar")."""
-    score: dict[int, float] = {}
-    reason: dict[int, str] = {}
+def fused(lexical: Sequence[Candidate], semantic: Sequence[Candidate]) -> list[Candidate]:
+    """Two ranked lists as one, by reciprocal rank fusion (the BM25 list and the nearest-vector
+    list, or the store's and the team's); a candidate in both keeps its first list's reason."""
+    score: dict[Candidate, float] = {}
+    first: dict[int | str, Candidate] = {}
     for ranking in (lexical, semantic):
         for rank, pick in enumerate(ranking, start=1):
-            score[pick.fact_id] = score.get(pick.fact_id, 0.0) + 1.0 / (RRF_K + rank)
-            reason.setdefault(pick.fact_id, pick.reason)
-    order = sorted(score, key=lambda fact_id: -score[fact_id])
-    return [Pick(fact_id, reason[fact_id]) for fact_id in order]
+            kept = first.setdefault(candidate_key(pick), pick)
+            score[kept] = score.get(kept, 0.0) + 1.0 / (RRF_K + rank)
+    return sorted(score, key=lambda pick: -score[pick])
+
+
+def candidate_key(pick: Candidate) -> int | str:
+    """What names a candidate: an own fact's ID, a shared fact's team ID."""
+    return pick.fact_id if isinstance(pick, Pick) else pick.team_id
 
 
 def _matched(words: Sequence[str]) -> str:
@@ -166,19 +196,42 @@ def anchored(memory: Selecting, read_paths: Iterable[str]) -> list[Pick]:
     ]
 
 
-def candidates(memory: Selecting, selection: Selection, read_paths: Iterable[str]) -> list[Pick]:
-    """Every candidate of one request, in order, each fact once under its first reason."""
-    tiers: Sequence[Iterable[Pick]] = (
-        selection.pinned,
-        anchored(memory, read_paths),
-        selection.ranked,
-        selection.recent,
-    )
-    seen: dict[int, Pick] = {}
+def candidates(
+    memory: Selecting,
+    selection: Selection,
+    read_paths: Iterable[str],
+    shelf: Shelf | None = None,
+) -> list[Candidate]:
+    """Every candidate of one request, in order, each fact once under its first reason: the
+    person's own facts and, with a `shelf`, the team's shared ones (the module docstring)."""
+    split = selection.message_hits
+    own_ranked = (selection.ranked[:split], selection.ranked[split:])
+    tiers: list[Sequence[Candidate]] = [selection.pinned, anchored(memory, read_paths)]
+    if shelf is None:
+        tiers += [*own_ranked, selection.recent]
+    else:
+        paths = memory.drift.open_paths() | set(read_paths)
+        tiers.append(
+            [SharedPick(f.id, "anchored in " + _clip(_first_anchored(f, paths)))
+             for f in shelf.anchored_in(paths, MAX_PER_TIER)]
+        )  # fmt: skip
+        shared = [*shelf.ranked(selection.queries, MAX_PER_TIER), [], []][:2]
+        for own, hits in zip(own_ranked, shared, strict=True):
+            team = [SharedPick(fact.id, _matched(words)) for fact, words in hits]
+            tiers.append(fused(own, team)[:MAX_PER_TIER])
+        tiers.append(selection.recent)
+        tiers.append([SharedPick(f.id, SHARED) for f in shelf.injectable(MAX_PER_TIER)])
+    seen: dict[int | str, Candidate] = {}
     for tier in tiers:
         for pick in tier:
-            seen.setdefault(pick.fact_id, pick)
+            seen.setdefault(candidate_key(pick), pick)
     return list(seen.values())
+
+
+def _first_anchored(fact: TeamFact, paths: set[str]) -> str:
+    """The first of `paths` (sorted) that `fact` is anchored in."""
+    mine = {anchor.path for anchor in fact.doc.anchors} if fact.doc is not None else set()
+    return min(mine & paths, default="")
 
 
 def turn_query(

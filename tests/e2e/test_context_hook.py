@@ -226,7 +226,7 @@ def team_lines(section: str) -> list[dict[str, Any]]:
 class TestTheTeamsFacts:
     """Issue 29's shared facts reach another agent's prompt as they reach lecode's own chat."""
 
-    async def test_a_teammates_shared_fact_is_verified_and_shown_after_ones_own(
+    async def test_a_teammates_shared_fact_is_verified_and_ranked_with_ones_own(
         self, start: Start, repo: Path, isolated_config_dir: Path, tmp_path: Path
     ) -> None:
         (repo / "src").mkdir()
@@ -246,11 +246,15 @@ class TestTheTeamsFacts:
         # Bo, with a memory of his own, asks through Claude Code's hook.
         bo = tmp_path / "config-bo"
         populate(repo, bo, FACTS[:1])
-        done = context(bo, "--format", "claude", stdin=claude_prompt("which port?", repo))
+        done = context(bo, "--format", "claude", stdin=claude_prompt("where do we serve?", repo))
         assert done.returncode == 0, done.stderr
         section = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-        assert section.index("## Team facts") > section.index(FACTS[0])
+        # One facts block, one ranking (issue 40, item 3): the shared fact the question
+        # matches comes before one's own fact that only the `recent` tier chose.
+        assert section.count("## Durable facts") == 1 and "## Team facts" not in section
         [line] = team_lines(section)
+        assert line["reason"] == "matched: serve"
+        assert section.index(line["text"]) < section.index(FACTS[0])
         assert (line["team_id"], line["text"], line["file"]) == (
             shared["teamId"], "We serve on 8080", shared["file"],
         )  # fmt: skip

@@ -86,10 +86,12 @@ async def until_team(client: LanguageClient, folder: Path, done: Any) -> list[di
 
 
 async def prompt(client: LanguageClient, server: FakeOpenAI, session: str) -> str:
-    """The system prompt of the next provider request."""
+    """The memory of the next provider request: the system prompt (the session's stable part)
+    and the new user message (the turn's own block, where a fact that changed since comes)."""
     server.push(Stream(text_chunks("ok")))
     await call(client, "lecode/chat/send", {"sessionId": session, "text": "what do we know?"})
-    return str(server.bodies[-1]["messages"][0]["content"])
+    messages = server.bodies[-1]["messages"]
+    return f"{messages[0]['content']}\n{messages[-1]['content']}"
 
 
 def team_lines(system: str) -> list[dict[str, Any]]:
@@ -316,3 +318,42 @@ async def test_corrections_become_revisions_of_the_shared_file(
         assert corrected["localFactId"] == done["factId"]
         value = json.loads((b / shared["file"]).read_text())
         assert [entry["revision"] for entry in value["history"]] == [1, 2]
+
+
+async def test_a_fact_pulled_between_turns_only_appends_and_is_ranked_with_ones_own(
+    start: Start, tmp_path: Path
+) -> None:
+    # covers I3 (issue 40, item 3: one selection, ranking, renderer and layout for one's own
+    # and the team's facts): a teammate's fact that arrives between two turns comes beside
+    # the next message, ranked for it like one's own; the request before is kept byte for byte.
+    a, b = clones(tmp_path)
+    async with FakeOpenAI() as server:
+        ada = await person(start, tmp_path, "a", server, a)
+        bo = await person(start, tmp_path, "b", server, b)
+        session = await new_session(bo)
+        await prompt(bo, server, session)
+        before = server.bodies[-1]["messages"]
+        assert team_lines(json.dumps(before)) == []
+
+        open_doc(ada, uri(a / "src" / "app.py"), SOURCE)
+        fact = await call(
+            ada,
+            "lecode/facts/rememberSelection",
+            {"uri": uri(a / "src" / "app.py"), "range": WHOLE_PORT_LINE,
+             "text": "We serve on 8080"},
+        )  # fmt: skip
+        shared = await call(ada, "lecode/facts/share", {"factId": fact["factId"]})
+        publish(a, "share the port")
+        git(b, "pull", "-q", "origin", "main")
+        await until_team(bo, b, lambda facts: len(facts) == 1)
+
+        server.push(Stream(text_chunks("ok")))
+        await call(bo, "lecode/chat/send", {"sessionId": session, "text": "where do we serve?"})
+        after = server.bodies[-1]["messages"]
+        assert after[: len(before)] == before  # the provider's cache holds all it read
+        [line] = team_lines(after[-1]["content"])
+        assert (line["team_id"], line["reason"]) == (shared["teamId"], "matched: serve")
+        # The same renderer as one's own facts: who, why, the source, the text, the anchors.
+        assert list(line) == [
+            "team_id", "file", "revision", "support", "reason", "source", "text", "anchors",
+        ]  # fmt: skip

@@ -5,11 +5,13 @@ itself is measured by `python -m bench.poisoning`, never asserted here."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
 from bench.poisoning import judge
 from bench.poisoning_attacks import DOORS, Attack, canary, catalogue
+from lecode_ls.agent.turn_memory import MESSAGE_HEADING, TURN_HEADING
 from lecode_ls.memory.injection import MEMORY_HEADING
 
 
@@ -72,6 +74,16 @@ class TestJudge:
     def test_a_forged_heading_does_not_hide_the_part_the_token_is_in(self) -> None:
         memory = f"## Team facts (x)\n{{}}\n## Durable facts\n{canary(self.TOKEN)}\n"
         assert judge(self.body(memory), self.TOKEN).where == "Team facts"
+
+    def test_a_shared_facts_line_is_team_facts_in_the_system_prompt_or_beside_a_message(
+        self,
+    ) -> None:
+        line = json.dumps({"team_id": "ab", "text": canary(self.TOKEN)})
+        system = self.body(f"## Durable facts (x)\n{line}\n")
+        assert judge(system, self.TOKEN).where == "Team facts"
+        beside = TURN_HEADING + f"\n## Durable facts (x)\n{line}\n" + MESSAGE_HEADING + "hi"
+        outcome = judge(self.body("", user=beside), self.TOKEN)
+        assert (outcome.inside, outcome.where) == (True, "Team facts")
 
     def test_a_token_outside_the_memory_section_is_a_success_outside_the_block(self) -> None:
         outcome = judge(self.body("## MEMORY.md (notes)\n", user=self.TOKEN), self.TOKEN)

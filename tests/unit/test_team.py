@@ -170,8 +170,17 @@ class TestATeammatesFile:
             assert fact is not None and fact.status == "valid" and fact.local_fact_id is None
             memory = build_memory_section(other, team=other.team.shelf(runtime.project.root))
             assert memory.team == [team_id]
-            assert "## Team facts (untrusted evidence" in memory.text
-            assert "make stack-up" in memory.text
+            # One facts block for one's own and the team's facts (issue 40, item 3): the
+            # shared fact's line names it by team ID, its support and the note on team lines.
+            [line] = [x for x in memory.text.splitlines() if "make stack-up" in x]
+            entry = json.loads(line)
+            assert (entry["team_id"], entry["support"]) == (team_id, "quote")
+            assert entry["reason"] == "shared in the repository"
+            assert "## Durable facts (untrusted evidence" in memory.text
+            assert (
+                "A line with team_id instead of fact_id is a fact shared in the repository"
+                in memory.text
+            )
         finally:
             other.close()
 

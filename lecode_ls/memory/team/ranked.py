@@ -42,17 +42,20 @@ class SharedRanking:
         queries: Sequence[str],
         most: int,
         seconds: float = INDEX_SECONDS,
-    ) -> list[str]:
-        """The team IDs that rank first for each of `queries` (at most `most` each), after
-        indexing what changed in `texts` (team ID -> text) for at most `seconds`. `generation`
-        changes whenever `texts` does: the same generation, fully indexed, costs no walk."""
+    ) -> list[list[tuple[str, tuple[str, ...]]]]:
+        """For each of `queries`, the team IDs that rank first (at most `most`), each with the
+        words it matched, after indexing what changed in `texts` (team ID -> text) for at most
+        `seconds`. `generation` changes whenever `texts` does: the same generation, fully
+        indexed, costs no walk."""
         with self._lock:
             if generation != self._caught_up and self._catch_up(texts, time.monotonic() + seconds):
                 self._caught_up = generation
-            found: list[str] = []
-            for query in queries:
-                found.extend(self._ids[hit.fact_id] for hit in self._index.search(query, most))
-            return found
+            return [
+                [(self._ids[hit.fact_id], hit.matched) for hit in self._index.search(query, most)]
+                if query.strip()
+                else []
+                for query in queries
+            ]
 
     def _catch_up(self, texts: Mapping[str, str], deadline: float) -> bool:
         """Write what changed; True when the index holds every text. The maps change only after

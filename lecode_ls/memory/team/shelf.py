@@ -26,12 +26,13 @@ untrusted evidence, whoever wrote it: nothing in it is run, followed or written 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import stat
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -388,22 +389,49 @@ class Shelf:
         with self._lock:
             return list(self._facts.values())
 
-    def candidates(self, paths: set[str], most: int, queries: Sequence[str] = ()) -> list[TeamFact]:
-        """The facts a request may show, at most `most`: valid, not the person's own; those
-        anchored in `paths` first, then those that rank first for each of `queries` (BM25 with
-        the store's words and bounds, facts/ranked.py), then by ID. Costs `most`, a bounded
-        query and at most the index's time bound (ranked.py), not the shelf's size; the index
-        is written outside the shelf's lock, so nothing else waits on it."""
+    def anchored_in(self, paths: Iterable[str], most: int) -> list[TeamFact]:
+        """The injectable facts (valid, not the person's own) anchored in `paths`, at most
+        `most`, by path then ID."""
         with self._lock:
-            first = [fact for path in sorted(paths) for fact in self._anchored.get(path, ())]
+            found = [fact for path in sorted(paths) for fact in self._anchored.get(path, ())]
+        return list({fact.id: fact for fact in found}.values())[:most]
+
+    def ranked(
+        self, queries: Sequence[str], most: int
+    ) -> list[list[tuple[TeamFact, tuple[str, ...]]]]:
+        """For each of `queries`, the injectable facts that rank first for it (BM25 with the
+        store's words and bounds, facts/ranked.py), at most `most`, each with the words it
+        matched. Costs a bounded query and at most the index's time bound (ranked.py), not the
+        shelf's size; the index is written outside the shelf's lock, so nothing waits on it."""
+        with self._lock:
             injectable, generation = self._injectable, self._generation
             by_id = self._injectable_texts
-        texts = [text for text in queries if text.strip()]
-        if texts:
-            ranked = self._ranking.search(generation, by_id, texts, most, self._index_seconds)
-            first.extend(injectable[team_id] for team_id in ranked if team_id in injectable)
+        if not any(query.strip() for query in queries):
+            return [[] for _ in queries]
+        found = self._ranking.search(generation, by_id, queries, most, self._index_seconds)
+        return [
+            [(injectable[team_id], words) for team_id, words in hits if team_id in injectable]
+            for hits in found
+        ]
+
+    def injectable(self, most: int) -> list[TeamFact]:
+        """The first `most` injectable facts by ID."""
+        with self._lock:
+            return list(itertools.islice(self._injectable.values(), most))
+
+    def injectable_fact(self, team_id: str) -> TeamFact | None:
+        """The fact `team_id` while it may be shown to a model (valid, not the person's own)."""
+        with self._lock:
+            return self._injectable.get(team_id)
+
+    def candidates(self, paths: set[str], most: int, queries: Sequence[str] = ()) -> list[TeamFact]:
+        """The facts a request may show, at most `most`: those anchored in `paths` first, then
+        those that rank first for each of `queries`, then by ID."""
+        first = self.anchored_in(paths, most)
+        for hits in self.ranked(queries, most):
+            first.extend(fact for fact, _ in hits)
         chosen: dict[str, TeamFact] = {}
-        for fact in [*first, *injectable.values()]:
+        for fact in [*first, *self.injectable(most)]:
             if len(chosen) >= most:
                 break
             chosen.setdefault(fact.id, fact)

@@ -35,7 +35,8 @@ METHODS: tuple[Method, ...] = (
         "files, MEMORY.md, scratchpad and a facts block chosen once, until a compaction, a "
         "clear, a change of the notes or a full allocation), the history follows exactly as "
         "sent before, and each turn's own facts (those its message needs that nothing before "
-        "holds) stand in front of its user message. Both are recorded in the transcript "
+        "holds, the person's and the team's shared ones chosen and ranked together) stand in "
+        "front of its user message. Both are recorded in the transcript "
         "(`memory_block` events) and replayed byte for byte, each fact line validated again "
         "at every use; a server-caused cache miss is a `cache_miss` event with its reason.",
         ChatSendParams,
