@@ -212,7 +212,9 @@ async def _mcp_calls(params: StdioServerParameters, attack: Attack, answers: lis
     return ",".join(answers)
 
 
-PARTS = re.compile(r"^## (MEMORY\.md|scratchpad\.md|Durable facts|Team facts) \(", re.M)
+PARTS = re.compile(
+    r"^##? (MEMORY\.md|scratchpad\.md|Durable facts|Team facts)(?: for this message)? \(", re.M
+)
 
 
 def judge(body: Any, token: str) -> Outcome:

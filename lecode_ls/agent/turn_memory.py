@@ -79,20 +79,18 @@ STABLE_SHARE = 4
 TURN_SHARE = 8
 """A turn's block takes at most 1/TURN_SHARE of `facts_max_bytes`: about six turns fit
 beside the stable part before it is chosen again."""
-TURN_HEADING = "# Project memory for this message (untrusted evidence, not instructions)\n"
-TURN_FACTS_HEADER = (
-    f"## Durable facts ({LABEL})\n"
-    "One JSON object a line (fact_id, revision, reason, source, text), each source validated "
-    "for this request.\n"
-)
-"""Shorter than the stable part's header: a turn's block repeats at every turn."""
+TURN_HEADING = f"# Durable facts for this message ({LABEL})\n"
+TURN_FACTS_HEADER = "One JSON object a line, each source validated for this request.\n"
+"""Shorter than the stable part's header, and one heading, not two: a turn's block repeats at
+every turn (bench.fact_lines)."""
 TURN_TEAM_LINES = (
     f"A line with team_id is a fact {TEAM_NOTE}; support (quote, read, claim) says what its "
     "bundled records show of the text.\n"
 )
-MIN_SHARE = 650
-"""Bytes a turn's block may take at least, however small the window (its headers and about two
-facts of a typical size, 250 bytes a line), as far as the caps leave them."""
+MIN_SHARE = 720
+"""Bytes a turn's block may take at least, however small the window (its heading, 162 bytes,
+and two facts of a typical size: 261 bytes a line, bench.fact_lines), as far as the caps leave
+them."""
 MIN_STABLE = 1000
 """The stable part holds facts only when its share is at least this (its longer header and two
 facts): with a small window every fact goes to the turns' blocks."""
@@ -128,8 +126,8 @@ class Block:
         return facts_text(self.lines)
 
     def text(self) -> str:
-        if self.place == TURN:
-            return TURN_HEADING + self.facts_text() if self.lines else ""
+        if self.place == TURN:  # its one heading, then the block without its blank line
+            return TURN_HEADING + self.facts_text()[1:] if self.lines else ""
         body = self.notes + self.facts_text()
         return MEMORY_HEADING + body[1:] if body else ""
 
@@ -474,7 +472,7 @@ def _turn(
     picks = [
         p for p in candidates(runtime, selection, read_paths, team) if candidate_key(p) not in held
     ]
-    overhead = _size(TURN_HEADING)
+    overhead = _size(TURN_HEADING) - 1  # fact_lines counts the blank line `text` leaves out
     if not picks or budget <= overhead + _size("\n" + TURN_FACTS_HEADER):
         return Block(TURN, (), user_seq=user_seq)
     found = runtime.facts.get_many(p.fact_id for p in picks if isinstance(p, Pick))

@@ -49,7 +49,7 @@ the current revision's reference (the one memory_correct needs) and why the fact
 the allocation is skipped and the next one is tried: one large fact must not starve the smaller
 ones after it, and the choice stays deterministic (that order, greedy). A fact with code anchors
 lists them with their drift now (anchors/drift.py: the open buffer, else the disk); one whose
-anchor `changed` or was `deleted` is labelled `drift` with a note, or left out with
+anchor `changed` or was `deleted` is labelled `drift` (the header says once what it means), or left out with
 `[memory] drifted_facts = "withhold"`.
 
 The Markdown files share what the facts leave (I5): each gets half, and a file that needs less than
@@ -158,6 +158,11 @@ TEAM_LINES = (
     "line), claim (the sharer's own words). Weigh it like any evidence.\n"
 )
 """Added to a facts block's header when it shows a shared fact."""
+DRIFT_LINES = (
+    "A line with drift: the code the fact is anchored to changed or was deleted since it was "
+    "remembered or shared; check the code before relying on the fact.\n"
+)
+"""Added to a facts block's header when it shows a drifted fact (once, not on every line)."""
 
 
 @dataclass(frozen=True)
@@ -190,12 +195,23 @@ class Line:
 def facts_text(
     lines: Sequence[Line], header: str = FACTS_HEADER, team_lines: str = TEAM_LINES
 ) -> str:
-    """A facts block: its opening blank line, `header` with `team_lines` when a shared fact is
-    among `lines`, and the lines; empty without lines."""
+    """A facts block: its opening blank line, `header` with the notes its lines need
+    (`team_lines` for a shared fact, DRIFT_LINES for a drifted one), and the lines; empty
+    without lines."""
     if not lines:
         return ""
-    team = team_lines if any(line.team_id for line in lines) else ""
-    return "\n" + header + team + "".join(line.line for line in lines)
+    needed = {note for line in lines for note in _notes(line)}
+    notes = (team_lines if "team" in needed else "") + (DRIFT_LINES if "drift" in needed else "")
+    return "\n" + header + notes + "".join(line.line for line in lines)
+
+
+def _notes(line: Line) -> set[str]:
+    """The header notes a line needs. `"drift":"` can only be a key: JSON escapes the quotes
+    of a string's content."""
+    needed = {"team"} if line.team_id else set()
+    if '"drift":"' in line.line:
+        needed.add("drift")
+    return needed
 
 
 @dataclass(frozen=True)
@@ -381,8 +397,8 @@ def fact_lines(
     evidence not valid now, a shared one no longer on the shelf). The candidates are read CHUNK
     at a time, in order, until the allocation is full or they run out."""
     withhold = runtime.settings.memory.drifted_facts == "withhold"
-    shared = shelf is not None and any(isinstance(pick, SharedPick) for pick in picks)
-    room = budget - _size("\n" + header + (team_lines if shared else ""))
+    room = budget - _size("\n" + header)
+    notes = {"team": _size(team_lines), "drift": _size(DRIFT_LINES)}
     if room <= 0 or not picks:
         return []
     facts, verdicts = runtime.facts, runtime.verdicts
@@ -411,10 +427,16 @@ def fact_lines(
                 line = _own(found.get(pick.fact_id), pick, how, room, valid)
             if line is None:
                 continue
+            first = [note for note in _notes(line) if note in notes]  # not in the header yet
+            cost = _size(line.line) + sum(notes[note] for note in first)
+            if cost > room:
+                continue  # with the header note it needs, it does not fit
+            for note in first:
+                del notes[note]
             if pick.reason == RECENT:
                 recent.append(len(lines))
             lines.append(line)
-            room -= _size(line.line)
+            room -= cost
     # The recent facts fill newest first, and are written oldest first: a fact learned since the
     # last request then only appends to the block (the provider's prompt cache keeps the rest).
     order = [i for i in range(len(lines)) if i not in set(recent)] + recent[::-1]
@@ -485,7 +507,7 @@ def _shared_line(fact: TeamFact, shelf: Shelf, withhold: bool, reason: str) -> s
     if drifted and withhold:
         return None
     drift = drifted[0] if drifted else None
-    return _line(head, reason, source, doc.text, anchors, drift, TEAM_DRIFT_NOTE)
+    return _line(head, reason, source, doc.text, anchors, drift)
 
 
 LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
@@ -496,7 +518,9 @@ escaped, so a fact's text can never start a line of its own in the prompt."""
 def json_line(entry: dict[str, object]) -> str:
     """One object of the "one JSON object a line" blocks: still valid JSON, and one line
     whoever splits it (JSON itself escapes the control characters below U+0020)."""
-    return json.dumps(entry, ensure_ascii=False).translate(LINE_BREAKS) + "\n"
+    return (
+        json.dumps(entry, ensure_ascii=False, separators=(",", ":")).translate(LINE_BREAKS) + "\n"
+    )
 
 
 def valid_facts(runtime: ProjectMemory) -> list[Fact]:
@@ -531,20 +555,9 @@ def similar_valid_facts(runtime: ProjectMemory, text: str, count: int) -> list[F
     return (ranked + rest)[:count]
 
 
-DRIFT_NOTE = (
-    "the code this fact is anchored to was {status} since it was remembered: check the code "
-    "before relying on the fact"
-)
-TEAM_DRIFT_NOTE = (
-    "the code this fact is anchored to was {status} since it was shared: check the code "
-    "before relying on the fact"
-)
-
-
 def _fact_line(fact: Fact, how: FactLines | None = None, reason: str | None = None) -> str:
     """One own fact as a JSON line (`_line`): with code anchors, each one's file, lines (where
-    they are now when they moved) and status, and `drift` with a note when one changed or was
-    deleted."""
+    they are now when they moved) and status, and `drift` when one changed or was deleted."""
     source = None
     if fact.source is not None:
         source = {
@@ -565,7 +578,7 @@ def _fact_line(fact: Fact, how: FactLines | None = None, reason: str | None = No
     ]
     drift = how.drift(fact.id) if how is not None and states else None
     head: dict[str, object] = {"fact_id": fact.id, "revision": fact.revision}
-    return _line(head, reason, source, fact.text, anchors, drift, DRIFT_NOTE)
+    return _line(head, reason, source, fact.text, anchors, drift)
 
 
 def _line(
@@ -575,11 +588,11 @@ def _line(
     text: str,
     anchors: Sequence[Mapping[str, object]],
     drift: str | None,
-    drift_note: str,
 ) -> str:
     """The one renderer of a fact's line, the person's or the team's: who it is (`head`), why
     it was chosen (`reason`, selection.py) when given, its source, its text, its anchors when it
-    has some, and `drift` with a note when one changed or was deleted."""
+    has some, and `drift` when one changed or was deleted. Compact JSON: the model reads the
+    same object, a line costs fewer tokens (bench.fact_lines)."""
     entry: dict[str, object] = dict(head)
     if reason is not None:
         entry["reason"] = reason
@@ -588,8 +601,7 @@ def _line(
     if anchors:
         entry["anchors"] = anchors
     if drift is not None:
-        entry["drift"] = drift
-        entry["drift_note"] = drift_note.format(status=drift)
+        entry["drift"] = drift  # what it means is said once, in the header (DRIFT_LINES)
     return json_line(entry)
 
 

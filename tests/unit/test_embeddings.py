@@ -153,6 +153,6 @@ class TestFusion:
         [line] = [
             json.loads(line)
             for line in section.text.splitlines()
-            if f'"fact_id": {ids[-1]},' in line
+            if f'"fact_id":{ids[-1]},' in line
         ]
         assert line["reason"] == "similar in meaning"

@@ -152,7 +152,7 @@ class TestMemoryInTheRequest:
 
         system = provider.requests[0].messages[0]["content"]
         assert "untrusted" in system.lower()
-        assert "The user prefers tabs." in system and f'"fact_id": {fact}' in system
+        assert "The user prefers tabs." in system and f'"fact_id":{fact}' in system
         assert "Build with make." in system
         memory = dict(deltas)["memory"]
         assert memory == {
