@@ -141,6 +141,7 @@ async def trial(
                     "sessionId"
                 ]
                 measured: dict[str, dict[str, Any]] = {}
+                seen: set[int] = set()
                 for label, text in TURNS:
                     if label == "after a learned fact":
                         await learn(server, session)
@@ -151,7 +152,21 @@ async def trial(
                     )
                     chats = [c for c in tap.calls[before:] if c.purpose == "chat"]
                     measured[label] = row(chats[0] if chats else None, result, now() - began)
+                    measured[label]["misses"] = misses(config_dir, session, seen)
                 return measured
+
+
+def misses(config_dir: Path, session: str, seen: set[int]) -> str:
+    """The reasons of the cache misses the server recorded since the last call (`cache_miss`
+    events in the session's transcript; a tree from before issue 40 records none)."""
+    reasons = []
+    for path in config_dir.rglob(f"{session}.jsonl"):
+        for number, line in enumerate(path.read_text().splitlines()):
+            record = json.loads(line)
+            if record.get("type") == "cache_miss" and number not in seen:
+                seen.add(number)
+                reasons.append(str(record.get("reason")))
+    return ", ".join(reasons) or "none"
 
 
 async def learn(server: Server, session: str) -> None:
@@ -215,6 +230,7 @@ def report(
                     _p50([c["prompt_ms"] and c["prompt_ms"] / 1000 for c in cells]),
                     _p50([c["first_token_s"] for c in cells]),
                     _range([c["first_token_s"] for c in cells]),
+                    "; ".join(sorted({c.get("misses", "n/a") for c in cells})),
                 ]
             )
     return markdown_table(
@@ -230,6 +246,7 @@ def report(
             "prompt eval s",
             "first token s (p50)",
             "first token s (min-max)",
+            "misses the server caused (reasons)",
         ],
         rows,
         "p50 over the repeats. cache_n and prompt_n are llama-server's `timings` of the request; "
