@@ -44,6 +44,8 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from bench.common import ROOT, Server, make_repo, markdown_table, now, server_env
 from bench.compare.tap import Call, Tap
 
@@ -132,6 +134,7 @@ async def trial(
         config_dir = Path(tmp) / "config"
         config_dir.mkdir()
         async with Tap(upstream, read_timeout=600.0) as tap:
+            tap.keep_bodies = True
             (config_dir / "config.toml").write_text(config(tap.base_url, model, facts))
             async with lecode(source, config_dir, repo) as server:
                 for name, content in (("MEMORY.md", MEMORY), ("scratchpad.md", SCRATCHPAD)):
@@ -153,7 +156,30 @@ async def trial(
                     chats = [c for c in tap.calls[before:] if c.purpose == "chat"]
                     measured[label] = row(chats[0] if chats else None, result, now() - began)
                     measured[label]["misses"] = misses(config_dir, session, seen)
+                    if label == "no change" and chats:  # the floor: that request once more
+                        again = await resend(tap, tap.bodies[chats[0].index])
+                        measured[HIT] = row(again, {}, 0.0) | {"misses": "none"}
                 return measured
+
+
+HIT = "the same request again (a cache hit: the floor)"
+
+
+async def resend(tap: Tap, body: bytes) -> Call | None:
+    """`body` sent through the tap once more, as it was: llama-server holds its whole prompt."""
+    before = len(tap.calls)
+    async with (
+        httpx.AsyncClient(timeout=600.0) as client,
+        client.stream(
+            "POST",
+            f"{tap.base_url}/chat/completions",
+            content=body,
+            headers={"content-type": "application/json"},
+        ) as response,
+    ):
+        async for _ in response.aiter_bytes():
+            pass
+    return tap.calls[before] if len(tap.calls) > before else None
 
 
 def misses(config_dir: Path, session: str, seen: set[int]) -> str:
@@ -207,6 +233,11 @@ def _p50(values: Sequence[float | None], *, tokens: bool = False) -> str:
     return f"{value:,.0f}" if tokens else f"{value:.2f}"
 
 
+def _median(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
 def _range(values: Sequence[float | None]) -> str:
     present = [v for v in values if v is not None]
     return f"{min(present):,.2f}-{max(present):,.2f}" if present else "n/a"
@@ -216,9 +247,12 @@ def report(
     results: dict[str, list[dict[str, dict[str, Any]]]], repeats: int, model: str, facts: int = 0
 ) -> str:
     rows = []
+    labels = [TURNS[0][0], TURNS[1][0], HIT, *(label for label, _ in TURNS[2:])]
     for arm, trials in results.items():
-        for label, _ in TURNS:
+        floor = _median([t[HIT]["first_token_s"] for t in trials if HIT in t])
+        for label in labels:
             cells = [t[label] for t in trials if label in t]
+            first = _median([c["first_token_s"] for c in cells])
             rows.append(
                 [
                     arm,
@@ -230,6 +264,7 @@ def report(
                     _p50([c["prompt_ms"] and c["prompt_ms"] / 1000 for c in cells]),
                     _p50([c["first_token_s"] for c in cells]),
                     _range([c["first_token_s"] for c in cells]),
+                    f"{first / floor:.1f}x" if first is not None and floor else "n/a",
                     "; ".join(sorted({c.get("misses", "n/a") for c in cells})),
                 ]
             )
@@ -246,6 +281,7 @@ def report(
             "prompt eval s",
             "first token s (p50)",
             "first token s (min-max)",
+            "first token / floor",
             "misses the server caused (reasons)",
         ],
         rows,
