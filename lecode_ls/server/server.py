@@ -1,8 +1,9 @@
 """The language server: pygls glue around the memory runtimes.
 
-`LecodeServer` holds the settings, the runtime registry and the background tasks. It knows LSP
-(workspace folders, URIs, notifications); pygls' protocol, as lecode-ls changes it, is
-pygls_protocol.py; the memory itself lives in the pure core.
+`LecodeServer` holds the settings, the runtime registry, the features' rooms (rooms.py) and the
+background tasks. It knows LSP (workspace folders, URIs, notifications) and no feature: what a
+feature keeps, runs or answers is in its room, which the wiring adds (wiring.collect). pygls'
+protocol, as lecode-ls changes it, is pygls_protocol.py; the memory itself is the pure core's.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import Callable, Coroutine
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
@@ -23,33 +23,19 @@ from pygls.protocol import JsonRPCProtocol
 
 from lecode_ls import __version__
 from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
-from lecode_ls.platform.paths import (
-    canonical,
-    is_within,
-    path_problem,
-    path_to_uri,
-    uri_to_path,
-)
+from lecode_ls.platform.paths import canonical, is_within, path_problem, path_to_uri, uri_to_path
 from lecode_ls.server.buffers import Buffers
 from lecode_ls.server.pygls_protocol import AnsweredError, LecodeProtocol
+from lecode_ls.server.rooms import Rooms
 
 # The settings model, the runtime and the messages import pydantic: they load after `initialize`
 # has been answered (routes.py), so they are imported where first used, not here.
 if TYPE_CHECKING:
     from lecode_ls.config import Settings
     from lecode_ls.runtime import Runtime, Runtimes
-    from lecode_ls.server.anchors.state import AnchorView
-    from lecode_ls.server.chat.state import Chat
     from lecode_ls.server.messages import Message
-    from lecode_ls.server.questions.state import Questions
-    from lecode_ls.server.sessions.state import Following
 
 log = logging.getLogger(__name__)
-
-
-def facts_stamp(runtime: Runtime) -> tuple[int, ...]:
-    """What changes whenever the facts database is written (its file or its WAL)."""
-    return runtime.facts.stamp()
 
 
 class LecodeServer(LanguageServer):
@@ -72,15 +58,8 @@ class LecodeServer(LanguageServer):
         """The custom notifications this client asked for (routes.opted_in); no other is sent."""
         self.notification_problem: str | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._folder_uris: tuple[str, ...] = ()
-        self._folders: list[Path] = []
-        self._fact_stamps: dict[Path, tuple[int, ...]] = {}
-        self._fact_changes: dict[Path, int] = {}  # each store's changes counter, last seen
-        self.facts_listeners: list[Callable[[Runtime], Coroutine[Any, Any, None]]] = []
-        """Called after every change to a project's facts, before the client hears of it (code
-        anchors re-check the open documents; wiring.attach adds it)."""
-        self.following: dict[Path, Following] = {}
-        """Per project, what following other agents' transcripts has done (sessions/follow.py)."""
+        self.rooms = Rooms()
+        """What each feature keeps, runs and listens for (rooms.py; wiring.collect adds them)."""
 
     @cached_property
     def settings(self) -> Settings:
@@ -88,27 +67,6 @@ class LecodeServer(LanguageServer):
         from lecode_ls.config import Settings
 
         return Settings()
-
-    @cached_property
-    def chat(self) -> Chat:
-        """Chat's state between turns (the provider, calibration, running turns)."""
-        from lecode_ls.server.chat.state import Chat
-
-        return Chat()
-
-    @cached_property
-    def anchors(self) -> AnchorView:
-        """The code anchors' state between messages (published diagnostics, shown facts)."""
-        from lecode_ls.server.anchors.state import AnchorView
-
-        return AnchorView()
-
-    @cached_property
-    def questions(self) -> Questions:
-        """The questions waiting for the person's answer (asking.py)."""
-        from lecode_ls.server.questions.state import Questions
-
-        return Questions()
 
     @property
     def buffers(self) -> Buffers:
@@ -200,69 +158,19 @@ class LecodeServer(LanguageServer):
         if runtime is None:
             runtime = await asyncio.to_thread(self.runtimes.for_folder, folder)
             log.info("serving %s: project %s", folder, runtime.project.root)
-            # Shared facts' anchors are checked against the open buffers (memory/team).
-            runtime.team.buffers = lambda checkout, rel: self.buffers.text(
-                unquote(path_to_uri(checkout / rel))
-            )
-            # From now on, a change to its facts by anyone is news (see watch_facts).
-            stamp = await asyncio.to_thread(facts_stamp, runtime)
-            self._fact_stamps.setdefault(runtime.project.root, stamp)
-            changes = await asyncio.to_thread(runtime.facts.ranking.changes)
-            self._fact_changes.setdefault(runtime.project.root, changes)
+            await self.rooms.opened(runtime)
         return runtime, path_to_uri(folder)
 
     async def forget_closed_folders(self) -> None:
         """Close the runtimes no open folder uses any more: their turns and compactions are
         cancelled first (recorded as cancelled), then their stores closed."""
         gone = self.runtimes.release(self.workspace_folders())
-        if "chat" in self.__dict__:
-            await self.chat.stop({str(runtime.project.root) for runtime in gone})
+        await self.rooms.closed({str(runtime.project.root) for runtime in gone})
         for runtime in gone:
             runtime.close()
             log.info("closed the memory runtime of %s", runtime.project.root)
 
-    # --- fact changes --------------------------------------------------------------------------
-
-    async def facts_changed(self, runtime: Runtime) -> None:
-        """Tell the client that `runtime`'s facts changed (P3)."""
-        from lecode_ls.server.facts.messages import FactsDidChangeParams
-
-        generation = await asyncio.to_thread(runtime.facts.generation)
-        self._fact_stamps[runtime.project.root] = facts_stamp(runtime)
-        self._fact_changes[runtime.project.root] = await asyncio.to_thread(
-            runtime.facts.ranking.changes
-        )
-        for listener in self.facts_listeners:
-            await listener(runtime)
-        root = runtime.project.root
-        self.send(
-            "lecode/facts/didChange",
-            FactsDidChangeParams(
-                workspace_uri=path_to_uri(root),
-                project_root=str(root),
-                generation=generation,
-            ),
-        )
-
-    async def watch_facts(self, interval: float = 1.0) -> None:
-        """Notice fact changes made by other lecode-ls processes on the same projects.
-
-        A stat of the database and its WAL every `interval` seconds: every committed write
-        changes one of them, and it costs nothing while nothing changes. Then the store's
-        changes counter tells whether the facts changed, or only a use was recorded (a chat
-        turn in any window records the facts it showed): only the first is news.
-        """
-        while True:
-            await asyncio.sleep(interval)
-            for runtime in self.runtimes.all():
-                root = runtime.project.root
-                stamp = await asyncio.to_thread(facts_stamp, runtime)
-                if stamp == self._fact_stamps.setdefault(root, stamp):
-                    continue
-                self._fact_stamps[root] = stamp
-                changes = await asyncio.to_thread(runtime.facts.ranking.changes)
-                if changes != self._fact_changes.get(root):
-                    await self.facts_changed(runtime)
+    # --- housekeeping ----------------------------------------------------------------------
 
     async def remove_debris(self, interval: float | None = None) -> None:
         """Every `interval` seconds (default: files.STALE_TEMP_SECONDS), remove from every open
@@ -351,11 +259,7 @@ class LecodeServer(LanguageServer):
         records its cancellation), close the provider clients, cancel background tasks and close
         every runtime's stores. (Not pygls' `shutdown`, which stops the transport at exit.)"""
         self.closing = True
-        if "questions" in self.__dict__:  # every open question is a no
-            self.questions.close_all()
-        if "chat" in self.__dict__:
-            await self.chat.stop()
-            await self.chat.close()
+        await self.rooms.shutdown()  # every open question is a no; turns cancelled, clients closed
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()

@@ -170,6 +170,18 @@ def feature_violations(graph: dict[str, set[str]]) -> list[str]:
     ]
 
 
+def features_reached(graph: dict[str, set[str]], start: str) -> list[str]:
+    """The modules of server features that `start` imports, directly or through other modules."""
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        module = stack.pop()
+        if module not in seen:
+            seen.add(module)
+            stack.extend(graph.get(module, ()))
+    return sorted(m for m in seen if _room(m, "lecode_ls.server.") in FEATURES)
+
+
 def faces() -> dict[str, set[str]]:
     """Each part's package and the names its `__init__.py` lists in `__all__`."""
     listed = {}
@@ -256,6 +268,11 @@ class TestRooms:
     def test_a_server_feature_imports_no_other_features_handlers(self) -> None:
         assert feature_violations(import_graph()) == []
 
+    def test_the_server_reaches_no_feature(self) -> None:
+        # Issue 43, item 2: server.py holds the features' rooms (server/rooms.py), which the
+        # wiring fills; it imports no feature, not even for a type, nor does what it imports.
+        assert features_reached(import_graph(), "lecode_ls.server.server") == []
+
     def test_each_part_and_feature_is_a_package_with_a_docstring(self) -> None:
         for folder in [PACKAGE / "memory" / p for p in PARTS] + [
             PACKAGE / "server" / f for f in FEATURES
@@ -284,6 +301,14 @@ class TestRooms:
         source = tmp_path / "user.py"
         source.write_text("from lecode_ls.memory.facts import FactStore, as_int\n")
         assert names_from_faces(source, listed) == ["lecode_ls.memory.facts.as_int"]
+
+    def test_the_reach_check_finds_a_feature_behind_another_module(self) -> None:
+        graph = {
+            "lecode_ls.server.server": {"lecode_ls.server.rooms", "lecode_ls.errors"},
+            "lecode_ls.server.rooms": {"lecode_ls.server.chat.state"},
+            "lecode_ls.server.chat.state": {"lecode_ls.server.server"},
+        }
+        assert features_reached(graph, "lecode_ls.server.server") == ["lecode_ls.server.chat.state"]
 
     def test_the_feature_check_finds_another_features_handlers(self) -> None:
         graph = {
