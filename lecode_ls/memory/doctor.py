@@ -4,6 +4,9 @@
 reference once, each session read once, one already known valid not again), their code anchors'
 drift, the retirement proposals, the latest learning's proposed corrections, and the share each
 Markdown file gets of the injected memory. Blocking: callers run it off the request thread. A damaged facts.sqlite3 raises StoreError.
+
+What it reads of the settings is a Protocol (`DoctorSettings`), not the settings model: config.py
+sits above the core and validates with the core's checks.
 """
 
 from __future__ import annotations
@@ -11,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from lecode_ls.config import Settings
 from lecode_ls.errors import LecodeError
-from lecode_ls.memory.injection import ProjectMemory, build_memory_section
+from lecode_ls.memory.injection import MemoryLimits, ProjectMemory, build_memory_section
 from lecode_ls.memory.learning_status import latest_learning
 from lecode_ls.memory.recall import listed_status
 from lecode_ls.memory.sessions import SessionStore, SourceRef, SourceVerdicts
@@ -23,12 +25,26 @@ MAX_GROUP_IDS = 10  # IDs listed for each group of duplicates (the first, by ID)
 STATUSES = ("valid", "retired", "missing", "stale", "hidden", "unverified")
 
 
-class DoctorMemory(ProjectMemory, Protocol):
-    """What the doctor reads of a project (`lecode_ls.runtime.Runtime` is one): the injection's
-    view, with the whole settings and the runtime's remembered verdicts."""
+class RetireLimits(MemoryLimits, Protocol):
+    """What the doctor reads of `[memory]` (`config.MemorySettings` is one): the injection's
+    limits and what retirement proposals wait for."""
+
+    def retire_after(self) -> tuple[int, int]: ...
+
+
+class DoctorSettings(Protocol):
+    """Settings with such a `[memory]` section (`config.Settings` is one)."""
 
     @property
-    def settings(self) -> Settings: ...
+    def memory(self) -> RetireLimits: ...
+
+
+class DoctorMemory(ProjectMemory, Protocol):
+    """What the doctor reads of a project (`lecode_ls.runtime.Runtime` is one): the injection's
+    view, with the retirement settings and the runtime's remembered verdicts."""
+
+    @property
+    def settings(self) -> DoctorSettings: ...
     @property
     def verdicts(self) -> SourceVerdicts: ...
 

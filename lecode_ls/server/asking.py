@@ -28,7 +28,7 @@ from lsprotocol import types
 
 from lecode_ls.errors import LecodeError, TooManyQuestions
 from lecode_ls.server.questions.messages import CommandModel, QuestionModel
-from lecode_ls.server.questions.state import Question
+from lecode_ls.server.questions.state import Question, Questions
 from lecode_ls.server.server import LecodeServer
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ def open_question(ls: LecodeServer, ask: Ask, *, after_reply: bool = False) -> Q
     """Open a question and put it to the person (see the module's comment), right away or,
     with `after_reply`, once the response to the request being handled has gone out; raises
     TooManyQuestions when 16 are waiting."""
-    question = ls.questions.open(
+    question = ls.rooms.get(Questions).open(
         ask.message, ask.yes, ask.no, ask.yes_title, ask.no_title, in_editor=asks_in_editor(ls)
     )
 
@@ -121,7 +121,7 @@ async def wait(ls: LecodeServer, question: Question) -> bool:
     try:
         return await question.answer
     finally:
-        ls.questions.close(question.question_id)
+        ls.rooms.get(Questions).close(question.question_id)
         if question.asking is not None and not question.asking.done():
             question.asking.cancel()
 
@@ -222,10 +222,8 @@ def question_model(question: Question) -> QuestionModel:
 def question_actions(ls: LecodeServer) -> list[types.CodeAction]:
     """The code actions that answer the questions a client without `showMessageRequest` was
     asked: offered in every document until answered."""
-    if "questions" not in ls.__dict__:
-        return []
     actions = []
-    for question in ls.questions.waiting():
+    for question in ls.rooms.get(Questions).waiting():
         if question.in_editor:
             continue
         for answer, title in ((question.yes, question.yes_title), (question.no, question.no_title)):

@@ -162,13 +162,8 @@ def register(ls: LecodeServer) -> None:
     # settings without delaying the `initialize` result.
     @ls.feature(types.INITIALIZED)
     def on_initialized(params: types.InitializedParams) -> None:
-        load().attach(ls)
+        load().attach(ls)  # the features' rooms, and the background tasks
         ls.apply_settings(ls.initialization_options)
-        ls.run_task(ls.watch_facts(), "watch-facts")
-        ls.run_task(ls.remove_debris(), "remove-debris")
-        from lecode_ls.server.sessions.follow import follow_agents
-
-        ls.run_task(follow_agents(ls), "follow-agents")
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(params: types.DidChangeConfigurationParams) -> None:

@@ -8,6 +8,7 @@ from datetime import date
 from typing import Any
 
 from lecode_ls.server.asking import ask_person, show_outcome
+from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.questions.state import Question
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.tools.permissions import PermissionPolicy, ThreadAsk
@@ -61,7 +62,7 @@ async def run_command(
             asker.cancel()
             raise
         if facts_written:  # /memory correct, forget, pin or unpin changed the facts
-            await ls.facts_changed(runtime)
+            await facts_changed(ls, runtime)
         return output
 
     if wait:

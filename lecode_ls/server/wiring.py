@@ -1,4 +1,5 @@
-"""Every custom method lecode-ls serves, behind one boundary (`dispatch`).
+"""Every custom method lecode-ls serves, behind one boundary (`dispatch`), and every feature's
+room (`ROOMS`: its state, background tasks and listeners; rooms.py), added to the server here.
 
 routes.py registers the names before `initialize`; this module, with the handlers and their
 pydantic models, is imported when `initialized` arrives, so start-up does not pay for it.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -25,13 +27,30 @@ from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
 from lecode_ls.errors import INVALID_PARAMS, LecodeError
 from lecode_ls.memory.secrets import mask_secret_values
 from lecode_ls.server.anchors import lsp as anchor_lsp
+from lecode_ls.server.anchors import room as anchors
+from lecode_ls.server.chat import room as chat
+from lecode_ls.server.facts import room as facts
 from lecode_ls.server.messages import Message
 from lecode_ls.server.method import Method
 from lecode_ls.server.protocol import METHODS_BY_NAME
+from lecode_ls.server.questions import room as questions
+from lecode_ls.server.rooms import Room
 from lecode_ls.server.server import LecodeServer
-from lecode_ls.server.team import watch as team_watch
+from lecode_ls.server.sessions import room as sessions
+from lecode_ls.server.team import room as team
 
 log = logging.getLogger(__name__)
+
+ROOMS: tuple[Callable[[LecodeServer], Room], ...] = (
+    questions.room,  # first to shut down: every open question is a no
+    team.room,  # first to see a new runtime: its shared facts read the open buffers
+    facts.room,
+    anchors.room,  # first to hear of a facts change: the open documents are re-checked
+    chat.room,
+    sessions.room,
+)
+"""The features that keep state, run in the background or listen, in the order their
+listeners are called and their tasks started."""
 
 
 def parse(method: Method, raw: Any) -> Message:
@@ -100,6 +119,7 @@ async def dispatch(ls: LecodeServer, name: str, args: tuple[Any, ...]) -> Any:
     """Answer one request or command `name` that arrived with `args` (see routes.register)."""
     if not ls.ready:
         raise JsonRpcServerNotInitialized("the server is not initialized; send initialize first")
+    collect(ls)
     method = METHODS_BY_NAME[name]
     assert method.handler is not None  # routes.py registers only methods that have one
     raw: Any = list(args) if method.kind == "command" else (args[0] if args else None)
@@ -131,22 +151,21 @@ async def dispatch(ls: LecodeServer, name: str, args: tuple[Any, ...]) -> Any:
     )
 
 
+def collect(ls: LecodeServer) -> None:
+    """Add every feature's room to the server, once: when `initialized` arrives, or with the
+    first request if a client sends one before that."""
+    if not ls.rooms.collected:
+        for make in ROOMS:
+            ls.rooms.add(make(ls))
+
+
 def attach(ls: LecodeServer) -> None:
-    """Hook the code anchors into fact changes and Git changes (once, when `initialized`
-    arrives)."""
-
-    async def recheck(runtime: Any) -> None:
-        await anchor_lsp.facts_changed(ls, runtime)
-
-    async def vectors(runtime: Any) -> None:
-        # `[memory] embeddings_model`: a written fact gets its vector soon, in the background.
-        if ls.settings.memory.embeddings_model is not None:
-            ls.run_task(ls.chat.fill_vectors(runtime, ls.settings), "fact-vectors")
-
-    ls.facts_listeners.append(recheck)
-    ls.facts_listeners.append(vectors)
-    ls.run_task(anchor_lsp.watch_checkouts(ls), "watch-checkouts")
-    ls.run_task(team_watch.watch_team(ls), "watch-team")
+    """When `initialized` arrives: the rooms, and the background tasks, theirs and the
+    server's own."""
+    collect(ls)
+    for name, start in ls.rooms.tasks():
+        ls.run_task(start(), name)
+    ls.run_task(ls.remove_debris(), "remove-debris")
 
 
 async def standard(ls: LecodeServer, name: str, params: Any) -> Any:
@@ -156,6 +175,7 @@ async def standard(ls: LecodeServer, name: str, params: Any) -> Any:
     empty: Any = [] if name in ("codeLens", "codeAction", "inlayHint") else None
     if not ls.ready or ls.closing:
         return empty
+    collect(ls)
     try:
         if name in ("didOpen", "didChange"):
             await anchor_lsp.check_document(ls, params.text_document.uri, publish=name == "didOpen")

@@ -170,6 +170,18 @@ def feature_violations(graph: dict[str, set[str]]) -> list[str]:
     ]
 
 
+def features_reached(graph: dict[str, set[str]], start: str) -> list[str]:
+    """The modules of server features that `start` imports, directly or through other modules."""
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        module = stack.pop()
+        if module not in seen:
+            seen.add(module)
+            stack.extend(graph.get(module, ()))
+    return sorted(m for m in seen if _room(m, "lecode_ls.server.") in FEATURES)
+
+
 def faces() -> dict[str, set[str]]:
     """Each part's package and the names its `__init__.py` lists in `__all__`."""
     listed = {}
@@ -185,6 +197,28 @@ def faces() -> dict[str, set[str]]:
     return listed
 
 
+ABOVE_THE_CORE = (
+    "lecode_ls.config",
+    "lecode_ls.runtime",
+    "lecode_ls.server",
+    "lecode_ls.agent",
+    "lecode_ls.tools",
+    "lecode_ls.mcp",
+    "lecode_ls.other_agents",
+    "lecode_ls.cli",
+    "lecode_ls.contract",
+)
+"""What sits above lecode_ls/memory: none of it may be imported from there."""
+
+
+def above_the_core(imports: set[str]) -> set[str]:
+    return {
+        m
+        for m in imports
+        if m in ABOVE_THE_CORE or m.startswith(tuple(p + "." for p in ABOVE_THE_CORE))
+    }
+
+
 class TestPureCore:
     def test_the_core_has_modules_to_check(self) -> None:
         assert len(CORE) >= 8
@@ -197,9 +231,14 @@ class TestPureCore:
 
     @pytest.mark.parametrize("path", MEMORY, ids=lambda p: str(p.relative_to(PACKAGE)))
     def test_the_memory_core_imports_nothing_above_it(self, path: Path) -> None:
-        above = ("lecode_ls.agent", "lecode_ls.server", "lecode_ls.runtime", "lecode_ls.tools")
-        bad = {m for m in imported_modules(path) if m.startswith(above)}
-        assert bad == set()
+        # The settings model too (issue 43, item 2): config.py validates with the core's checks,
+        # so a core module that took the model would tie the two into a cycle. A core module
+        # states what it reads of the settings as a Protocol (injection.MemoryLimits).
+        assert above_the_core(imported_modules(path)) == set()
+
+    def test_the_check_of_the_core_finds_an_import_from_above(self) -> None:
+        imports = {"lecode_ls.config", "lecode_ls.other_agents.hooks", "lecode_ls.memory.files"}
+        assert above_the_core(imports) == {"lecode_ls.config", "lecode_ls.other_agents.hooks"}
 
     @pytest.mark.parametrize(
         "path",
@@ -229,6 +268,11 @@ class TestRooms:
     def test_a_server_feature_imports_no_other_features_handlers(self) -> None:
         assert feature_violations(import_graph()) == []
 
+    def test_the_server_reaches_no_feature(self) -> None:
+        # Issue 43, item 2: server.py holds the features' rooms (server/rooms.py), which the
+        # wiring fills; it imports no feature, not even for a type, nor does what it imports.
+        assert features_reached(import_graph(), "lecode_ls.server.server") == []
+
     def test_each_part_and_feature_is_a_package_with_a_docstring(self) -> None:
         for folder in [PACKAGE / "memory" / p for p in PARTS] + [
             PACKAGE / "server" / f for f in FEATURES
@@ -257,6 +301,14 @@ class TestRooms:
         source = tmp_path / "user.py"
         source.write_text("from lecode_ls.memory.facts import FactStore, as_int\n")
         assert names_from_faces(source, listed) == ["lecode_ls.memory.facts.as_int"]
+
+    def test_the_reach_check_finds_a_feature_behind_another_module(self) -> None:
+        graph = {
+            "lecode_ls.server.server": {"lecode_ls.server.rooms", "lecode_ls.errors"},
+            "lecode_ls.server.rooms": {"lecode_ls.server.chat.state"},
+            "lecode_ls.server.chat.state": {"lecode_ls.server.server"},
+        }
+        assert features_reached(graph, "lecode_ls.server.server") == ["lecode_ls.server.chat.state"]
 
     def test_the_feature_check_finds_another_features_handlers(self) -> None:
         graph = {

@@ -24,8 +24,10 @@ from lecode_ls.memory.sessions import EDITOR_TITLE, SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.anchors import messages as p
 from lecode_ls.server.asking import Ask, ask_later
+from lecode_ls.server.chat.state import Chat
 from lecode_ls.server.documents import Doc, locate, read_text, runtime_of, selected_lines
 from lecode_ls.server.facts import messages as fp
+from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.server import LecodeServer
 
 EDITOR_SESSION_TITLE = EDITOR_TITLE
@@ -103,7 +105,7 @@ async def _capture(
     message = exchange_text(doc.rel, start, lines, wording, correcting)
     session_id = await _session(runtime, params.session_id)
     busy = f"sessionId: session {session_id} has a turn running; try again when it ends"
-    with ls.chat.running((str(runtime.project.root), session_id), busy):
+    with ls.rooms.get(Chat).running((str(runtime.project.root), session_id), busy):
 
         def record() -> tuple[NewAnchor, SourceRef]:
             ref = runtime.record_evidence(
@@ -144,7 +146,7 @@ async def remember_selection(
     fact_id, revision = await asyncio.to_thread(
         lambda: runtime.facts.remember(wording, ref, check=runtime.check_source, anchors=[anchor])
     )
-    await ls.facts_changed(runtime)
+    await facts_changed(ls, runtime)
     return p.SelectionResult(
         fact_id=fact_id,
         revision=revision,
@@ -169,7 +171,7 @@ async def correct_selection(
             anchors=[anchor],
         )
     )
-    await ls.facts_changed(runtime)
+    await facts_changed(ls, runtime)
     return p.SelectionResult(
         fact_id=params.fact_id,
         revision=revision,
@@ -202,7 +204,7 @@ async def reanchor(ls: LecodeServer, params: p.ReanchorParams) -> p.ReanchorResu
         params.index,
         anchor,
     )
-    await ls.facts_changed(runtime)
+    await facts_changed(ls, runtime)
     now = await _state_of(runtime, doc, params.fact_id, stored.index)
     return p.ReanchorResult(fact_id=params.fact_id, revision=stored.revision, anchor=now)
 
@@ -239,7 +241,7 @@ async def forget_command(ls: LecodeServer, args: p.FactRefCommand) -> p.AskedRes
         forgotten = await asyncio.to_thread(runtime.facts.forget, fact_id)
         if not forgotten:
             return f"lecode: fact #{fact_id} was already forgotten."
-        await ls.facts_changed(runtime)
+        await facts_changed(ls, runtime)
         return f"lecode: forgot fact #{fact_id}; its evidence is excluded for good.{also}"
 
     ask = Ask(

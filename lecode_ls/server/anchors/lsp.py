@@ -32,7 +32,7 @@ from lecode_ls.server.anchors.shown import (
     one_line,
     wants_plain_hover,
 )
-from lecode_ls.server.anchors.state import Shown
+from lecode_ls.server.anchors.state import AnchorView, Shown
 from lecode_ls.server.asking import question_actions
 from lecode_ls.server.documents import Doc, buffer_text, locate, runtime_of
 from lecode_ls.server.server import LecodeServer
@@ -49,11 +49,12 @@ ACTION_KINDS = [types.CodeActionKind.QuickFix, REMEMBER_KIND]
 
 def _shown(ls: LecodeServer, runtime: Runtime, fact_id: int) -> Shown | None:
     """Blocking: reads the fact and validates its evidence, once per facts change."""
+    view = ls.rooms.get(AnchorView)
     key = (str(runtime.project.root), fact_id)
-    cached = ls.anchors.shown.get(key)
+    cached = view.shown.get(key)
     if cached is not None:
         return cached
-    epoch = ls.anchors.epoch
+    epoch = view.epoch
     found = fact_status(runtime.facts, runtime.sessions, fact_id)
     if found is None:
         return None
@@ -61,8 +62,8 @@ def _shown(ls: LecodeServer, runtime: Runtime, fact_id: int) -> Shown | None:
     shown = Shown(fact.revision, status, fact.text if status == "valid" else None)
     if ref is not None:
         shown.session_id, shown.seqs = ref.session_id, ref.seqs
-    if epoch == ls.anchors.epoch:  # else the facts changed while this was read: not kept
-        ls.anchors.shown[key] = shown
+    if epoch == view.epoch:  # else the facts changed while this was read: not kept
+        view.shown[key] = shown
     return shown
 
 
@@ -108,15 +109,17 @@ async def _states(ls: LecodeServer, uri: str) -> tuple[Doc, Runtime, list[Anchor
 
 async def check_document(ls: LecodeServer, uri: str, *, publish: bool = False) -> None:
     """Re-check one open document's anchors against its buffer; publish what changed."""
-    async with ls.anchors.checking:
+    view = ls.rooms.get(AnchorView)
+    async with view.checking:
         await _check_document(ls, uri, publish)
 
 
 async def _check_document(ls: LecodeServer, uri: str, publish: bool) -> None:
+    view = ls.rooms.get(AnchorView)
     found = await _document(ls, uri)
     text = buffer_text(ls, uri)
     if found is None or text is None:
-        if uri in ls.anchors.published:
+        if uri in view.published:
             _publish(ls, uri, [])
         return
     doc, runtime = found
@@ -125,10 +128,10 @@ async def _check_document(ls: LecodeServer, uri: str, publish: bool) -> None:
     )
     team = await asyncio.to_thread(_team_diagnostics, runtime, doc, text)
     keys = [f"{d.range} {d.message}" for d in team]
-    team_changed = keys != ls.anchors.team.get(uri, [])
-    ls.anchors.team[uri] = keys
+    team_changed = keys != view.team.get(uri, [])
+    view.team[uri] = keys
     # A document without anchors that shows nothing needs no (empty) publication.
-    if not (changed or team_changed or (publish and states) or uri in ls.anchors.published):
+    if not (changed or team_changed or (publish and states) or uri in view.published):
         return
     diagnostics = await asyncio.to_thread(_diagnostics, ls, runtime, doc, states, text)
     _publish(ls, uri, diagnostics + team)
@@ -152,10 +155,11 @@ def anchors_changed(ls: LecodeServer, runtime: Runtime, paths: list[str]) -> Non
 
 
 def _publish(ls: LecodeServer, uri: str, diagnostics: list[types.Diagnostic]) -> None:
+    view = ls.rooms.get(AnchorView)
     if diagnostics:
-        ls.anchors.published.add(uri)
+        view.published.add(uri)
     else:
-        ls.anchors.published.discard(uri)
+        view.published.discard(uri)
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
     )
@@ -193,25 +197,27 @@ async def watch_checkouts(ls: LecodeServer, interval: float = 1.0) -> None:
 
 
 async def did_close(ls: LecodeServer, uri: str) -> None:
+    view = ls.rooms.get(AnchorView)
     found = await _document(ls, uri)
     if found is not None:
         doc, runtime = found
         runtime.drift.close_buffer(doc.checkout, doc.rel)
-    ls.anchors.team.pop(uri, None)
-    if uri in ls.anchors.published:
+    view.team.pop(uri, None)
+    if uri in view.published:
         _publish(ls, uri, [])
 
 
 async def facts_changed(ls: LecodeServer, runtime: Runtime) -> None:
     """Facts changed (here or in another process): reload the anchors and re-check every open
     document of the project."""
-    async with ls.anchors.checking:  # after the check under way, before the next
+    view = ls.rooms.get(AnchorView)
+    async with view.checking:  # after the check under way, before the next
         runtime.drift.reload()
         root = str(runtime.project.root)
-        shown = ls.anchors.shown
+        shown = view.shown
         for key in [k for k in shown if k[0] == root]:
             del shown[key]
-        ls.anchors.epoch += 1
+        view.epoch += 1
     # Each document by the URI its client gave (pygls keys them unquoted).
     for uri in ls.buffers.uris():
         try:

@@ -1,6 +1,6 @@
 """What the code anchors keep between messages, for the whole server: which documents show
-diagnostics now, and what may be shown of each fact revision. It sits below server.py (which
-holds one, as `ls.anchors`) and lsp.py (which uses it), like chat/state.py."""
+diagnostics now, and what may be shown of each fact revision. The anchors' room (room.py) gives
+the server one (`ls.rooms.get(AnchorView)`); lsp.py uses it."""
 
 from __future__ import annotations
 

@@ -26,6 +26,8 @@ from lecode_ls.memory.sessions import UsageTotal, check_session_id, session_usag
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.asking import ask_person
 from lecode_ls.server.chat import messages as p
+from lecode_ls.server.chat.state import Chat
+from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.notes.changes import notes_changed
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import messages as sp
@@ -61,7 +63,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
     def emit(kind: DeltaKind, fields: dict[str, Any]) -> None:
         nonlocal seq
         if kind == "learning":  # facts or proposals changed: fact views refresh
-            ls.run_task(ls.facts_changed(runtime), "facts-changed")
+            ls.run_task(facts_changed(ls, runtime), "facts-changed")
         if kind == "compaction":  # every editor shows LSP progress; the chat panel the delta
             if fields["status"] == "started":
                 progress.append(ls.progress_begin("lecode: compacting the chat session"))
@@ -86,17 +88,18 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         if result.changed_files:
             notes_changed(ls, runtime.project.root, folder_uri, result.changed_files)
         if result.facts_changed:
-            await ls.facts_changed(runtime)
+            await facts_changed(ls, runtime)
 
+    chat = ls.rooms.get(Chat)
     # First, so a set-up error (no provider, a missing key) answers before anything is sent.
-    provider = ls.chat.provider(settings.provider)
+    provider = chat.provider(settings.provider)
     options = TurnOptions.from_settings(
-        settings, context_window=await _window(ls, settings), calibration=ls.chat.calibration
+        settings, context_window=await _window(ls, settings), calibration=chat.calibration
     )
     folder = ls.folder_for(params.workspace_uri)
-    embeddings = ls.chat.embeddings(settings)
+    embeddings = chat.embeddings(settings)
     if embeddings is not None:  # vectors of facts that have none, beside the turn
-        ls.run_task(ls.chat.fill_vectors(runtime, settings), "fact-vectors")
+        ls.run_task(chat.fill_vectors(runtime, settings), "fact-vectors")
     turn = ChatTurn(
         runtime,
         session_id,
@@ -109,7 +112,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         embeddings=embeddings,
     )
     try:
-        with ls.chat.running(running, busy):  # shutdown cancels it through this
+        with chat.running(running, busy):  # shutdown cancels it through this
             async with _attached(runtime, session_id):  # session deletion waits for the turn
                 result = await turn.run(params.text)
     finally:
@@ -135,15 +138,16 @@ async def session_compact(ls: LecodeServer, params: sp.SessionParams) -> p.Sessi
     model = settings.provider.model
     outcome: Outcome | None = None
     usage = TurnUsage()
+    chat = ls.rooms.get(Chat)
     # No turn starts while the summary is written; shutdown cancels it through this.
-    with ls.chat.running(running, busy):
+    with chat.running(running, busy):
         token = ls.progress_begin("lecode: compacting the chat session")
         try:
             async with _attached(runtime, session_id):
                 outcome = await compact_session(
                     runtime,
                     session_id,
-                    ls.chat.provider(settings.provider),
+                    chat.provider(settings.provider),
                     model=model,
                     window=catalog.context_window(model, await _window(ls, settings)),
                     policy=PermissionPolicy.from_settings(settings),
@@ -154,7 +158,7 @@ async def session_compact(ls: LecodeServer, params: sp.SessionParams) -> p.Sessi
         finally:
             ls.progress_end(token, outcome.status if outcome else "failed")
     if outcome.learning is not None and outcome.learning.called:
-        await ls.facts_changed(runtime)  # facts or proposals changed: fact views refresh
+        await facts_changed(ls, runtime)  # facts or proposals changed: fact views refresh
     result = p.SessionCompactResult(
         status=outcome.status, covered_through=outcome.covered_through, usage=_usage_model(usage)
     )
@@ -169,7 +173,7 @@ async def _window(ls: LecodeServer, settings: Settings) -> int | None:
     configured = settings.agent.context_window
     if configured is not None or catalog.lookup(settings.provider.model) is not None:
         return configured
-    return await ls.chat.provider(settings.provider).server_window()
+    return await ls.rooms.get(Chat).provider(settings.provider).server_window()
 
 
 def _usage_model(usage: UsageTotal) -> p.UsageModel:

@@ -1,8 +1,8 @@
 """What chat keeps between turns, for the whole server: the provider, the calibration of the
 size estimate, and the turns and compactions running.
 
-It sits below server.py (which holds one) and chat/handlers.py (which uses it), so neither
-imports the other for it.
+The chat room (room.py) gives the server one (`ls.rooms.get(Chat)`); chat/handlers.py, the
+commands that delete or compact a session and following other agents use it.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from lecode_ls.memory.sessions import SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.documents import locate
 from lecode_ls.server.facts import messages as p
+from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions.messages import SourceRefModel
@@ -115,7 +116,7 @@ async def facts_remember(ls: LecodeServer, params: p.FactsRememberParams) -> p.F
         return runtime.facts.remember(params.text, ref, check=runtime.check_source, anchors=anchors)
 
     fact_id, revision = await asyncio.to_thread(remember)
-    await ls.facts_changed(runtime)
+    await facts_changed(ls, runtime)
     return p.FactRevisionResult(fact_id=fact_id, revision=revision)
 
 
@@ -146,7 +147,7 @@ async def facts_correct(ls: LecodeServer, params: p.FactsCorrectParams) -> p.Fac
         return revision
 
     revision = await asyncio.to_thread(correct)
-    await ls.facts_changed(runtime)
+    await facts_changed(ls, runtime)
     return p.FactRevisionResult(fact_id=params.fact_id, revision=revision)
 
 
@@ -166,7 +167,7 @@ async def facts_forget(ls: LecodeServer, params: p.FactsForgetParams) -> p.Facts
 
     forgotten, hides = await asyncio.to_thread(forget)
     if forgotten:  # a retry changes nothing
-        await ls.facts_changed(runtime)
+        await facts_changed(ls, runtime)
     return p.FactsForgetResult(forgotten=forgotten, hides=hides if forgotten else [])
 
 
@@ -176,7 +177,7 @@ async def facts_dismiss_proposal(
     runtime = await _facts_runtime(ls, params)
     session_id = check_session_id(params.session_id)
     await asyncio.to_thread(dismiss, runtime.sessions, session_id, params.seq, params.index)
-    await ls.facts_changed(runtime)  # views listing proposals refresh on this
+    await facts_changed(ls, runtime)  # views listing proposals refresh on this
     return p.DismissProposalResult()
 
 
@@ -195,7 +196,7 @@ async def facts_accept_proposal(
     fact_id, revision = await asyncio.to_thread(
         accept, runtime.sessions, runtime.facts, session_id, params.seq, params.index, remember
     )
-    await ls.facts_changed(runtime)
+    await facts_changed(ls, runtime)
     return p.FactRevisionResult(fact_id=fact_id, revision=revision)
 
 
@@ -209,7 +210,7 @@ async def facts_pin(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsPinRes
     runtime = await _facts_runtime(ls, params)
     changed = await asyncio.to_thread(runtime.facts.ranking.pin, params.fact_id)
     if changed:
-        await ls.facts_changed(runtime)
+        await facts_changed(ls, runtime)
     return p.FactsPinResult(fact_id=params.fact_id, pinned=True, changed=changed)
 
 
@@ -217,7 +218,7 @@ async def facts_unpin(ls: LecodeServer, params: p.FactsPinParams) -> p.FactsPinR
     runtime = await _facts_runtime(ls, params)
     changed = await asyncio.to_thread(runtime.facts.ranking.unpin, params.fact_id)
     if changed:
-        await ls.facts_changed(runtime)
+        await facts_changed(ls, runtime)
     return p.FactsPinResult(fact_id=params.fact_id, pinned=False, changed=changed)
 
 
@@ -241,7 +242,7 @@ async def _retirement(
 
     changed = await asyncio.to_thread(change)
     if changed or not retire:  # a kept proposal leaves the review queue too: views refresh
-        await ls.facts_changed(runtime)
+        await facts_changed(ls, runtime)
     return p.FactsRetireResult(fact_id=params.fact_id, retired=retire, changed=changed)
 
 

@@ -13,6 +13,7 @@ from lecode_ls.memory.project import read_agents, read_instructions
 from lecode_ls.server.notes import messages as p
 from lecode_ls.server.notes.changes import notes_changed
 from lecode_ls.server.server import LecodeServer
+from lecode_ls.server.sessions.state import Followed
 from lecode_ls.server.slash import run_command
 
 
@@ -23,7 +24,7 @@ async def ping(ls: LecodeServer, params: p.PingParams) -> p.PingResult:
 async def project_info(ls: LecodeServer, params: p.ProjectInfoParams) -> p.ProjectInfoResult:
     runtime, _ = await ls.runtime(params.workspace_uri)
     info: dict[str, Any] = {}
-    following = ls.following.get(runtime.project.root)
+    following = ls.rooms.get(Followed).get(runtime.project.root)
     if following is not None:
         info["following"] = p.FollowingStatus(
             agents=list(following.agents),

@@ -1,7 +1,7 @@
-"""The questions waiting for the person's answer, for the whole server (`ls.questions`).
+"""The questions waiting for the person's answer, for the whole server
+(`ls.rooms.get(Questions)`, from the questions' room: room.py).
 
-It sits below server.py (which holds one) and asking.py (which opens and closes them), like
-chat/state.py. A question is answered once: by the editor's `window/showMessageRequest`, by the
+asking.py opens and closes them. A question is answered once: by the editor's `window/showMessageRequest`, by the
 `lecode.answer` command (the code actions of a client that cannot be asked run it), or by
 nothing, when the request that asked is cancelled or the server shuts down: then it is a no.
 """

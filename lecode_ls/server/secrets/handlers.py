@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from lecode_ls.memory import scrub
+from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.notes.changes import notes_changed
 from lecode_ls.server.secrets import messages as p
 from lecode_ls.server.server import LecodeServer
@@ -27,7 +28,7 @@ async def scrub_secrets(ls: LecodeServer, params: p.ScrubSecretsParams) -> p.Scr
     if notes:
         notes_changed(ls, runtime.project.root, folder_uri, notes)
     if done["sessions"] or done["facts"]:
-        await ls.facts_changed(runtime)
+        await facts_changed(ls, runtime)
     return p.ScrubSecretsResult.model_validate(done)
 
 

@@ -19,9 +19,11 @@ from lecode_ls.other_agents.follow import Follower
 from lecode_ls.other_agents.transcripts import Agent
 from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime
+from lecode_ls.server.chat.state import Chat
+from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions.messages import AgentsDidFollowParams
-from lecode_ls.server.sessions.state import Following
+from lecode_ls.server.sessions.state import Followed, Following
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +37,7 @@ async def follow_agents(ls: LecodeServer, interval: float = POLL_SECONDS) -> Non
         agents: list[Agent] = list(ls.settings.agents.follow)
         if not agents or not ls.settings.memory.enabled:
             followers.clear()
-            ls.following.clear()
+            ls.rooms.get(Followed).clear()
             continue
         for folder in ls.workspace_folders():
             try:
@@ -61,9 +63,10 @@ async def _poll_folder(
         return before, follower.poll()
 
     before, appended = await asyncio.to_thread(poll)
-    status = ls.following.get(root)
+    followed = ls.rooms.get(Followed)
+    status = followed.get(root)
     if status is None or status.agents != agents:
-        status = ls.following[root] = Following(agents)
+        status = followed[root] = Following(agents)
     if appended:
         now = time.monotonic()
         for cursor in follower.cursors().values():
@@ -113,15 +116,16 @@ async def _compact(ls: LecodeServer, runtime: Runtime, status: Following, sessio
 
     settings = ls.settings
     model = settings.provider.model
+    chat = ls.rooms.get(Chat)
     try:
-        with ls.chat.running((str(runtime.project.root), session), "the session is busy"):
+        with chat.running((str(runtime.project.root), session), "the session is busy"):
             lock = runtime.sessions.attach(session)
             await asyncio.to_thread(lock.__enter__)
             try:
                 outcome = await compact_session(
                     runtime,
                     session,
-                    ls.chat.provider(settings.provider),
+                    chat.provider(settings.provider),
                     model=model,
                     window=catalog.context_window(model, settings.agent.context_window),
                     policy=PermissionPolicy.from_settings(settings),
@@ -137,5 +141,5 @@ async def _compact(ls: LecodeServer, runtime: Runtime, status: Following, sessio
     status.compactions += 1
     log.info("followed session %s: compaction %s", session, outcome.status)
     if outcome.learning is not None and outcome.learning.called:
-        await ls.facts_changed(runtime)
+        await facts_changed(ls, runtime)
     _tell(ls, runtime, status)

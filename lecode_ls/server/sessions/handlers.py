@@ -17,6 +17,8 @@ from lecode_ls.other_agents.importing import read_import_file
 from lecode_ls.platform.paths import canonical, is_within
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.asking import Ask, ask_later
+from lecode_ls.server.chat.state import Chat
+from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import messages as p
@@ -129,14 +131,14 @@ async def session_rename(ls: LecodeServer, params: p.SessionRenameParams) -> p.S
 async def session_undo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:
     runtime = await _session_runtime(ls, params)
     seqs = await asyncio.to_thread(runtime.sessions.undo, params.session_id)
-    await ls.facts_changed(runtime)  # facts citing the hidden records turn hidden
+    await facts_changed(ls, runtime)  # facts citing the hidden records turn hidden
     return p.SessionSeqsResult(seqs=seqs)
 
 
 async def session_redo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:
     runtime = await _session_runtime(ls, params)
     seqs = await asyncio.to_thread(runtime.sessions.redo, params.session_id)
-    await ls.facts_changed(runtime)
+    await facts_changed(ls, runtime)
     return p.SessionSeqsResult(seqs=seqs)
 
 
@@ -166,10 +168,10 @@ async def _delete(ls: LecodeServer, runtime: Runtime, session_id: str) -> int:
         return citing
 
     # Marked busy meanwhile: no turn starts in the session while it is deleted.
-    with ls.chat.running((str(runtime.project.root), session_id), busy):
+    with ls.rooms.get(Chat).running((str(runtime.project.root), session_id), busy):
         citing = await asyncio.to_thread(delete)
     if citing:
-        await ls.facts_changed(runtime)  # the facts citing it are missing now
+        await facts_changed(ls, runtime)  # the facts citing it are missing now
     return citing
 
 

@@ -1,9 +1,11 @@
 """What the sessions feature keeps between requests: the status of following other agents'
-transcripts, per project (follow.py updates it, `lecode/project/info` shows it)."""
+transcripts, per project (follow.py updates it, `lecode/project/info` shows it; the server holds
+it in the sessions room, room.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from lecode_ls.other_agents.transcripts import Agent
 
@@ -23,3 +25,7 @@ class Following:
     """The followed sessions that grew since their last compaction, with when they last grew
     (the loop's clock)."""
     compacting: set[str] = field(default_factory=set)
+
+
+class Followed(dict[Path, Following]):
+    """Per project root, what following has done (`ls.rooms.get(Followed)`)."""

@@ -18,6 +18,7 @@ from lecode_ls.memory.sessions import SourceRef
 from lecode_ls.platform.paths import path_to_uri
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.documents import buffer_text
+from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.team import messages as p
@@ -56,7 +57,7 @@ async def share(ls: LecodeServer, params: p.FactsShareParams) -> p.FactsShareRes
         return doc.id, file, created
 
     team_id, file, created = await asyncio.to_thread(write)
-    await ls.facts_changed(runtime)
+    await facts_changed(ls, runtime)
     return p.FactsShareResult(
         team_id=team_id, file=file, uri=path_to_uri(checkout / file), created=created
     )
@@ -82,7 +83,7 @@ async def unshare(ls: LecodeServer, params: p.FactsUnshareParams) -> p.FactsUnsh
         return team_id, file
 
     team_id, file = await asyncio.to_thread(remove)
-    await ls.facts_changed(runtime)
+    await facts_changed(ls, runtime)
     return p.FactsUnshareResult(team_id=team_id, file=file, uri=path_to_uri(checkout / file))
 
 
@@ -133,7 +134,7 @@ async def team_forget(ls: LecodeServer, params: p.TeamForgetParams) -> p.TeamFor
 
     forgotten, file = await asyncio.to_thread(forget)
     if forgotten:
-        await ls.facts_changed(runtime)
+        await facts_changed(ls, runtime)
     return p.TeamForgetResult(team_id=params.team_id, forgotten=forgotten, file=file)
 
 
@@ -177,7 +178,7 @@ async def team_correct(ls: LecodeServer, params: p.TeamCorrectParams) -> p.TeamC
         return fact_id, doc.revision, file
 
     fact_id, revision, file = await asyncio.to_thread(correct)
-    await ls.facts_changed(runtime)
+    await facts_changed(ls, runtime)
     return p.TeamCorrectResult(
         team_id=params.team_id, revision=revision, fact_id=fact_id, file=file
     )

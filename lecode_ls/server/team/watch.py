@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lecode_ls.memory.project import checkout_root
 from lecode_ls.runtime import Runtime
+from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.server import LecodeServer
 
 log = logging.getLogger(__name__)
@@ -46,4 +47,4 @@ async def watch_team(ls: LecodeServer, interval: float = 1.0) -> None:
                 log.warning("shared facts not re-read: %s", type(exc).__name__)
                 continue
             if changed:
-                await ls.facts_changed(runtime)
+                await facts_changed(ls, runtime)
