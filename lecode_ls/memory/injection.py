@@ -267,11 +267,7 @@ def build_memory_section(
         return InjectedMemory("")
     if selection is None:
         selection = select(runtime, TurnQuery())
-    try:
-        picks = candidates(runtime, selection, read_paths, team)
-    except Exception:  # files from a clone: whatever they hold, one's own memory is shown
-        log.exception("the team's shared facts could not be chosen")
-        picks, team = candidates(runtime, selection, read_paths), None
+    picks = candidates(runtime, selection, read_paths, team)
     allocation = min(memory.facts_max_bytes, budget)
     facts_budget = allocation if facts_share is None else min(facts_share, allocation)
     lines = fact_lines(runtime, picks, team, facts_budget)
@@ -316,7 +312,11 @@ def _shared_still(shelf: Shelf, line: Line, withhold: bool) -> bool:
     fact = shelf.injectable_fact(line.team_id)
     if fact is None or fact.doc is None or fact.doc.revision != line.revision:
         return False
-    return _shared_line(fact, shelf, withhold, line.reason) == line.line
+    try:
+        return _shared_line(fact, shelf, withhold, line.reason) == line.line
+    except Exception:  # a file from a clone: its line is left out, the rest replayed
+        log.exception("shared fact %s could not be checked", fact.id)
+        return False
 
 
 def recorded_lines_valid(
@@ -467,7 +467,11 @@ def _shared(shelf: Shelf | None, pick: SharedPick, withhold: bool, room: int) ->
         return None
     if _size(fact.doc.text) + _size(pick.reason) + LINE_OVERHEAD > room:
         return None
-    line = _shared_line(fact, shelf, withhold, pick.reason)
+    try:
+        line = _shared_line(fact, shelf, withhold, pick.reason)
+    except Exception:  # a file from a clone: whatever it holds, the rest is still shown
+        log.exception("shared fact %s could not be shown", fact.id)
+        return None
     if line is None or _size(line) > room:
         return None
     return Line(0, fact.doc.revision, pick.reason, line, fact.id)

@@ -32,6 +32,7 @@ words, a path): they are shown as data, inside each fact's JSON line.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -39,6 +40,8 @@ from typing import Protocol
 from lecode_ls.memory.anchors import DriftTracker
 from lecode_ls.memory.facts import FactStore
 from lecode_ls.memory.team import Shelf, TeamFact
+
+log = logging.getLogger(__name__)
 
 MAX_PER_TIER = 50
 PINNED = "pinned"
@@ -207,25 +210,40 @@ def candidates(
     split = selection.message_hits
     own_ranked = (selection.ranked[:split], selection.ranked[split:])
     tiers: list[Sequence[Candidate]] = [selection.pinned, anchored(memory, read_paths)]
-    if shelf is None:
+    shared = _shared(memory, selection, read_paths, shelf) if shelf is not None else None
+    if shared is None:
         tiers += [*own_ranked, selection.recent]
     else:
-        paths = memory.drift.open_paths() | set(read_paths)
-        tiers.append(
-            [SharedPick(f.id, "anchored in " + _clip(_first_anchored(f, paths)))
-             for f in shelf.anchored_in(paths, MAX_PER_TIER)]
-        )  # fmt: skip
-        shared = [*shelf.ranked(selection.queries, MAX_PER_TIER), [], []][:2]
-        for own, hits in zip(own_ranked, shared, strict=True):
-            team = [SharedPick(fact.id, _matched(words)) for fact, words in hits]
+        anchored_shared, ranked_shared, rest = shared
+        tiers.append(anchored_shared)
+        for own, team in zip(own_ranked, ranked_shared, strict=True):
             tiers.append(fused(own, team)[:MAX_PER_TIER])
-        tiers.append(selection.recent)
-        tiers.append([SharedPick(f.id, SHARED) for f in shelf.injectable(MAX_PER_TIER)])
+        tiers += [selection.recent, rest]
     seen: dict[int | str, Candidate] = {}
     for tier in tiers:
         for pick in tier:
             seen.setdefault(candidate_key(pick), pick)
     return list(seen.values())
+
+
+def _shared(
+    memory: Selecting, selection: Selection, read_paths: Iterable[str], shelf: Shelf
+) -> tuple[list[SharedPick], list[list[SharedPick]], list[SharedPick]] | None:
+    """The team's candidates: anchored, ranked for each of the two queries, and the rest; None
+    when the shelf fails (files from a clone: whatever they hold, one's own are chosen)."""
+    try:
+        paths = memory.drift.open_paths() | set(read_paths)
+        near = [
+            SharedPick(f.id, "anchored in " + _clip(_first_anchored(f, paths)))
+            for f in shelf.anchored_in(paths, MAX_PER_TIER)
+        ]
+        found = [*shelf.ranked(selection.queries, MAX_PER_TIER), [], []][:2]
+        ranked = [[SharedPick(fact.id, _matched(words)) for fact, words in hits] for hits in found]
+        rest = [SharedPick(f.id, SHARED) for f in shelf.injectable(MAX_PER_TIER)]
+    except Exception:
+        log.exception("the team's shared facts could not be chosen")
+        return None
+    return near, ranked, rest
 
 
 def _first_anchored(fact: TeamFact, paths: set[str]) -> str:

@@ -23,7 +23,7 @@ from lecode_ls.errors import FactNotValid, NotACheckout, SecretInFact, SharedFac
 from lecode_ls.memory import team
 from lecode_ls.memory.injection import build_memory_section
 from lecode_ls.memory.recall import list_team, recall_team
-from lecode_ls.memory.selection import TurnQuery, select
+from lecode_ls.memory.selection import TurnQuery, select, turn_query
 from lecode_ls.memory.team import format as f
 from lecode_ls.runtime import Runtime
 from tests.unit.stores import chat, make_runtime, remember
@@ -181,6 +181,31 @@ class TestATeammatesFile:
                 "A line with team_id instead of fact_id is a fact shared in the repository"
                 in memory.text
             )
+        finally:
+            other.close()
+
+    @pytest.mark.parametrize("failing", ["ranked", "anchor_states"])
+    def test_a_shelf_that_fails_still_shows_ones_own_facts(
+        self, runtime: Runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
+    ) -> None:
+        # covers I1 (issue 42's guard, kept through issue 40's one pipeline): whatever a clone's
+        # files make the shelf raise while choosing or writing shared facts, one's own memory
+        # is shown and the turn goes on.
+        team_id = shared(runtime)
+        other = make_runtime(tmp_path / "b")
+        try:
+            mine = chat(other, {"role": "user", "content": "We deploy on Fridays."})
+            remember(other, mine, 1, 1, "We deploy on Fridays.")
+            shelf = other.team.shelf(runtime.project.root)
+
+            def broken(*args: object, **kwargs: object) -> object:
+                raise RecursionError("a crafted file")
+
+            monkeypatch.setattr(shelf, failing, broken)
+            selection = select(other, turn_query("make stack-up", [], []))
+            memory = build_memory_section(other, (), selection, shelf)
+            assert "We deploy on Fridays." in memory.text
+            assert team_id not in memory.text and memory.team == []
         finally:
             other.close()
 
