@@ -98,6 +98,22 @@ def team_lines(system: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in system.splitlines() if line.startswith('{"team_id"')]
 
 
+async def share_the_port(
+    client: LanguageClient, clone: Path
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The person remembers app.py's port line as "We serve on 8080" and shares it: the fact
+    and the share's answer."""
+    open_doc(client, uri(clone / "src" / "app.py"), SOURCE)
+    fact = await call(
+        client,
+        "lecode/facts/rememberSelection",
+        {"uri": uri(clone / "src" / "app.py"), "range": WHOLE_PORT_LINE,
+         "text": "We serve on 8080"},
+    )  # fmt: skip
+    shared = await call(client, "lecode/facts/share", {"factId": fact["factId"]})
+    return fact, shared
+
+
 async def test_a_fact_travels_with_its_evidence_and_is_checked_on_the_other_machine(
     start: Start, tmp_path: Path
 ) -> None:
@@ -109,17 +125,7 @@ async def test_a_fact_travels_with_its_evidence_and_is_checked_on_the_other_mach
         assert await team(bo, b) == []
 
         # Ada remembers the port line, shares it, commits and pushes.
-        open_doc(ada, uri(a / "src" / "app.py"), SOURCE)
-        fact = await call(
-            ada,
-            "lecode/facts/rememberSelection",
-            {
-                "uri": uri(a / "src" / "app.py"),
-                "range": WHOLE_PORT_LINE,
-                "text": "We serve on 8080",
-            },
-        )
-        shared = await call(ada, "lecode/facts/share", {"factId": fact["factId"]})
+        fact, shared = await share_the_port(ada, a)
         assert shared["created"] is True and shared["file"].startswith(".lecode/facts/")
         [own] = (await call(ada, "lecode/facts/list"))["facts"]
         assert own["shared"]["teamId"] == shared["teamId"] and own["shared"]["sharedBy"] == "Ada"
@@ -335,14 +341,7 @@ async def test_a_fact_pulled_between_turns_only_appends_and_is_ranked_with_ones_
         before = server.bodies[-1]["messages"]
         assert team_lines(json.dumps(before)) == []
 
-        open_doc(ada, uri(a / "src" / "app.py"), SOURCE)
-        fact = await call(
-            ada,
-            "lecode/facts/rememberSelection",
-            {"uri": uri(a / "src" / "app.py"), "range": WHOLE_PORT_LINE,
-             "text": "We serve on 8080"},
-        )  # fmt: skip
-        shared = await call(ada, "lecode/facts/share", {"factId": fact["factId"]})
+        _, shared = await share_the_port(ada, a)
         publish(a, "share the port")
         git(b, "pull", "-q", "origin", "main")
         await until_team(bo, b, lambda facts: len(facts) == 1)
