@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from lecode_ls.errors import (
@@ -253,26 +253,7 @@ def list_facts(
         ]
     generation = facts.generation() if verdicts is not None and items else 0
     for fact in items:
-        status, ref = listed_status(fact, sessions, facts, verdicts, generation)
-        shown_status = "retired" if status == "valid" and fact.retired else status
-        entry: dict[str, Any] = {
-            "fact_id": fact.id,
-            "revision": fact.revision,
-            "status": shown_status,
-        }
-        if fact.pinned:
-            entry["pinned"] = True
-        if fact.used_at is not None:
-            entry["last_used"] = fact.used_at
-            entry["uses"] = fact.use_count
-        if ref is not None:
-            entry["source"] = ref.to_json()
-            entry["text"] = fact.text[:FACT_TEXT_CHARS]
-            entry["fact_text_truncated"] = len(fact.text) > FACT_TEXT_CHARS
-            if fact.id in matched:  # the query's words: shown with the text only
-                entry["matched"] = list(matched[fact.id])
-        if fact.id in states:
-            entry["anchors"] = [state_json(state) for state in states[fact.id]]
+        entry = _entry(fact, sessions, facts, verdicts, generation, states, matched)
         answer["facts"].append(entry)
         if measure(answer) > MAX_OUTPUT_BYTES:  # stop before the entry that overflows
             answer["facts"].pop()
@@ -281,6 +262,58 @@ def list_facts(
     if query is not None:  # returned by a query: a use (issue 26)
         note_use(facts, (e["fact_id"] for e in answer["facts"] if "text" in e))
     return answer
+
+
+def get_fact(
+    facts: FactStore,
+    sessions: SessionStore,
+    fact_id: int,
+    *,
+    drift: DriftTracker | None = None,
+    verdicts: SourceVerdicts | None = None,
+) -> dict[str, Any]:
+    """One fact as `list_facts` lists it: the same entry (status, its evidence and text when
+    valid, pin, uses, and with `drift` its anchors now). FactNotFound for a fact never stored or
+    forgotten. Reading it is not a use. Blocking."""
+    fact = facts.get(fact_id)  # checks the ID's form
+    if fact is None:
+        raise FactNotFound(f"fact_id: there is no fact {fact_id}", field="fact_id")
+    states = drift.fact_states([fact.id]) if drift is not None else {}
+    generation = facts.generation() if verdicts is not None else 0
+    return _entry(fact, sessions, facts, verdicts, generation, states, {})
+
+
+def _entry(
+    fact: Fact,
+    sessions: SessionStore,
+    facts: FactStore,
+    verdicts: SourceVerdicts | None,
+    generation: int,
+    states: Mapping[int, list[AnchorState]],
+    matched: Mapping[int, tuple[str, ...]],
+) -> dict[str, Any]:
+    """One fact's entry in a listing: its text only while its evidence validates (R-series)."""
+    status, ref = listed_status(fact, sessions, facts, verdicts, generation)
+    shown_status = "retired" if status == "valid" and fact.retired else status
+    entry: dict[str, Any] = {
+        "fact_id": fact.id,
+        "revision": fact.revision,
+        "status": shown_status,
+    }
+    if fact.pinned:
+        entry["pinned"] = True
+    if fact.used_at is not None:
+        entry["last_used"] = fact.used_at
+        entry["uses"] = fact.use_count
+    if ref is not None:
+        entry["source"] = ref.to_json()
+        entry["text"] = fact.text[:FACT_TEXT_CHARS]
+        entry["fact_text_truncated"] = len(fact.text) > FACT_TEXT_CHARS
+        if fact.id in matched:  # the query's words: shown with the text only
+            entry["matched"] = list(matched[fact.id])
+    if fact.id in states:
+        entry["anchors"] = [state_json(state) for state in states[fact.id]]
+    return entry
 
 
 def listed_status(

@@ -43,6 +43,7 @@ REQUESTS = (
     "lecode/session/clear",
     "lecode/session/delete",
     "lecode/facts/list",
+    "lecode/facts/get",
     "lecode/facts/remember",
     "lecode/facts/recall",
     "lecode/facts/correct",

@@ -120,6 +120,32 @@ class TestFactLifecycle:
         exc = await error_of(call(client, "lecode/facts/recall", {"factId": 1}))
         assert exc.data["code"] == "fact_not_found"
 
+    async def test_get_answers_one_fact_as_the_listing_shows_it(
+        self, start: Start, repo: Path
+    ) -> None:
+        # covers R8 (issue 43's "add a method" checklist, followed for a read-only request): one
+        # fact's entry is the listing's, read without paging; unknown, forgotten or malformed
+        # IDs are refused naming the field.
+        client = await start(repo)
+        session = await imported(client)
+        await remember(client, session, 3, "We use tabs for indentation in this repo.")
+        [listed] = (await call(client, "lecode/facts/list"))["facts"]
+        assert await call(client, "lecode/facts/get", {"factId": 1}) == listed
+        assert listed["status"] == "valid" and "tabs" in listed["text"]
+        after = await call(client, "lecode/facts/get", {"factId": 1})
+        assert "uses" not in after  # reading it is not a use
+        for params, code in (
+            ({"factId": 2}, "fact_not_found"),
+            ({"factId": 0}, "invalid_params"),
+            ({"factId": "1; drop"}, "invalid_params"),
+            ({}, "invalid_params"),
+        ):
+            exc = await error_of(call(client, "lecode/facts/get", params))
+            assert (exc.data["code"], exc.data["field"]) == (code, "factId"), params
+        await call(client, "lecode/facts/forget", {"factId": 1})
+        exc = await error_of(call(client, "lecode/facts/get", {"factId": 1}))
+        assert exc.data["code"] == "fact_not_found"
+
     async def test_forget_names_the_other_facts_it_hides_and_a_dry_run_changes_nothing(
         self, start: Start, repo: Path
     ) -> None:

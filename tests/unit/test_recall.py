@@ -9,9 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lecode_ls.errors import FactNotFound
 from lecode_ls.memory.recall import (
     FACT_TEXT_CHARS,
     MAX_OUTPUT_BYTES,
+    get_fact,
     list_facts,
     recall_fact,
     recall_session,
@@ -188,3 +190,17 @@ class TestList:
             seen += [f["fact_id"] for f in page["facts"]]
             offset = page["next_offset"]
         assert seen == list(range(1, 46))
+
+
+class TestGet:
+    def test_one_fact_is_its_listing_entry_and_an_unknown_one_is_not_found(
+        self, runtime: Runtime
+    ) -> None:
+        # covers R8: `lecode/facts/get` answers the entry a listing shows, text only when valid
+        session = chat(runtime, {"role": "user", "content": "We use tabs."})
+        fact_id = remember(runtime, session, 1, 1, "We use tabs.")
+        [listed] = list_facts(runtime.facts, runtime.sessions)["facts"]
+        assert get_fact(runtime.facts, runtime.sessions, fact_id) == listed
+        runtime.facts.forget(fact_id)
+        with pytest.raises(FactNotFound, match="no fact"):
+            get_fact(runtime.facts, runtime.sessions, fact_id)

@@ -16,7 +16,7 @@ from lecode_ls.memory import team
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import accept, dismiss, latest_learning
-from lecode_ls.memory.recall import check_retirable, list_facts, recall_fact
+from lecode_ls.memory.recall import check_retirable, get_fact, list_facts, recall_fact
 from lecode_ls.memory.sessions import SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.documents import locate
@@ -63,6 +63,23 @@ async def facts_list(ls: LecodeServer, params: p.FactsListParams) -> p.FactsList
         return answer
 
     return p.FactsListResult.model_validate(await asyncio.to_thread(read))
+
+
+async def facts_get(ls: LecodeServer, params: p.FactsGetParams) -> p.FactEntry:
+    runtime = await _facts_runtime(ls, params)
+
+    def read() -> dict[str, Any]:
+        entry = get_fact(
+            runtime.facts,
+            runtime.sessions,
+            params.fact_id,
+            drift=runtime.drift,
+            verdicts=runtime.verdicts,
+        )
+        _mark_shared(runtime, [entry])
+        return entry
+
+    return p.FactEntry.model_validate(await asyncio.to_thread(read))
 
 
 def _reshare(runtime: Runtime, checkout: Path, fact_id: int, earlier: team.SharedDoc) -> None:

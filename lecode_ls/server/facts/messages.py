@@ -190,6 +190,11 @@ class FactsListResult(Message):
     at most 50. Nothing is retired until the person says so."""
 
 
+class FactsGetParams(WorkspaceParams):
+    fact_id: int = Field(ge=1)
+    """The fact."""
+
+
 class FactsRememberParams(WorkspaceParams):
     text: str = Field(min_length=1, max_length=4096)
     """The fact."""

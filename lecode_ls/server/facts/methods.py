@@ -9,12 +9,14 @@ from lecode_ls.server.facts.messages import (
     DismissProposalResult,
     DoctorParams,
     DoctorResult,
+    FactEntry,
     FactRetireCommand,
     FactRevisionResult,
     FactsCorrectParams,
     FactsDidChangeParams,
     FactsForgetParams,
     FactsForgetResult,
+    FactsGetParams,
     FactsListParams,
     FactsListResult,
     FactsPinParams,
@@ -53,6 +55,29 @@ METHODS: tuple[Method, ...] = (
             ],
             "offset": 0,
             "nextOffset": None,
+        },
+    ),
+    Method(
+        "lecode/facts/get",
+        "request",
+        "One fact as `lecode/facts/list` lists it (the same entry: its validated status, its "
+        "source and text while its evidence validates, pin, uses, its anchors' drift now, the "
+        "file it is shared in): what an editor needs to refresh one fact's view without paging "
+        "the listing. Reading it is not a use. A read of the editor's only: the model reads a "
+        "fact with `memory_recall` and the `/memory` line with `/memory recall`, which give its "
+        "evidence too.",
+        FactsGetParams,
+        FactEntry,
+        handler=handlers.facts_get,
+        errors=("memory_disabled", "fact_not_found"),
+        example_params={"factId": 1},
+        example_result={
+            "factId": 1,
+            "revision": 1,
+            "status": "valid",
+            "source": {"sessionId": SID, "seqs": [1], "digest": DIGEST},
+            "text": "We use tabs for indentation in this repo.",
+            "factTextTruncated": False,
         },
     ),
     Method(

@@ -26,6 +26,7 @@ export const Requests = {
   command: "lecode/command",
   providerInfo: "lecode/provider/info",
   factsList: "lecode/facts/list",
+  factsGet: "lecode/facts/get",
   factsDismissProposal: "lecode/facts/dismissProposal",
   factsAcceptProposal: "lecode/facts/acceptProposal",
   factsRemember: "lecode/facts/remember",
@@ -736,6 +737,13 @@ export interface SharedModel {
   sharedBy?: string | null;
   /** When it was shared (ISO 8601 UTC), as the file says. */
   sharedAt?: string | null;
+}
+
+export interface FactsGetParams {
+  /** Any folder or file URI inside a project; default: the first workspace folder. */
+  workspaceUri?: string | null;
+  /** The fact. */
+  factId: number;
 }
 
 export interface DismissProposalParams {
