@@ -49,6 +49,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from lecode_ls.actions import facts
 from lecode_ls.agent import catalog
 from lecode_ls.agent.learning_evidence import (
     CORRECTION,
@@ -427,15 +428,15 @@ def _promote(
             )
             continue
         try:
-            fact_id, revision = runtime.facts.remember(
+            remembered = facts.remember(
+                runtime,
                 candidate["text"],
                 ref,
-                check=runtime.check_source,
+                origin="learned",
                 deduplicate=True,
                 expected_generation=generation,
-                origin="learned",
-                anchors=runtime.verified_anchors(candidate["text"], ref),
-            )
+            ).value
+            fact_id, revision = remembered.fact_id, remembered.revision
         except LecodeError:  # the source or the generation changed: the evidence is stale
             outcome.reject("stale_context")
             continue

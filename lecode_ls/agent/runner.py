@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from lecode_ls.actions.section import instructions
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import compact_session, summary_message
 from lecode_ls.agent.diagnosis import rejected_record, server_error
@@ -52,7 +53,7 @@ from lecode_ls.agent.turn_memory import caps_for, plan, with_memory
 from lecode_ls.errors import ContextOverflow, LecodeError, ProviderError
 from lecode_ls.memory.anchors import read_paths
 from lecode_ls.memory.injection import InjectedMemory
-from lecode_ls.memory.project import AGENTS_HEADING, checkout_root, instruction_parts, read_agents
+from lecode_ls.memory.project import checkout_root
 from lecode_ls.memory.selection import QueryVector, TurnSelection, turn_query
 from lecode_ls.memory.sessions import UsageTotal
 from lecode_ls.memory.team import Shelf
@@ -622,16 +623,11 @@ class ChatTurn:
                 )
                 memory, placed, new = layout.shown, layout.beside, layout.records
             self._selection.shown.update(memory.fact_ids)
-            agents, exists = read_agents(self.folder)
             base = (
                 BASE_PROMPT if self.runtime.settings.memory.enabled else BASE_PROMPT_WITHOUT_MEMORY
             )
             parts = [base.format(root=self.runtime.project.root)]
-            if exists and agents.strip():
-                parts.append(AGENTS_HEADING + agents)
-            used = len(agents.encode("utf-8")) if exists else 0
-            patterns = self.runtime.settings.agent.instruction_files
-            parts.extend(instruction_parts(self.folder, patterns, used=used))
+            parts += instructions(self.folder, self.runtime.settings.agent.instruction_files)
             if memory.text:
                 parts.append(memory.text)  # its heading included, within max_bytes (I2)
             return "\n\n".join(parts), memory, placed, new

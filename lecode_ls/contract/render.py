@@ -67,6 +67,20 @@ Protocol by `lecode-ls mcp`: mcp.md documents its tools, resources and errors.
   answer comes. A client that advertised `window.showMessage` is asked with
   `window/showMessageRequest`; any other gets `window/showMessage` and two code actions in every
   document, which run `lecode.answer`. Only the explicit yes changes anything.
+- One operation for every door. An LSP request, a chat tool (`memory_*`), a `/memory` line and an
+  MCP tool that do the same thing run the same code (`lecode_ls/actions/`), so they agree: a
+  fact remembered from any door whose text is `path contains "line"` and whose evidence shows
+  that line read is anchored there; correcting a fact shared in the first folder's checkout
+  rewrites its shared file whether `lecode/facts/correct`, `lecode/facts/correctSelection`,
+  `memory_correct` or `/memory correct` corrected it; a listing is for the person
+  (`lecode/facts/list`, `/memory facts`: the retirements proposed, and the facts shared, which
+  `/memory facts` prints as `shared <teamId>`) or for the model (`memory_list`: neither, both
+  being the person's to decide); the instruction files a prompt shows (AGENTS.md, `[agent]
+  instruction_files`) are read alike for the chat and for other agents' hooks, and one that
+  cannot be read (an AGENTS.md linking out of the checkout) is logged and left out, never a
+  failed turn. Whatever changed is announced once, by the operation's own account:
+  `lecode/facts/didChange` and `lecode/memory/didChange` follow a `/memory` line as they follow
+  the request that does the same.
 
 ## Framing
 

@@ -18,6 +18,7 @@ import json
 import os
 from typing import Any
 
+from lecode_ls.actions import facts
 from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied
 from lecode_ls.mcp.remember import Exchange
 from lecode_ls.memory.facts import check_text
@@ -100,16 +101,14 @@ def remember_quote(runtime: Runtime, exchange: Exchange, quote: str, text: str) 
         )
     session, seq, record = users[0]
     ref = source_snapshot(runtime.sessions, session, seq, seq, exclusions=runtime.facts)
-    fact_id, revision = runtime.facts.remember(
-        text, ref, check=runtime.check_source, deduplicate=True, origin="mcp"
-    )
+    done = facts.remember(runtime, text, ref, origin="mcp", deduplicate=True)
     origin = record.get("meta", {}).get("origin") if isinstance(record.get("meta"), dict) else None
     body = {
-        "fact_id": fact_id,
-        "revision": revision,
+        "fact_id": done.value.fact_id,
+        "revision": done.value.revision,
         "text": text,
         "session_id": session,
         "seq": seq,
         "origin": origin,
     }
-    return ToolResult(json.dumps(body, ensure_ascii=False), facts_changed=True)
+    return ToolResult(json.dumps(body, ensure_ascii=False), changed=done.changed)

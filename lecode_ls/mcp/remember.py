@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lecode_ls.actions import facts
 from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied, SessionNotFound
 from lecode_ls.memory.facts import check_text
 from lecode_ls.memory.sessions import MCP_PREFIX, SourceRef
@@ -122,17 +123,15 @@ def remember_verified(runtime: Runtime, exchange: Exchange, path: str, line: str
     anchors = runtime.verified_anchors(text, ref)
     if not anchors:  # the file is not inside a checkout the server can anchor in
         raise InvalidParams(f"path: {path} cannot be anchored in this project", field="path")
-    fact_id, revision = runtime.facts.remember(
-        text, ref, check=runtime.check_source, deduplicate=True, origin="mcp", anchors=anchors
-    )
+    done = facts.remember(runtime, text, ref, origin="mcp", anchors=anchors, deduplicate=True)
     body = {
-        "fact_id": fact_id,
-        "revision": revision,
+        "fact_id": done.value.fact_id,
+        "revision": done.value.revision,
         "text": text,
         "line_number": number,
         "session_id": session_id,
     }
-    return ToolResult(json.dumps(body, ensure_ascii=False), facts_changed=True)
+    return ToolResult(json.dumps(body, ensure_ascii=False), changed=done.changed)
 
 
 def _record(runtime: Runtime, exchange: Exchange, records: list[dict[str, Any]]) -> SourceRef:

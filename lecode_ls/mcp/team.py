@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lecode_ls.actions import team
 from lecode_ls.errors import InvalidParams, SharedFactNotFound
 from lecode_ls.memory.project import checkout_root
-from lecode_ls.memory.recall import list_team, recall_team
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import ToolResult, ToolSpec
 
@@ -62,15 +62,15 @@ TEAM = ToolSpec(
 def team_facts(runtime: Runtime, folder: Path, args: dict[str, Any]) -> ToolResult:
     """The listing page, or one fact's recall, of the shared facts of `folder`'s checkout
     (`args` checked against TEAM's schema). Blocking."""
-    shelf = runtime.team.shelf(checkout_root(folder, [folder]) or folder)
+    checkout = checkout_root(folder, [folder]) or folder
     team_id, offset = args.get("team_id"), args.get("offset", 0)
     if team_id is None:
         if "limit" in args:
             raise InvalidParams("limit: pages a recall; pass team_id with it", field="limit")
-        answer = list_team(shelf, offset, lambda rel: None)
+        answer = team.page(runtime, checkout, offset)
     else:
         try:
-            answer = recall_team(shelf, team_id, offset, args.get("limit"))
+            answer = team.recall(runtime, checkout, team_id, offset, args.get("limit"))
         except SharedFactNotFound:
             raise SharedFactNotFound(
                 f"team_id: no shared fact {team_id} in this checkout", field="team_id"

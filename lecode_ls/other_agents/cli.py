@@ -89,6 +89,7 @@ def import_main(argv: list[str]) -> int:
     parser.add_argument("--title", help="the new session's title")
     args = parser.parse_args(argv)
     logging.basicConfig(level="INFO", stream=sys.stderr, format="lecode-ls import: %(message)s")
+    from lecode_ls.actions import sessions
     from lecode_ls.config import Settings
     from lecode_ls.errors import LecodeError
     from lecode_ls.memory.project import config_dir
@@ -101,7 +102,7 @@ def import_main(argv: list[str]) -> int:
     try:
         runtime = runtimes.for_folder(folder)
         records, title = read_import_file(canonical(Path(args.file)), [runtime.project.root])
-        session, renamed = runtime.sessions.import_records(records, args.title or title)
+        session, renamed = sessions.import_records(runtime, records, args.title or title).value
     except LecodeError as error:
         print(f"lecode-ls import: {error}", file=sys.stderr)
         return 1

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lecode_ls.actions.section import instructions
 from lecode_ls.errors import LecodeError
 from lecode_ls.memory.anchors import DriftTracker
 from lecode_ls.memory.facts import FactStore
@@ -37,10 +38,7 @@ from lecode_ls.memory.injection import InjectedMemory, build_memory_section
 from lecode_ls.memory.notes import MarkdownStore
 from lecode_ls.memory.project import (
     AGENTS_FILE,
-    AGENTS_HEADING,
     checkout_root,
-    instruction_parts,
-    read_agents,
     resolve_project,
     store_dir,
 )
@@ -153,19 +151,7 @@ def instructions_context(folder: Path, patterns: Sequence[str], agent: str | Non
     chat's system prompt gives it (L7), leaving out the file `agent` reads itself (NATIVE):
     one project's conventions reach every agent from one place."""
     native = NATIVE.get(agent or "")
-    parts: list[str] = []
-    used = 0
-    if native != AGENTS_FILE:
-        try:
-            text, exists = read_agents(folder)
-        except LecodeError as error:
-            log.warning("AGENTS.md not read: %s", error)
-            text, exists = "", False
-        if exists and text.strip():
-            parts.append(AGENTS_HEADING + text)
-            used = len(text.encode("utf-8"))
-    skip = (native,) if native is not None else ()
-    parts.extend(instruction_parts(folder, patterns, used=used, skip=skip))
+    parts = instructions(folder, patterns, skip=(native,) if native is not None else ())
     return "\n\n".join(part.rstrip("\n") for part in parts)
 
 

@@ -7,8 +7,8 @@ import asyncio
 from datetime import date
 from typing import Any
 
+from lecode_ls.server.act import tell
 from lecode_ls.server.asking import ask_person, show_outcome
-from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.questions.state import Question
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.tools.permissions import PermissionPolicy, ThreadAsk
@@ -49,20 +49,14 @@ async def run_command(
         session_id=session_id,
     )
 
-    def work() -> tuple[str, bool]:
-        before = runtime.facts.ranking.changes()
-        # The local calendar day: "today's log" is the person's today, not UTC's.
-        output = run_memory_command(runtime, text, date.today(), run)
-        return output, runtime.facts.ranking.changes() != before
-
     async def finish() -> str:
         try:
-            output, facts_written = await asyncio.to_thread(work)
+            # The local calendar day: "today's log" is the person's today, not UTC's.
+            output = await asyncio.to_thread(run_memory_command, runtime, text, date.today(), run)
         except asyncio.CancelledError:  # a question still open is answered "deny"
             asker.cancel()
             raise
-        if facts_written:  # /memory correct, forget, pin or unpin changed the facts
-            await facts_changed(ls, runtime)
+        await tell(ls, runtime, run.changed)
         return output
 
     if wait:

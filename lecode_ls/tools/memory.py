@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from lecode_ls.actions import NOTHING, Changed, facts, notes
 from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied, ReadonlyMode
 from lecode_ls.memory.facts import check_path
-from lecode_ls.memory.learning_status import latest_learning
-from lecode_ls.memory.recall import list_facts, recall_fact, recall_session
+from lecode_ls.memory.recall import recall_fact, recall_session
 from lecode_ls.memory.sessions import SourceRef
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.permissions import PermissionPolicy
@@ -61,8 +61,8 @@ class ToolResult:
 
     content: str
     is_error: bool = False
-    changed_files: list[str] = field(default_factory=list)  # store-relative Markdown names
-    facts_changed: bool = False
+    changed: Changed = NOTHING
+    """What the call changed, for the door's news (actions/changes.py)."""
 
 
 def _schema(required: list[str], **properties: dict[str, Any]) -> dict[str, Any]:
@@ -287,10 +287,8 @@ def error_result(error: LecodeError) -> ToolResult:
     return ToolResult(json.dumps(body, ensure_ascii=False), is_error=True)
 
 
-def _ok(
-    body: dict[str, Any], *, changed: list[str] | None = None, facts: bool = False
-) -> ToolResult:
-    return ToolResult(json.dumps(body, ensure_ascii=False), False, changed or [], facts)
+def _ok(body: dict[str, Any], changed: Changed = NOTHING) -> ToolResult:
+    return ToolResult(json.dumps(body, ensure_ascii=False), False, changed)
 
 
 def _clip(text: str) -> str:
@@ -388,16 +386,16 @@ def _write(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     name = runtime.markdown.validate(args["file"])
     size = len(args["content"].encode("utf-8", "replace"))
     _permit(call.policy, "memory_write", f"{args['mode']} {size} bytes to {name}")
-    total = runtime.markdown.write(name, args["content"], args["mode"])
-    return _ok({"file": name, "mode": args["mode"], "bytes": total}, changed=[name])
+    done = notes.write(runtime, name, args["content"], args["mode"])
+    return _ok({"file": name, "mode": args["mode"], "bytes": done.value.count}, done.changed)
 
 
 def _edit(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
     name = runtime.markdown.validate(args["file"])
     summary = f'replace "{_clip(args["search"])}" with "{_clip(args["replace"])}" in {name}'
     _permit(call.policy, "memory_edit", summary)
-    count = runtime.markdown.edit(name, args["search"], args["replace"])
-    return _ok({"file": name, "replacements": count}, changed=[name])
+    done = notes.edit(runtime, name, args["search"], args["replace"])
+    return _ok({"file": name, "replacements": done.value.count}, done.changed)
 
 
 def _search(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
@@ -407,7 +405,7 @@ def _search(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
 
 
 def _recall(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
-    sessions, facts = runtime.require_facts()
+    sessions, store = runtime.require_facts()
     offset, limit = args.get("offset", 0), args.get("limit")
     by_session = [key for key in ("session_id", "start_seq", "end_seq") if key in args]
     if "fact_id" in args:
@@ -417,7 +415,7 @@ def _recall(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
                 "not both",
                 field=by_session[0],
             )
-        return _ok(recall_fact(facts, sessions, args["fact_id"], offset, limit))
+        return _ok(recall_fact(store, sessions, args["fact_id"], offset, limit))
     for key in ("session_id", "start_seq", "end_seq"):
         if key not in args:
             raise InvalidParams(
@@ -425,57 +423,52 @@ def _recall(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
                 field=key,
             )
     answer = recall_session(
-        sessions, facts, args["session_id"], args["start_seq"], args["end_seq"], offset, limit
+        sessions, store, args["session_id"], args["start_seq"], args["end_seq"], offset, limit
     )
     return _ok(answer)
 
 
 def _list(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
-    sessions, facts = runtime.require_facts()
-    learning = latest_learning(sessions, facts, call.session_id)
     path = args.get("path")
-    return _ok(
-        list_facts(
-            facts,
-            sessions,
-            args.get("offset", 0),
-            learning=learning,
-            drift=runtime.drift,
-            path=None if path is None else check_path(path),
-            query=args.get("query"),
-            verdicts=runtime.verdicts,
-        )
+    page = facts.page(
+        runtime,
+        args.get("offset", 0),
+        audience="model",
+        session_id=call.session_id,
+        path=None if path is None else check_path(path),
+        query=args.get("query"),
     )
+    return _ok(page)
 
 
 def _correct(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
-    _, facts = runtime.require_facts()
+    runtime.require_facts()
     ref = SourceRef.from_json(args["source_snapshot"], "source_snapshot")
     fact_id = args["fact_id"]
     summary = (
         f'correct fact {fact_id} (revision {args["expected_revision"]}) to "{_clip(args["text"])}"'
     )
     _permit(call.policy, "memory_correct", summary)
-    revision = facts.correct(
+    done = facts.correct(
+        runtime,
         fact_id,
         args["text"],
         expected_revision=args["expected_revision"],
         ref=ref,
-        check=runtime.check_source,
-        has_authored_text=runtime.has_authored_text,
         expected_generation=call.generation,
     )
-    return _ok({"fact_id": fact_id, "revision": revision}, facts=True)
+    return _ok({"fact_id": fact_id, "revision": done.value.revision}, done.changed)
 
 
 def _forget(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
-    facts = runtime.require_facts()[1]
+    runtime.require_facts()
     fact_id = args["fact_id"]
     _permit(
         call.policy, "memory_forget", f"forget fact {fact_id} and exclude its evidence for good"
     )
-    first = facts.forget(fact_id)
-    return _ok({"fact_id": fact_id, "forgotten": True, "already_forgotten": not first}, facts=first)
+    done = facts.forget(runtime, fact_id)
+    already = not done.value.forgotten
+    return _ok({"fact_id": fact_id, "forgotten": True, "already_forgotten": already}, done.changed)
 
 
 _DISPATCH: dict[str, Handler] = {

@@ -8,32 +8,31 @@ and run only when the permission policy allows, or the person confirms when it s
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from lecode_ls.actions import NOTHING, Changed, Done, facts, secrets, team
 from lecode_ls.errors import InvalidParams, NotACheckout, ReadonlyMode
-from lecode_ls.memory import scrub, team
+from lecode_ls.memory import scrub
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
-from lecode_ls.memory.learning_status import accept, describe, latest_learning
+from lecode_ls.memory.learning_status import describe, latest_learning
 from lecode_ls.memory.notes import daily_name
-from lecode_ls.memory.recall import (
-    check_retirable,
-    list_facts,
-    list_team,
-    recall_fact,
-    recall_session,
-)
+from lecode_ls.memory.recall import recall_fact, recall_session
 from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import dispatch
 from lecode_ls.tools.permissions import PermissionPolicy
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -47,6 +46,18 @@ class Invocation:
     """`[agent] readonly`: the slash commands cannot change memory either."""
     session_id: str | None = None
     """The chat session the line was typed in, if any: `/memory facts` reports its learning."""
+    changes: list[Changed] = field(default_factory=list)
+    """What the line changed (`did`), for the door's news."""
+
+    def did(self, done: Done[T]) -> T:
+        """An operation's value, its change noted."""
+        self.changes.append(done.changed)
+        return done.value
+
+    @property
+    def changed(self) -> Changed:
+        """Everything the line changed."""
+        return functools.reduce(operator.or_, self.changes, NOTHING)
 
 
 HELP = """\
@@ -191,22 +202,24 @@ def _is_path(words: list[str]) -> bool:
 
 
 def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
-    sessions, facts = runtime.require_facts()
+    runtime.require_facts()
     offset = _int(args, 0, "offset") if args and _is_offset(args[0]) else 0
     rest = args[1:] if args and _is_offset(args[0]) else args
     path = check_path(rest[0]) if _is_path(rest) else None
     query = " ".join(rest) if rest and path is None else None
-    latest = latest_learning(sessions, facts, run.session_id)
-    # The learning line once learning is on, or has ever run.
-    learning = [describe(latest)] if latest or runtime.settings.memory.auto_learn else []
+    auto_learn = runtime.settings.memory.auto_learn
 
     def render(page: dict[str, Any]) -> str:
+        latest = page.get("learning")
+        # The learning line once learning is on, or has ever run.
+        learning = [describe(latest)] if latest or auto_learn else []
         if not page["facts"]:
             return "\n".join(["No facts." if page["offset"] == 0 else "No more facts.", *learning])
         lines = []
         for fact in page["facts"]:
             line = f"#{fact['fact_id']} r{fact['revision']} {fact['status']}"
             line += " pinned" if fact.get("pinned") else ""
+            line += f" shared {fact['shared']['team_id']}" if "shared" in fact else ""
             if "last_used" in fact:
                 line += f" used {fact['uses']}x, last {fact['last_used'][:10]}"
             if "source" in fact:
@@ -236,16 +249,14 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
         return "\n".join(lines + learning)
 
     # The 16,384-byte cap (R8) holds for the text shown, the learning lines included.
-    page = list_facts(
-        facts,
-        sessions,
+    page = facts.page(
+        runtime,
         offset,
-        measure=lambda page: len(render(page).encode("utf-8")),
-        drift=runtime.drift,
+        audience="person",
+        session_id=run.session_id,
         path=path,
         query=query,
-        verdicts=runtime.verdicts,
-        retire_after=runtime.settings.memory.retire_after(),
+        measure=lambda page: len(render(page).encode("utf-8")),
     )
     return render(page)
 
@@ -253,11 +264,11 @@ def _facts(runtime: Runtime, args: list[str], run: Invocation) -> str:
 def _pin(runtime: Runtime, args: list[str], run: Invocation, *, pin: bool = True) -> str:
     word = "pin" if pin else "unpin"
     _usage(args, 1, 1, f"{word} <fact-id>")
-    _, facts = runtime.require_facts()
+    runtime.require_facts()
     if run.readonly:  # readonly: chat cannot change memory, what it shows included
         raise ReadonlyMode(f"/memory {word}: memory cannot be changed in readonly mode")
     fact_id = _int(args, 0, "fact-id")
-    changed = facts.ranking.pin(fact_id) if pin else facts.ranking.unpin(fact_id)
+    changed = run.did(facts.pin(runtime, fact_id, pinned=pin))
     if pin:
         return f"Fact #{fact_id} is pinned." if changed else f"Fact #{fact_id} was pinned already."
     return f"Fact #{fact_id} is unpinned." if changed else f"Fact #{fact_id} was not pinned."
@@ -265,24 +276,15 @@ def _pin(runtime: Runtime, args: list[str], run: Invocation, *, pin: bool = True
 
 def _accept(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 1, 1, "accept <n>")
-    sessions, facts = runtime.require_facts()
+    sessions, store = runtime.require_facts()
     if run.readonly:
         raise ReadonlyMode("/memory accept: memory cannot be changed in readonly mode")
     index = _int(args, 0, "n")
-    learning = latest_learning(sessions, facts, run.session_id)
+    learning = latest_learning(sessions, store, run.session_id)
     if learning is None:
         raise InvalidParams("text: no automatic learning has proposed anything", field="text")
-
-    def remember(text: str, ref: Any) -> tuple[int, int]:
-        return facts.remember(
-            text, ref, check=runtime.check_source, deduplicate=True, origin="learned",
-            anchors=runtime.verified_anchors(text, ref),
-        )  # fmt: skip
-
-    fact_id, revision = accept(
-        sessions, facts, learning["session_id"], learning["seq"], index, remember
-    )
-    return f"Proposal {index} is remembered as fact #{fact_id} (revision {revision})."
+    fact = run.did(facts.accept_proposal(runtime, learning["session_id"], learning["seq"], index))
+    return f"Proposal {index} is remembered as fact #{fact.fact_id} (revision {fact.revision})."
 
 
 def _unpin(runtime: Runtime, args: list[str], run: Invocation) -> str:
@@ -292,17 +294,15 @@ def _unpin(runtime: Runtime, args: list[str], run: Invocation) -> str:
 def _retire(runtime: Runtime, args: list[str], run: Invocation, *, retire: bool = True) -> str:
     word = "retire" if retire else "restore"
     _usage(args, 1, 1, f"{word} <fact-id>")
-    sessions, facts = runtime.require_facts()
+    runtime.require_facts()
     if run.readonly:
         raise ReadonlyMode(f"/memory {word}: memory cannot be changed in readonly mode")
     fact_id = _int(args, 0, "fact-id")
-    check_retirable(facts, sessions, fact_id)
+    changed = run.did(facts.retire(runtime, fact_id, retired=retire))
     if retire:
-        changed = facts.retirement.retire(fact_id)
         return (
             f"Fact #{fact_id} is retired." if changed else f"Fact #{fact_id} was retired already."
         )
-    changed = facts.retirement.restore(fact_id)
     return f"Fact #{fact_id} is restored." if changed else f"Fact #{fact_id} is kept."
 
 
@@ -347,7 +347,7 @@ def _secrets(runtime: Runtime, args: list[str], run: Invocation) -> str:
     if args:
         if run.readonly:
             raise ReadonlyMode("/memory secrets scrub: memory cannot be changed in readonly mode")
-        done = scrub.scrub(runtime)
+        done = run.did(secrets.scrub(runtime))
         return (
             f"Scrubbed {done['records']} transcript records in {len(done['sessions'])} sessions, "
             f"{len(done['notes'])} Markdown files, {done['revisions']} revisions of "
@@ -382,28 +382,28 @@ def _restore(runtime: Runtime, args: list[str], run: Invocation) -> str:
 
 def _recall(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 1, 2, "recall <fact-id> [offset]")
-    sessions, facts = runtime.require_facts()
+    sessions, store = runtime.require_facts()
     offset = _int(args, 1, "offset") if len(args) > 1 else 0
-    return _json(_camel(recall_fact(facts, sessions, _int(args, 0, "fact-id"), offset)))
+    return _json(_camel(recall_fact(store, sessions, _int(args, 0, "fact-id"), offset)))
 
 
 def _read(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 3, 4, "read <session-id> <start-seq> <end-seq> [offset]")
-    sessions, facts = runtime.require_facts()
+    sessions, store = runtime.require_facts()
     start, end = _int(args, 1, "start-seq"), _int(args, 2, "end-seq")
     offset = _int(args, 3, "offset") if len(args) > 3 else 0
-    return _json(recall_session(sessions, facts, args[0], start, end, offset))
+    return _json(recall_session(sessions, store, args[0], start, end, offset))
 
 
 def _correct(runtime: Runtime, args: list[str], run: Invocation) -> str:
     usage = "correct <fact-id> <revision> <session-id> <start-seq> <end-seq> <text>"
     _usage(args, 6, 6, usage)
-    sessions, facts = runtime.require_facts()
+    sessions, store = runtime.require_facts()
     fact_id, revision = _int(args, 0, "fact-id"), _int(args, 1, "revision")
     # The slash command captures the named persisted range, then dispatches the same tool the
     # model calls; it never guesses evidence.
     ref = source_snapshot(
-        sessions, args[2], _int(args, 3, "start-seq"), _int(args, 4, "end-seq"), exclusions=facts
+        sessions, args[2], _int(args, 3, "start-seq"), _int(args, 4, "end-seq"), exclusions=store
     )
     arguments = {
         "fact_id": fact_id,
@@ -432,6 +432,7 @@ def _tool(
     result = dispatch(
         runtime, name, arguments, policy=run.policy, readonly=run.readonly, child=False
     )
+    run.changes.append(result.changed)
     answer: dict[str, Any] = json.loads(result.content)
     return answer
 
@@ -448,13 +449,8 @@ def _share(runtime: Runtime, args: list[str], run: Invocation) -> str:
     runtime.require_facts()
     if run.readonly:
         raise ReadonlyMode("/memory share: memory cannot be changed in readonly mode")
-    checkout = _checkout(runtime)
-    doc = team.build(
-        runtime.facts, runtime.sessions, runtime.redactor, checkout, _int(args, 0, "fact-id"),
-        check=runtime.check_source, shared_by=runtime.settings.team.name,
-    )  # fmt: skip
-    file, _ = team.write(checkout, doc)
-    return f"Shared as {file} (team ID {doc.id}): commit it with your change."
+    shared = run.did(team.share(runtime, _checkout(runtime), _int(args, 0, "fact-id")))
+    return f"Shared as {shared.file} (team ID {shared.team_id}): commit it with your change."
 
 
 def _unshare(runtime: Runtime, args: list[str], run: Invocation) -> str:
@@ -462,8 +458,8 @@ def _unshare(runtime: Runtime, args: list[str], run: Invocation) -> str:
     runtime.require_facts()
     if run.readonly:
         raise ReadonlyMode("/memory unshare: memory cannot be changed in readonly mode")
-    file = team.remove(_checkout(runtime), args[0])
-    return f"Removed {file}: commit its removal."
+    gone = run.did(team.unshare(runtime, _checkout(runtime), team_id=args[0]))
+    return f"Removed {gone.file}: commit its removal."
 
 
 def _one_line(text: str) -> str:
@@ -473,9 +469,7 @@ def _one_line(text: str) -> str:
 def _team(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 0, 1, "team [offset]")
     runtime.require_facts()
-    checkout = _checkout(runtime)
-    page = list_team(runtime.team.shelf(checkout), _int(args, 0, "offset") if args else 0,
-                     lambda rel: None)  # fmt: skip
+    page = team.page(runtime, _checkout(runtime), _int(args, 0, "offset") if args else 0)
     if not page["facts"]:
         return "No shared facts." if page["offset"] == 0 else "No more shared facts."
     lines = []

@@ -199,6 +199,7 @@ def faces() -> dict[str, set[str]]:
 
 ABOVE_THE_CORE = (
     "lecode_ls.config",
+    "lecode_ls.actions",
     "lecode_ls.runtime",
     "lecode_ls.server",
     "lecode_ls.agent",

@@ -19,6 +19,7 @@ from lecode_ls.agent.replay import NO_RESULT, replay
 from lecode_ls.agent.runner import ChatTurn, TurnOptions, TurnResult
 from lecode_ls.errors import ProviderAuth
 from lecode_ls.memory.injection import MEMORY_HEADING
+from lecode_ls.memory.project import AGENTS_HEADING
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.permissions import PermissionPolicy
 from tests.fakes.scripted_provider import ScriptedProvider, text_turn, tool_turn
@@ -194,7 +195,7 @@ class TestMemoryInTheRequest:
         await make_turn(runtime, session, provider, folder, Deltas()).run("hi")
         system = provider.requests[0].messages[0]["content"]
         agents = system.index("Always run the linter.")
-        assert system.index(runner_module.AGENTS_HEADING.strip()) < agents
+        assert system.index(AGENTS_HEADING.strip()) < agents
         assert MEMORY_HEADING.strip() not in system[:agents]
 
     async def test_a_learned_fact_leaves_the_prompt_before_it_unchanged(

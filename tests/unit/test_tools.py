@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from lecode_ls.actions import FACTS, NOTHING, Changed
 from lecode_ls.config import MemorySettings, Settings
 from lecode_ls.memory.project.identity import Project
 from lecode_ls.memory.sessions.sources import source_snapshot
@@ -104,7 +105,9 @@ class TestHappyPaths:
             runtime, "memory_write", {"file": "MEMORY.md", "content": "a", "mode": "append"}
         )
         assert first == ToolResult(
-            json.dumps({"file": "MEMORY.md", "mode": "append", "bytes": 1}), False, ["MEMORY.md"]
+            json.dumps({"file": "MEMORY.md", "mode": "append", "bytes": 1}),
+            False,
+            Changed(notes=("MEMORY.md",)),
         )
         call(runtime, "memory_write", {"file": "MEMORY.md", "content": "b", "mode": "append"})
         assert runtime.markdown.read("MEMORY.md") == ("a\nb", True)
@@ -125,9 +128,9 @@ class TestHappyPaths:
     def test_memory_edit_replaces_every_occurrence(self, runtime: Runtime) -> None:
         runtime.markdown.write("MEMORY.md", "x y x", "replace")
         result = call(runtime, "memory_edit", {"file": "MEMORY.md", "search": "x", "replace": "z"})
-        assert (body(result), result.changed_files) == (
+        assert (body(result), result.changed) == (
             {"file": "MEMORY.md", "replacements": 2},
-            ["MEMORY.md"],
+            Changed(notes=("MEMORY.md",)),
         )
         assert runtime.markdown.read("MEMORY.md") == ("z y z", True)
 
@@ -192,7 +195,7 @@ class TestHappyPaths:
             "source_snapshot": snapshot,
         }
         result = call(runtime, "memory_correct", args)
-        assert (body(result), result.facts_changed) == ({"fact_id": fact_id, "revision": 2}, True)
+        assert (body(result), result.changed) == ({"fact_id": fact_id, "revision": 2}, FACTS)
         recalled = body(call(runtime, "memory_recall", {"fact_id": fact_id}))
         assert (recalled["revision"], recalled["text"]) == (2, "The project uses spaces.")
 
@@ -202,9 +205,9 @@ class TestHappyPaths:
         # covers F7
         fact_id, _ = fact
         result = call(runtime, "memory_forget", {"fact_id": fact_id})
-        assert (body(result), result.facts_changed) == (
+        assert (body(result), result.changed) == (
             {"fact_id": fact_id, "forgotten": True, "already_forgotten": False},
-            True,
+            FACTS,
         )
         recalled = call(runtime, "memory_recall", {"fact_id": fact_id})
         assert recalled.is_error
@@ -228,7 +231,7 @@ class TestCorrectionEvidence:
             "source_snapshot": ref.to_json(),
         }
         result = call(runtime, "memory_correct", args)
-        assert result.is_error and not result.facts_changed
+        assert result.is_error and not result.changed
         assert body(result)["error"] == "invalid_source"
         assert runtime.facts.get(fact_id).revision == 1  # type: ignore[union-attr]
 
@@ -312,7 +315,7 @@ class TestMalformedArguments:
         result = call(runtime, name, args)
         assert result.is_error
         assert body(result)["message"].startswith(f"{argument}:")
-        assert (result.changed_files, result.facts_changed) == ([], False)
+        assert result.changed == NOTHING
 
     @pytest.mark.parametrize("text", ["{", "[]", '"x"', "null"])
     def test_arguments_that_are_not_a_json_object_are_an_error_result(

@@ -15,6 +15,7 @@ import re
 
 from lsprotocol import types
 
+from lecode_ls.actions import facts
 from lecode_ls.errors import InvalidParams, SessionNotFound
 from lecode_ls.memory.anchors import AnchorState, make_anchor, state_json
 from lecode_ls.memory.facts import MAX_ANCHOR_LINES, NewAnchor
@@ -22,12 +23,12 @@ from lecode_ls.memory.project import head_commit
 from lecode_ls.memory.recall import recall_fact
 from lecode_ls.memory.sessions import EDITOR_TITLE, SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
+from lecode_ls.server.act import act
 from lecode_ls.server.anchors import messages as p
 from lecode_ls.server.asking import Ask, ask_later
 from lecode_ls.server.chat.state import Chat
 from lecode_ls.server.documents import Doc, locate, read_text, runtime_of, selected_lines
 from lecode_ls.server.facts import messages as fp
-from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.server import LecodeServer
 
 EDITOR_SESSION_TITLE = EDITOR_TITLE
@@ -127,7 +128,7 @@ async def _state_of(
     runtime: Runtime, doc: Doc, fact_id: int, index: int | None = None
 ) -> fp.AnchorModel:
     """The fact's anchor in `doc` (the last, or number `index`) as drift sees it now, after
-    `facts_changed` reloaded the anchors."""
+    the facts' news reloaded the anchors."""
     states = await asyncio.to_thread(runtime.drift.states, doc.checkout, doc.rel)
     mine = [
         s
@@ -143,16 +144,13 @@ async def remember_selection(
     ls: LecodeServer, params: p.RememberSelectionParams
 ) -> p.SelectionResult:
     runtime, doc, anchor, wording, ref = await _capture(ls, params, None)
-    fact_id, revision = await asyncio.to_thread(
-        lambda: runtime.facts.remember(wording, ref, check=runtime.check_source, anchors=[anchor])
-    )
-    await facts_changed(ls, runtime)
+    fact = await act(ls, runtime, lambda: facts.remember(runtime, wording, ref, anchors=[anchor]))
     return p.SelectionResult(
-        fact_id=fact_id,
-        revision=revision,
+        fact_id=fact.fact_id,
+        revision=fact.revision,
         session_id=ref.session_id,
         seqs=list(ref.seqs),
-        anchor=await _state_of(runtime, doc, fact_id),
+        anchor=await _state_of(runtime, doc, fact.fact_id),
     )
 
 
@@ -160,21 +158,21 @@ async def correct_selection(
     ls: LecodeServer, params: p.CorrectSelectionParams
 ) -> p.SelectionResult:
     runtime, doc, anchor, wording, ref = await _capture(ls, params, params.fact_id)
-    revision = await asyncio.to_thread(
-        lambda: runtime.facts.correct(
+    fact = await act(
+        ls,
+        runtime,
+        lambda: facts.correct(
+            runtime,
             params.fact_id,
             wording,
             expected_revision=params.expected_revision,
             ref=ref,
-            check=runtime.check_source,
-            has_authored_text=runtime.has_authored_text,
             anchors=[anchor],
-        )
+        ),
     )
-    await facts_changed(ls, runtime)
     return p.SelectionResult(
         fact_id=params.fact_id,
-        revision=revision,
+        revision=fact.revision,
         session_id=ref.session_id,
         seqs=list(ref.seqs),
         anchor=await _state_of(runtime, doc, params.fact_id),
@@ -197,14 +195,13 @@ async def reanchor(ls: LecodeServer, params: p.ReanchorParams) -> p.ReanchorResu
         text, rng.start.line, rng.end.line, rng.end.character, MAX_ANCHOR_LINES
     )
     anchor = make_anchor(lines, start, doc.rel, head_commit(doc.checkout))
-    stored = await asyncio.to_thread(
-        runtime.facts.anchors.reanchor,
-        params.fact_id,
-        params.expected_revision,
-        params.index,
-        anchor,
+    stored = await act(
+        ls,
+        runtime,
+        lambda: facts.reanchor(
+            runtime, params.fact_id, params.expected_revision, params.index, anchor
+        ),
     )
-    await facts_changed(ls, runtime)
     now = await _state_of(runtime, doc, params.fact_id, stored.index)
     return p.ReanchorResult(fact_id=params.fact_id, revision=stored.revision, anchor=now)
 
@@ -238,10 +235,8 @@ async def forget_command(ls: LecodeServer, args: p.FactRefCommand) -> p.AskedRes
     also = f" It also hides facts {', '.join(f'#{h}' for h in hides)}." if hides else ""
 
     async def forget() -> str:
-        forgotten = await asyncio.to_thread(runtime.facts.forget, fact_id)
-        if not forgotten:
+        if not (await act(ls, runtime, lambda: facts.forget(runtime, fact_id))).forgotten:
             return f"lecode: fact #{fact_id} was already forgotten."
-        await facts_changed(ls, runtime)
         return f"lecode: forgot fact #{fact_id}; its evidence is excluded for good.{also}"
 
     ask = Ask(

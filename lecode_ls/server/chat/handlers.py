@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from lecode_ls.actions import FACTS
 from lecode_ls.agent import catalog
 from lecode_ls.agent.compaction import Outcome, compact_session
 from lecode_ls.agent.runner import ChatTurn, DeltaKind, TurnOptions, TurnUsage
@@ -24,11 +25,10 @@ from lecode_ls.config import Settings
 from lecode_ls.errors import InvalidParams
 from lecode_ls.memory.sessions import UsageTotal, check_session_id, session_usage
 from lecode_ls.runtime import Runtime
+from lecode_ls.server.act import tell
 from lecode_ls.server.asking import ask_person
 from lecode_ls.server.chat import messages as p
 from lecode_ls.server.chat.state import Chat
-from lecode_ls.server.facts.watch import facts_changed
-from lecode_ls.server.notes.changes import notes_changed
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import messages as sp
 from lecode_ls.server.slash import run_command
@@ -63,7 +63,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
     def emit(kind: DeltaKind, fields: dict[str, Any]) -> None:
         nonlocal seq
         if kind == "learning":  # facts or proposals changed: fact views refresh
-            ls.run_task(facts_changed(ls, runtime), "facts-changed")
+            ls.run_task(tell(ls, runtime, FACTS), "facts-changed")
         if kind == "compaction":  # every editor shows LSP progress; the chat panel the delta
             if fields["status"] == "started":
                 progress.append(ls.progress_begin("lecode: compacting the chat session"))
@@ -85,10 +85,7 @@ async def chat_send(ls: LecodeServer, params: p.ChatSendParams) -> p.ChatSendRes
         return await ask_person(ls, "the model", tool, summary)
 
     async def after_tool(tool: str, result: ToolResult) -> None:
-        if result.changed_files:
-            notes_changed(ls, runtime.project.root, folder_uri, result.changed_files)
-        if result.facts_changed:
-            await facts_changed(ls, runtime)
+        await tell(ls, runtime, result.changed, folder_uri=folder_uri)
 
     chat = ls.rooms.get(Chat)
     # First, so a set-up error (no provider, a missing key) answers before anything is sent.
@@ -158,7 +155,7 @@ async def session_compact(ls: LecodeServer, params: sp.SessionParams) -> p.Sessi
         finally:
             ls.progress_end(token, outcome.status if outcome else "failed")
     if outcome.learning is not None and outcome.learning.called:
-        await facts_changed(ls, runtime)  # facts or proposals changed: fact views refresh
+        await tell(ls, runtime, FACTS)  # facts or proposals changed: fact views refresh
     result = p.SessionCompactResult(
         status=outcome.status, covered_through=outcome.covered_through, usage=_usage_model(usage)
     )

@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from lecode_ls.actions import notes
 from lecode_ls.memory.project import read_agents, read_instructions
+from lecode_ls.server.act import act
 from lecode_ls.server.notes import messages as p
-from lecode_ls.server.notes.changes import notes_changed
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions.state import Followed
 from lecode_ls.server.slash import run_command
@@ -63,20 +64,26 @@ async def memory_read(ls: LecodeServer, params: p.MemoryReadParams) -> p.MemoryR
 
 async def memory_write(ls: LecodeServer, params: p.MemoryWriteParams) -> p.MemoryWriteResult:
     runtime, folder_uri = await ls.runtime(params.workspace_uri)
-    store = runtime.require_memory()
-    name = store.validate(params.file)
-    size = await asyncio.to_thread(store.write, name, params.content, params.mode)
-    notes_changed(ls, runtime.project.root, folder_uri, [name])
-    return p.MemoryWriteResult(file=name, bytes=size)
+    runtime.require_memory()
+    written = await act(
+        ls,
+        runtime,
+        lambda: notes.write(runtime, params.file, params.content, params.mode),
+        folder_uri=folder_uri,
+    )
+    return p.MemoryWriteResult(file=written.file, bytes=written.count)
 
 
 async def memory_edit(ls: LecodeServer, params: p.MemoryEditParams) -> p.MemoryEditResult:
     runtime, folder_uri = await ls.runtime(params.workspace_uri)
-    store = runtime.require_memory()
-    name = store.validate(params.file)
-    count = await asyncio.to_thread(store.edit, name, params.search, params.replace)
-    notes_changed(ls, runtime.project.root, folder_uri, [name])
-    return p.MemoryEditResult(file=name, replacements=count)
+    runtime.require_memory()
+    edited = await act(
+        ls,
+        runtime,
+        lambda: notes.edit(runtime, params.file, params.search, params.replace),
+        folder_uri=folder_uri,
+    )
+    return p.MemoryEditResult(file=edited.file, replacements=edited.count)
 
 
 async def memory_search(ls: LecodeServer, params: p.MemorySearchParams) -> p.MemorySearchResult:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
+from lecode_ls.actions import secrets
 from lecode_ls.memory import scrub
-from lecode_ls.server.facts.watch import facts_changed
-from lecode_ls.server.notes.changes import notes_changed
+from lecode_ls.server.act import act
 from lecode_ls.server.secrets import messages as p
 from lecode_ls.server.server import LecodeServer
 
@@ -23,12 +23,7 @@ async def scrub_secrets(ls: LecodeServer, params: p.ScrubSecretsParams) -> p.Scr
     runtime, folder_uri = await ls.runtime(params.workspace_uri)
     runtime.require_facts()
     secret = scrub.check_secret(params.secret)
-    done = await asyncio.to_thread(scrub.scrub, runtime, secret)
-    notes = [name for name in done["notes"] if not name.endswith(".bak")]
-    if notes:
-        notes_changed(ls, runtime.project.root, folder_uri, notes)
-    if done["sessions"] or done["facts"]:
-        await facts_changed(ls, runtime)
+    done = await act(ls, runtime, lambda: secrets.scrub(runtime, secret), folder_uri=folder_uri)
     return p.ScrubSecretsResult.model_validate(done)
 
 

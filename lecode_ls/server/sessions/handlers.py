@@ -10,15 +10,16 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from lecode_ls.actions import sessions
 from lecode_ls.errors import InvalidParams, OutsideWorkspace, SessionNotFound
 from lecode_ls.memory.recall import recall_session
 from lecode_ls.memory.sessions import SessionInfo, check_session_id, source_snapshot
 from lecode_ls.other_agents.importing import read_import_file
 from lecode_ls.platform.paths import canonical, is_within
 from lecode_ls.runtime import Runtime
+from lecode_ls.server.act import act
 from lecode_ls.server.asking import Ask, ask_later
 from lecode_ls.server.chat.state import Chat
-from lecode_ls.server.facts.watch import facts_changed
 from lecode_ls.server.messages import WorkspaceParams
 from lecode_ls.server.server import LecodeServer
 from lecode_ls.server.sessions import messages as p
@@ -83,7 +84,9 @@ async def session_import(ls: LecodeServer, params: p.SessionImportParams) -> p.S
         records, named = await asyncio.to_thread(_read_jsonl, params.path, ls.workspace_folders())
         title = title if title is not None else named
     assert records is not None
-    session_id, renamed = await asyncio.to_thread(runtime.sessions.import_records, records, title)
+    session_id, renamed = await act(
+        ls, runtime, lambda: sessions.import_records(runtime, records, title)
+    )
     return p.SessionImportResult(session_id=session_id, renamed_from=renamed)
 
 
@@ -117,34 +120,33 @@ async def session_snapshot(ls: LecodeServer, params: p.SessionSnapshotParams) ->
 
 async def session_new(ls: LecodeServer, params: p.SessionNewParams) -> p.SessionIdResult:
     runtime = await _session_runtime(ls, params)
-    session_id = await asyncio.to_thread(runtime.sessions.create, params.title)
+    session_id = await act(ls, runtime, lambda: sessions.new(runtime, params.title))
     return p.SessionIdResult(session_id=session_id)
 
 
 async def session_rename(ls: LecodeServer, params: p.SessionRenameParams) -> p.SessionRenameResult:
     runtime = await _session_runtime(ls, params)
-    session_id = check_session_id(params.session_id)
-    title = await asyncio.to_thread(runtime.sessions.rename, session_id, params.title)
+    title = await act(
+        ls, runtime, lambda: sessions.rename(runtime, params.session_id, params.title)
+    )
     return p.SessionRenameResult(title=title)
 
 
 async def session_undo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:
     runtime = await _session_runtime(ls, params)
-    seqs = await asyncio.to_thread(runtime.sessions.undo, params.session_id)
-    await facts_changed(ls, runtime)  # facts citing the hidden records turn hidden
+    seqs = await act(ls, runtime, lambda: sessions.undo(runtime, params.session_id))
     return p.SessionSeqsResult(seqs=seqs)
 
 
 async def session_redo(ls: LecodeServer, params: p.SessionParams) -> p.SessionSeqsResult:
     runtime = await _session_runtime(ls, params)
-    seqs = await asyncio.to_thread(runtime.sessions.redo, params.session_id)
-    await facts_changed(ls, runtime)
+    seqs = await act(ls, runtime, lambda: sessions.redo(runtime, params.session_id))
     return p.SessionSeqsResult(seqs=seqs)
 
 
 async def session_clear(ls: LecodeServer, params: p.SessionParams) -> p.SessionClearResult:
     runtime = await _session_runtime(ls, params)
-    seq = await asyncio.to_thread(runtime.sessions.clear, params.session_id)
+    seq = await act(ls, runtime, lambda: sessions.clear(runtime, params.session_id))
     return p.SessionClearResult(seq=seq)
 
 
@@ -161,18 +163,9 @@ async def _delete(ls: LecodeServer, runtime: Runtime, session_id: str) -> int:
         f"sessionId: session {session_id} has a turn or a compaction running; stop it before "
         "deleting the session"
     )
-
-    def delete() -> int:
-        citing = runtime.facts.citing([session_id]).get(session_id, 0)
-        runtime.sessions.delete(session_id)
-        return citing
-
     # Marked busy meanwhile: no turn starts in the session while it is deleted.
     with ls.rooms.get(Chat).running((str(runtime.project.root), session_id), busy):
-        citing = await asyncio.to_thread(delete)
-    if citing:
-        await facts_changed(ls, runtime)  # the facts citing it are missing now
-    return citing
+        return await act(ls, runtime, lambda: sessions.delete(runtime, session_id))
 
 
 def _cited(count: int) -> str:
