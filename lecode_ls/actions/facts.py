@@ -26,7 +26,7 @@ from lecode_ls.actions.changes import FACTS, NOTHING, Done
 from lecode_ls.errors import FactNotFound, LecodeError
 from lecode_ls.memory import learning_status, team
 from lecode_ls.memory.facts import NewAnchor, SourceLike, StoredAnchor
-from lecode_ls.memory.recall import check_retirable, get_fact, list_facts
+from lecode_ls.memory.recall import check_retirable, get_fact, list_facts, recall_fact
 from lecode_ls.memory.sessions import SourceRef
 from lecode_ls.runtime import Runtime
 
@@ -230,6 +230,14 @@ def page(
 
 def _json_size(answer: dict[str, Any]) -> int:
     return len(json.dumps(answer, ensure_ascii=False).encode("utf-8"))
+
+
+def recall(
+    runtime: Runtime, fact_id: int, offset: int = 0, limit: int | None = None
+) -> dict[str, Any]:
+    """A fact and a page of the records its evidence cites (R2), validated now."""
+    sessions, facts = runtime.require_facts()
+    return recall_fact(facts, sessions, fact_id, offset, limit)
 
 
 def get(runtime: Runtime, fact_id: int) -> dict[str, Any]:

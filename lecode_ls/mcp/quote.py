@@ -18,11 +18,11 @@ import json
 import os
 from typing import Any
 
-from lecode_ls.actions import facts
+from lecode_ls.actions import facts, sessions
 from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied
 from lecode_ls.mcp.remember import Exchange
 from lecode_ls.memory.facts import check_text
-from lecode_ls.memory.sessions import agent_injected, source_snapshot
+from lecode_ls.memory.sessions import agent_injected
 from lecode_ls.other_agents.follow import Follower
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import ToolResult
@@ -100,7 +100,7 @@ def remember_quote(runtime: Runtime, exchange: Exchange, quote: str, text: str) 
             field="quote",
         )
     session, seq, record = users[0]
-    ref = source_snapshot(runtime.sessions, session, seq, seq, exclusions=runtime.facts)
+    ref = sessions.snapshot(runtime, session, seq, seq)
     done = facts.remember(runtime, text, ref, origin="mcp", deduplicate=True)
     origin = record.get("meta", {}).get("origin") if isinstance(record.get("meta"), dict) else None
     body = {

@@ -20,10 +20,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from lecode_ls.actions import NOTHING, Changed, facts, notes
+from lecode_ls.actions import NOTHING, Changed, facts, notes, sessions
 from lecode_ls.errors import InvalidParams, LecodeError, PermissionDenied, ReadonlyMode
 from lecode_ls.memory.facts import check_path
-from lecode_ls.memory.recall import recall_fact, recall_session
 from lecode_ls.memory.sessions import SourceRef
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.permissions import PermissionPolicy
@@ -405,7 +404,7 @@ def _search(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
 
 
 def _recall(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
-    sessions, store = runtime.require_facts()
+    runtime.require_facts()
     offset, limit = args.get("offset", 0), args.get("limit")
     by_session = [key for key in ("session_id", "start_seq", "end_seq") if key in args]
     if "fact_id" in args:
@@ -415,15 +414,15 @@ def _recall(runtime: Runtime, args: dict[str, Any], call: Call) -> ToolResult:
                 "not both",
                 field=by_session[0],
             )
-        return _ok(recall_fact(store, sessions, args["fact_id"], offset, limit))
+        return _ok(facts.recall(runtime, args["fact_id"], offset, limit))
     for key in ("session_id", "start_seq", "end_seq"):
         if key not in args:
             raise InvalidParams(
                 f"{key}: missing; give fact_id, or session_id with start_seq and end_seq",
                 field=key,
             )
-    answer = recall_session(
-        sessions, store, args["session_id"], args["start_seq"], args["end_seq"], offset, limit
+    answer = sessions.read(
+        runtime, args["session_id"], args["start_seq"], args["end_seq"], offset, limit
     )
     return _ok(answer)
 

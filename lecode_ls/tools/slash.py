@@ -19,15 +19,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lecode_ls.actions import NOTHING, Changed, Done, facts, secrets, team
+from lecode_ls.actions import NOTHING, Changed, Done, facts, secrets, sessions, team
 from lecode_ls.errors import InvalidParams, NotACheckout, ReadonlyMode
 from lecode_ls.memory import scrub
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
 from lecode_ls.memory.learning_status import describe, latest_learning
 from lecode_ls.memory.notes import daily_name
-from lecode_ls.memory.recall import recall_fact, recall_session
-from lecode_ls.memory.sessions import source_snapshot
 from lecode_ls.runtime import Runtime
 from lecode_ls.tools.memory import dispatch
 from lecode_ls.tools.permissions import PermissionPolicy
@@ -276,11 +274,11 @@ def _pin(runtime: Runtime, args: list[str], run: Invocation, *, pin: bool = True
 
 def _accept(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 1, 1, "accept <n>")
-    sessions, store = runtime.require_facts()
+    transcripts, store = runtime.require_facts()
     if run.readonly:
         raise ReadonlyMode("/memory accept: memory cannot be changed in readonly mode")
     index = _int(args, 0, "n")
-    learning = latest_learning(sessions, store, run.session_id)
+    learning = latest_learning(transcripts, store, run.session_id)
     if learning is None:
         raise InvalidParams("text: no automatic learning has proposed anything", field="text")
     fact = run.did(facts.accept_proposal(runtime, learning["session_id"], learning["seq"], index))
@@ -314,8 +312,8 @@ def _ids(counted: dict[str, Any]) -> str:
 
 def _doctor(runtime: Runtime, args: list[str], _: Invocation) -> str:
     _usage(args, 0, 0, "doctor")
-    sessions, _facts = runtime.require_facts()
-    report = diagnose(runtime, sessions)
+    transcripts, _store = runtime.require_facts()
+    report = diagnose(runtime, transcripts)
     lines = [f"{report['facts']} facts"]
     lines += [f"  {status}: {_ids(c)}" for status, c in report["by_status"].items() if c["count"]]
     for key, label in (
@@ -382,29 +380,27 @@ def _restore(runtime: Runtime, args: list[str], run: Invocation) -> str:
 
 def _recall(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 1, 2, "recall <fact-id> [offset]")
-    sessions, store = runtime.require_facts()
+    runtime.require_facts()
     offset = _int(args, 1, "offset") if len(args) > 1 else 0
-    return _json(_camel(recall_fact(store, sessions, _int(args, 0, "fact-id"), offset)))
+    return _json(_camel(facts.recall(runtime, _int(args, 0, "fact-id"), offset)))
 
 
 def _read(runtime: Runtime, args: list[str], run: Invocation) -> str:
     _usage(args, 3, 4, "read <session-id> <start-seq> <end-seq> [offset]")
-    sessions, store = runtime.require_facts()
+    runtime.require_facts()
     start, end = _int(args, 1, "start-seq"), _int(args, 2, "end-seq")
     offset = _int(args, 3, "offset") if len(args) > 3 else 0
-    return _json(recall_session(sessions, store, args[0], start, end, offset))
+    return _json(sessions.read(runtime, args[0], start, end, offset))
 
 
 def _correct(runtime: Runtime, args: list[str], run: Invocation) -> str:
     usage = "correct <fact-id> <revision> <session-id> <start-seq> <end-seq> <text>"
     _usage(args, 6, 6, usage)
-    sessions, store = runtime.require_facts()
+    runtime.require_facts()
     fact_id, revision = _int(args, 0, "fact-id"), _int(args, 1, "revision")
     # The slash command captures the named persisted range, then dispatches the same tool the
     # model calls; it never guesses evidence.
-    ref = source_snapshot(
-        sessions, args[2], _int(args, 3, "start-seq"), _int(args, 4, "end-seq"), exclusions=store
-    )
+    ref = sessions.snapshot(runtime, args[2], _int(args, 3, "start-seq"), _int(args, 4, "end-seq"))
     arguments = {
         "fact_id": fact_id,
         "expected_revision": revision,

@@ -20,7 +20,6 @@ from lecode_ls.errors import InvalidParams, SessionNotFound
 from lecode_ls.memory.anchors import AnchorState, make_anchor, state_json
 from lecode_ls.memory.facts import MAX_ANCHOR_LINES, NewAnchor
 from lecode_ls.memory.project import head_commit
-from lecode_ls.memory.recall import recall_fact
 from lecode_ls.memory.sessions import EDITOR_TITLE, SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.act import act
@@ -231,7 +230,7 @@ async def forget_command(ls: LecodeServer, args: p.FactRefCommand) -> p.AskedRes
     runtime, _ = await ls.runtime(args.params.workspace_uri)
     runtime.require_facts()
     fact_id = args.params.fact_id
-    hides = await asyncio.to_thread(runtime.facts.sharing_evidence, fact_id)
+    hides = (await asyncio.to_thread(facts.forget, runtime, fact_id, dry_run=True)).value.hides
     also = f" It also hides facts {', '.join(f'#{h}' for h in hides)}." if hides else ""
 
     async def forget() -> str:
@@ -254,9 +253,7 @@ async def show_command(ls: LecodeServer, args: p.FactRefCommand) -> fp.RecallFac
     """A fact and the first page of its evidence; its text also as `window/showMessage`."""
     runtime, _ = await ls.runtime(args.params.workspace_uri)
     runtime.require_facts()
-    answer = await asyncio.to_thread(
-        recall_fact, runtime.facts, runtime.sessions, args.params.fact_id, 0, None
-    )
+    answer = await asyncio.to_thread(facts.recall, runtime, args.params.fact_id)
     result = fp.RecallFactResult.model_validate(answer)
     shown = result.text if result.text is not None else f"({result.status}: text not shown)"
     ls.window_show_message(

@@ -11,7 +11,6 @@ import asyncio
 from lecode_ls.actions import facts
 from lecode_ls.memory.doctor import diagnose
 from lecode_ls.memory.facts import check_path
-from lecode_ls.memory.recall import recall_fact
 from lecode_ls.memory.sessions import SourceRef, check_session_id
 from lecode_ls.runtime import Runtime
 from lecode_ls.server.act import act
@@ -71,7 +70,7 @@ async def facts_remember(ls: LecodeServer, params: p.FactsRememberParams) -> p.F
 async def facts_recall(ls: LecodeServer, params: p.FactsRecallParams) -> p.RecallFactResult:
     runtime = await _facts_runtime(ls, params)
     answer = await asyncio.to_thread(
-        recall_fact, runtime.facts, runtime.sessions, params.fact_id, params.offset, params.limit
+        facts.recall, runtime, params.fact_id, params.offset, params.limit
     )
     return p.RecallFactResult.model_validate(answer)
 

@@ -12,8 +12,7 @@ from typing import Any
 
 from lecode_ls.actions import sessions
 from lecode_ls.errors import InvalidParams, OutsideWorkspace, SessionNotFound
-from lecode_ls.memory.recall import recall_session
-from lecode_ls.memory.sessions import SessionInfo, check_session_id, source_snapshot
+from lecode_ls.memory.sessions import check_session_id
 from lecode_ls.other_agents.importing import read_import_file
 from lecode_ls.platform.paths import canonical, is_within
 from lecode_ls.runtime import Runtime
@@ -42,12 +41,7 @@ async def _evidence_runtime(ls: LecodeServer, params: WorkspaceParams) -> Runtim
 
 async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.SessionListResult:
     runtime = await _session_runtime(ls, params)
-
-    def read() -> tuple[list[SessionInfo], dict[str, int]]:
-        infos = runtime.sessions.list()
-        return infos, runtime.facts.citing(i.session_id for i in infos)
-
-    infos, citing = await asyncio.to_thread(read)
+    listed = await asyncio.to_thread(sessions.listing, runtime)
     return p.SessionListResult(
         sessions=[
             p.SessionInfoModel(
@@ -56,10 +50,10 @@ async def session_list(ls: LecodeServer, params: p.SessionListParams) -> p.Sessi
                 created=i.created,
                 records=i.records,
                 corrupt=i.corrupt,
-                citing_facts=citing.get(i.session_id, 0),
+                citing_facts=citing,
                 origin=i.origin,
             )
-            for i in infos
+            for i, citing in listed
         ]
     )
 
@@ -93,9 +87,8 @@ async def session_import(ls: LecodeServer, params: p.SessionImportParams) -> p.S
 async def session_read(ls: LecodeServer, params: p.SessionReadParams) -> p.RecallSessionResult:
     runtime = await _evidence_runtime(ls, params)
     answer = await asyncio.to_thread(
-        recall_session,
-        runtime.sessions,
-        runtime.facts,
+        sessions.read,
+        runtime,
         params.session_id,
         params.start_seq,
         params.end_seq,
@@ -108,12 +101,7 @@ async def session_read(ls: LecodeServer, params: p.SessionReadParams) -> p.Recal
 async def session_snapshot(ls: LecodeServer, params: p.SessionSnapshotParams) -> p.SourceRefModel:
     runtime = await _evidence_runtime(ls, params)
     ref = await asyncio.to_thread(
-        source_snapshot,
-        runtime.sessions,
-        params.session_id,
-        params.start_seq,
-        params.end_seq,
-        exclusions=runtime.facts,
+        sessions.snapshot, runtime, params.session_id, params.start_seq, params.end_seq
     )
     return p.SourceRefModel(session_id=ref.session_id, seqs=list(ref.seqs), digest=ref.digest)
 
@@ -182,13 +170,11 @@ async def delete_command(ls: LecodeServer, args: p.SessionDeleteCommand) -> p.Se
     runtime = await _session_runtime(ls, args.params)
     session_id = check_session_id(args.params.session_id)
 
-    def describe() -> tuple[SessionInfo, int]:
-        info = next((i for i in runtime.sessions.list() if i.session_id == session_id), None)
-        if info is None:
-            raise SessionNotFound(f"sessionId: there is no session {session_id}", field="sessionId")
-        return info, runtime.facts.citing([session_id]).get(session_id, 0)
-
-    info, citing = await asyncio.to_thread(describe)
+    listed = await asyncio.to_thread(sessions.listing, runtime)
+    found = next(((i, n) for i, n in listed if i.session_id == session_id), None)
+    if found is None:
+        raise SessionNotFound(f"sessionId: there is no session {session_id}", field="sessionId")
+    info, citing = found
     records = info.records - 1  # the header is not a record the person made
     name = f'"{info.title}" ({session_id})' if info.title.strip() else session_id
 
