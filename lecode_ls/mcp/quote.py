@@ -1,9 +1,12 @@
 """`memory_remember_quote` over MCP: a fact from the person's own words to another agent.
 
-With `[agents] follow` on, the language server (and this tool, which polls first) keeps the
+The fact's text is the quote itself: memory.md's contract for a person's preference ("text must
+equal quote ... no paraphrasing"), so an agent cannot file its own words under the person's
+evidence; a `text` that differs is refused naming it (the seed's form, `text` equal to `quote`,
+still works). With `[agents] follow` on, the language server (and this tool, which polls first) keeps the
 project's Claude Code and Codex transcripts as lecode sessions (other_agents/follow.py). An agent asks
-to remember `text` because the person said `quote`: the server looks for `quote` verbatim in the
-recent records of those sessions (the last RECENT_RECORDS of each) and remembers `text` with the
+to remember what the person said, `quote`: the server looks for it verbatim in the
+recent records of those sessions (the last RECENT_RECORDS of each) and remembers it with the
 matching record as its evidence only when exactly one record holds it, and that record is a user
 message the person wrote. No match, a match in several records, or one in an assistant or tool
 record or in text the agent wrote into the user's turn (a Codex AGENTS.md, a Claude Code
@@ -48,7 +51,9 @@ def _agent(record: dict[str, Any]) -> str:
     return "Claude Code" if origin.get("agent") == "claude-code" else "Codex"
 
 
-def remember_quote(runtime: Runtime, exchange: Exchange, quote: str, text: str) -> ToolResult:
+def remember_quote(
+    runtime: Runtime, exchange: Exchange, quote: str, text: str | None = None
+) -> ToolResult:
     agents = list(runtime.settings.agents.follow)
     if not agents:
         raise PermissionDenied(
@@ -60,7 +65,19 @@ def remember_quote(runtime: Runtime, exchange: Exchange, quote: str, text: str) 
             "characters, so that they name one message",
             field="quote",
         )
-    text = check_text(text)
+    if text is not None and text != quote:
+        raise InvalidParams(
+            "text: a fact from the person's words is those words, as memory.md's contract for a "
+            "person's preference says (text equals quote, no paraphrase): leave text out, or "
+            "quote the words to remember",
+            field="text",
+        )
+    try:
+        text = check_text(quote)
+    except InvalidParams as error:  # the quote is the fact's text: its bound is the fact's
+        raise InvalidParams(
+            f"quote: {error.message.removeprefix('text: ')}", field="quote"
+        ) from None
     folders = [exchange.folder, *runtime.drift.folders]
     follower = Follower(runtime.sessions, runtime.store_path, folders, agents, os.environ)
     follower.poll()  # what the person said a moment ago

@@ -90,20 +90,24 @@ DOCTOR = ToolSpec(
 )
 QUOTE = ToolSpec(
     "memory_remember_quote",
-    "Remember a project fact from the person's own words to you: `quote` is what the person "
+    "Remember a project fact in the person's own words to you: `quote` is what the person "
     "said, exactly as they typed it (a part of one of their messages in this session or a recent "
-    "one), `text` the fact. The server finds `quote` verbatim in the project's followed "
-    "transcripts ([agents] follow) and remembers `text` with that message as its evidence only "
-    "when exactly one message holds it and it is the person's (a user message); otherwise no "
-    "fact, and the error says why. Returns JSON {fact_id, revision, text, session_id, seq, "
-    "origin}.",
+    'one: quote the whole convention, such as "Release builds go out on Fridays"), and it '
+    "becomes the fact's text, never a paraphrase (`text`, if given, must equal `quote`). The "
+    "server finds `quote` verbatim in the project's followed transcripts ([agents] follow) and "
+    "remembers it with that message as its evidence only when exactly one message holds it and "
+    "it is the person's (a user message); otherwise no fact, and the error says why. Returns "
+    "JSON {fact_id, revision, text, session_id, seq, origin}.",
     {
         "type": "object",
         "properties": {
             "quote": {"type": "string", "description": "the person's exact words, verbatim"},
-            "text": {"type": "string", "description": "the fact to remember, in one sentence"},
+            "text": {
+                "type": "string",
+                "description": "optional: the same words as quote (the fact's text is the quote)",
+            },
         },
-        "required": ["quote", "text"],
+        "required": ["quote"],
         "additionalProperties": False,
     },
     "write",
@@ -200,7 +204,7 @@ def call_tool(runtime: Runtime, exchange: Exchange, name: str, arguments: object
             return team_facts(runtime, exchange.folder, args)
         if name == QUOTE.name:
             runtime.require_facts()
-            return remember_quote(runtime, exchange, args["quote"], args["text"])
+            return remember_quote(runtime, exchange, args["quote"], args.get("text"))
         policy = PermissionPolicy({tool: "allow" for tool in settings.mcp.allow}, default="deny")
         return dispatch(runtime, name, args, policy=policy, readonly=False, child=False)
     except LecodeError as error:
