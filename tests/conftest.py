@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("gate", derandomize=True)
+"""The same examples every run (scripts/test sets it): a test suite that gates a change passes or
+fails for the change, not for a draw. Without it, each run explores new ones."""
+settings.load_profile(os.environ.get("LECODE_HYPOTHESIS", "default"))
 
 
 @pytest.fixture(autouse=True)
