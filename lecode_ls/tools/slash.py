@@ -177,7 +177,7 @@ def _json(answer: object) -> str:
 
 
 def _camel(value: object) -> object:
-    """Every key memory_recall answers, spelled as the protocol spells them (`next_offset` ->
+    """Every key a recall or a read answers, spelled as the protocol spells them (`next_offset` ->
     `nextOffset`), nulls kept: a last page says `nextOffset: null`, as memory_recall's does
     (issue 41), rather than leave the reader to guess whether a key is missing."""
     if isinstance(value, dict):
@@ -390,7 +390,7 @@ def _read(runtime: Runtime, args: list[str], run: Invocation) -> str:
     runtime.require_facts()
     start, end = _int(args, 1, "start-seq"), _int(args, 2, "end-seq")
     offset = _int(args, 3, "offset") if len(args) > 3 else 0
-    return _json(sessions.read(runtime, args[0], start, end, offset))
+    return _json(_camel(sessions.read(runtime, args[0], start, end, offset)))
 
 
 def _correct(runtime: Runtime, args: list[str], run: Invocation) -> str:

@@ -69,3 +69,13 @@ class TestRecallPrintsWhatMemoryRecallAnswers:
             "factId", "revision", "status", "label", "text", "factTextTruncated", "source",
             "sourceText", "offset", "nextOffset",
         }  # fmt: skip
+
+    async def test_read_prints_what_session_read_answers(self, start: Start, repo: Path) -> None:
+        # covers R3: /memory read spells its keys as the protocol does, as /memory recall does
+        client, session, _ = await with_a_fact(start, repo)
+        printed = json.loads(await line(client, f"/memory read {session} 3 3"))
+        read = await call(
+            client, "lecode/session/read", {"sessionId": session, "startSeq": 3, "endSeq": 3}
+        )
+        assert printed == {"nextOffset": None, **read}
+        assert {"sessionId", "sourceText", "nextOffset"} <= set(printed)
