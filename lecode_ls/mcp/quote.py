@@ -24,7 +24,7 @@ from typing import Any
 from lecode_ls.actions import facts, sessions
 from lecode_ls.errors import InvalidParams, NotFound, PermissionDenied
 from lecode_ls.mcp.remember import Exchange
-from lecode_ls.memory.facts import check_text
+from lecode_ls.memory.facts import MAX_TEXT_BYTES, check_text
 from lecode_ls.memory.sessions import agent_injected
 from lecode_ls.other_agents.follow import Follower
 from lecode_ls.runtime import Runtime
@@ -32,7 +32,7 @@ from lecode_ls.tools.memory import ToolResult
 
 RECENT_RECORDS = 2000
 MIN_QUOTE_CHARS = 12
-MAX_QUOTE_CHARS = 2000
+MAX_QUOTE_CHARS = MAX_TEXT_BYTES  # the quote is the fact's text: its bound (in bytes, checked too)
 
 
 def _texts(record: dict[str, Any]) -> list[str]:
@@ -61,8 +61,8 @@ def remember_quote(
         )
     if len(quote.strip()) < MIN_QUOTE_CHARS or len(quote) > MAX_QUOTE_CHARS:
         raise InvalidParams(
-            f"quote: give the person's exact words, {MIN_QUOTE_CHARS} to {MAX_QUOTE_CHARS} "
-            "characters, so that they name one message",
+            f"quote: give the person's exact words, {MIN_QUOTE_CHARS} characters or more and at "
+            f"most a fact's {MAX_TEXT_BYTES} UTF-8 bytes, so that they name one message",
             field="quote",
         )
     if text is not None and text != quote:

@@ -101,7 +101,11 @@ QUOTE = ToolSpec(
     {
         "type": "object",
         "properties": {
-            "quote": {"type": "string", "description": "the person's exact words, verbatim"},
+            "quote": {
+                "type": "string",
+                "description": "the person's exact words, verbatim: the fact's text (12 "
+                "characters or more, at most 512 UTF-8 bytes)",
+            },
             "text": {
                 "type": "string",
                 "description": "optional: the same words as quote (the fact's text is the quote)",

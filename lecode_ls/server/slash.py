@@ -31,7 +31,7 @@ async def run_command(
     With `wait` false (the `lecode.memory` command, whose client may time it out) a line that
     has to ask answers at once with the question; the line goes on when the answer comes and
     its output is shown then (`window/showMessage`)."""
-    runtime, _ = await ls.runtime(workspace_uri)
+    runtime, folder_uri = await ls.runtime(workspace_uri)
     settings = ls.settings
     asked: asyncio.Future[Question] = asyncio.get_running_loop().create_future()
 
@@ -56,7 +56,7 @@ async def run_command(
         except asyncio.CancelledError:  # a question still open is answered "deny"
             asker.cancel()
             raise
-        await tell(ls, runtime, run.changed)
+        await tell(ls, runtime, run.changed, folder_uri=folder_uri)
         return output
 
     if wait:

@@ -24,18 +24,24 @@ OUTSIDE = sorted(
 )
 ACTIONS = sorted((PACKAGE / "actions").glob("*.py"))
 
+FACT_WRITERS = {"remember", "correct", "forget", "exclude", "attach_source", "add", "revise"}
+NOTE_WRITERS = {"write", "edit", "scrub"}
 WRITERS: dict[str, set[str]] = {
-    "facts": {"remember", "correct", "forget", "exclude", "attach_source"},
+    "facts": FACT_WRITERS,
     "ranking": {"pin", "unpin"},
     "retirement": {"retire", "restore"},
     "anchors": {"reanchor"},
     "sessions": {"delete", "rename", "undo", "redo", "clear", "import_records"},
-    "markdown": {"write", "edit"},
-    "store": {"write", "edit"},  # runtime.require_memory()'s store, as doors named it
+    "markdown": NOTE_WRITERS,
+    "store": FACT_WRITERS | NOTE_WRITERS,  # what doors named require_facts()'s or _memory()'s
 }
 """A store's writing methods, by the name its receiver ends in. A chat turn, compaction,
 learning's events and the followed transcripts append records (`sessions.append`,
 `sessions.create`): that is recording, the chat's own, not an operation a door composes."""
+
+REQUIRED = {("require_memory", None): "markdown", ("require_facts", 0): "sessions",
+            ("require_facts", 1): "facts"}  # fmt: skip
+"""What the runtime's `require_*` hand back: `runtime.require_facts()[1].forget(...)`."""
 
 MODULE_WRITERS: dict[str, set[str]] = {
     "lecode_ls.memory.team": {"write", "remove", "build", "succeed"},
@@ -45,12 +51,65 @@ MODULE_WRITERS: dict[str, set[str]] = {
 """The core's writing functions, by the module that defines them."""
 
 
-def _receiver(node: ast.expr) -> str | None:
-    """The name a receiver ends in: `runtime.facts` -> facts, `store` -> store."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
+class _Reader:
+    """What the names of one module stand for: operations, core modules and functions, and
+    local names bound to a store (`f = runtime.facts`, `sessions, store = runtime.require_facts()`)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.operations: set[str] = set()
+        self.core: dict[str, str] = {}
+        self.aliases: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    self._imported(node.module, alias.name, alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname and alias.name in MODULE_WRITERS:
+                        self.core[alias.asname] = alias.name
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                self._assigned(node.targets[0], node.value)
+
+    def _imported(self, module: str, name: str, bound: str) -> None:
+        if module.startswith("lecode_ls.actions") or (module, name) == ("lecode_ls", "actions"):
+            self.operations.add(bound)
+        elif f"{module}.{name}" in MODULE_WRITERS:
+            self.core[bound] = f"{module}.{name}"
+        elif name in MODULE_WRITERS.get(module, ()):
+            self.core[bound] = f"{module}:{name}"
+
+    def _assigned(self, target: ast.expr, value: ast.expr) -> None:
+        if isinstance(target, ast.Name) and (kind := self.kind(value)) is not None:
+            self.aliases[target.id] = kind
+        elif isinstance(target, ast.Tuple) and _required(value) == "require_facts":
+            for index, item in enumerate(target.elts):
+                if isinstance(item, ast.Name):
+                    self.aliases[item.id] = REQUIRED["require_facts", index]
+
+    def kind(self, node: ast.expr) -> str | None:
+        """The store `node` stands for, by WRITERS' names; None for anything else."""
+        if isinstance(node, ast.Name):
+            if node.id in self.operations:
+                return None
+            return self.aliases.get(node.id, node.id if node.id in WRITERS else None)
+        if isinstance(node, ast.Attribute):
+            return node.attr if node.attr in WRITERS else None
+        if _required(node) == "require_memory":
+            return "markdown"
+        if isinstance(node, ast.Subscript) and _required(node.value) == "require_facts":
+            index = node.slice.value if isinstance(node.slice, ast.Constant) else None
+            return REQUIRED.get(("require_facts", index))
+        return None
+
+
+def _required(node: ast.expr) -> str | None:
+    """`require_memory` or `require_facts` when `node` calls the runtime's method of that name."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("require_memory", "require_facts")
+    ):
+        return node.func.attr
     return None
 
 
@@ -58,35 +117,19 @@ def store_writes(source: str) -> list[str]:
     """The uses of a store's or the core's writing method in `source`, called or handed on
     (`asyncio.to_thread(store.write, ...)`), as `line: receiver.method`."""
     tree = ast.parse(source)
-    operations: set[str] = set()  # names bound to lecode_ls.actions modules
-    core: dict[str, str] = {}  # name -> core module it is bound to, or function it names
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            for alias in node.names:
-                bound = alias.asname or alias.name
-                if node.module.startswith("lecode_ls.actions") or (
-                    node.module == "lecode_ls" and alias.name == "actions"
-                ):
-                    operations.add(bound)
-                full = f"{node.module}.{alias.name}"
-                if full in MODULE_WRITERS:
-                    core[bound] = full
-                elif alias.name in MODULE_WRITERS.get(node.module, ()):
-                    core[bound] = f"{node.module}:{alias.name}"
+    names = _Reader(tree)
     found = []
-    for node in ast.walk(tree):  # called or handed on (`asyncio.to_thread(store.write, ...)`)
-        if isinstance(node, ast.Name) and ":" in core.get(node.id, ""):
-            found.append(f"{node.lineno}: {core[node.id]}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and ":" in names.core.get(node.id, ""):
+            found.append(f"{node.lineno}: {names.core[node.id]}")
         if not isinstance(node, ast.Attribute):
             continue
-        receiver = _receiver(node.value)
-        if receiver is None:
-            continue
-        module = core.get(receiver)
+        module = names.core.get(node.value.id) if isinstance(node.value, ast.Name) else None
+        kind = names.kind(node.value)
         if module is not None and node.attr in MODULE_WRITERS.get(module, ()):
             found.append(f"{node.lineno}: {module}.{node.attr}")
-        elif receiver not in operations and node.attr in WRITERS.get(receiver, ()):
-            found.append(f"{node.lineno}: {receiver}.{node.attr}")
+        elif kind is not None and node.attr in WRITERS[kind]:
+            found.append(f"{node.lineno}: {kind}.{node.attr}")
     return sorted(found, key=lambda w: int(w.split(":")[0]))
 
 
@@ -100,7 +143,7 @@ class TestTheStoresAreWrittenThroughTheOperations:
 
     def test_the_operations_do_call_them(self) -> None:
         found = [w for path in ACTIONS for w in store_writes(path.read_text(encoding="utf-8"))]
-        for call in ("facts.remember", "facts.forget", "sessions.delete", "store.write"):
+        for call in ("facts.remember", "facts.forget", "sessions.delete", "markdown.write"):
             assert any(w.endswith(call) for w in found), call
         assert any(w.endswith("lecode_ls.memory.team.write") for w in found)
 
@@ -109,7 +152,7 @@ class TestTheStoresAreWrittenThroughTheOperations:
         [
             ("runtime.facts.remember(t, r, check=c)", ["1: facts.remember"]),
             ("facts.ranking.pin(3)", ["1: ranking.pin"]),
-            ("store = runtime.require_memory()\nstore.write(n, c, m)", ["2: store.write"]),
+            ("store = runtime.require_memory()\nstore.write(n, c, m)", ["2: markdown.write"]),
             (
                 "from lecode_ls.memory import team\nteam.write(c, d)",
                 ["2: lecode_ls.memory.team.write"],
@@ -122,6 +165,21 @@ class TestTheStoresAreWrittenThroughTheOperations:
             ("from lecode_ls.actions import team\nteam.share(runtime, c, 1)", []),
             ("handle.write(data)\nitems.clear()\nnames.remove(x)", []),
             ("asyncio.to_thread(runtime.sessions.undo, session_id)", ["1: sessions.undo"]),
+            # An operation's module of the same name does not hide the store (helper review)
+            (
+                "from lecode_ls.actions import facts, sessions\n"
+                "runtime.facts.remember(t, r)\nruntime.sessions.delete(s)",
+                ["2: facts.remember", "3: sessions.delete"],
+            ),
+            ("runtime.require_memory().write(n, c, m)", ["1: markdown.write"]),
+            ("runtime.require_facts()[1].forget(3)", ["1: facts.forget"]),
+            ("f = runtime.facts\nf.remember(t, r)", ["2: facts.remember"]),
+            ("_, store = runtime.require_facts()\nstore.remember(t, r)", ["2: facts.remember"]),
+            (
+                "import lecode_ls.memory.team as t\nt.write(c, d)",
+                ["2: lecode_ls.memory.team.write"],
+            ),
+            ("runtime.facts.add('legacy claim')", ["1: facts.add"]),
         ],
     )
     def test_the_check_tells_a_store_from_an_operation(

@@ -1,7 +1,9 @@
 """Handlers of the fact methods.
 
-Blocking SQLite and transcript work runs in a worker thread; the core returns snake_case JSON
-(the shapes of the spec), which the result models turn into the protocol's camelCase.
+Each handler parses its params, runs the operation (lecode_ls/actions/facts.py) in a worker
+thread (a write through server/act.py, which tells the client what changed), and converts its
+answer: the operations return snake_case JSON (the shapes of the spec), which the result models
+turn into the protocol's camelCase.
 """
 
 from __future__ import annotations

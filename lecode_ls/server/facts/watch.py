@@ -1,7 +1,8 @@
 """`lecode/facts/didChange`: the client hears that a project's facts changed, whoever changed
 them.
 
-A change made through this server is announced by the handler that made it (`facts_changed`).
+A change made through this server is announced when the operation that made it says so
+(server/act.py, from its `Done.changed`).
 One made by another lecode-ls process on the same project (another editor window, `lecode-ls
 mcp`) is noticed by `watch_facts`, a poll that stats the database and its WAL every second.
 Either way every room's facts listener runs first (code anchors re-check the open documents,

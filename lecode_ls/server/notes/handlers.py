@@ -102,14 +102,14 @@ async def agents_read(ls: LecodeServer, params: p.AgentsReadParams) -> p.AgentsR
     content, exists = await asyncio.to_thread(read_agents, folder)
     used = len(content.encode("utf-8")) if exists else 0
     patterns = runtime.settings.agent.instruction_files
-    items, notes = await asyncio.to_thread(read_instructions, folder, patterns, used=used)
+    items, problems = await asyncio.to_thread(read_instructions, folder, patterns, used=used)
     files = [
         p.InstructionFile(
             path=item.path, content=item.text, truncated=item.truncated, refused=item.refused
         )
         for item in items
     ]
-    return p.AgentsReadResult(content=content, exists=exists, instructions=files, notes=notes)
+    return p.AgentsReadResult(content=content, exists=exists, instructions=files, notes=problems)
 
 
 async def memory_command(ls: LecodeServer, params: p.MemoryCommandArgs) -> str:

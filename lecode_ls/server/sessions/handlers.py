@@ -1,7 +1,8 @@
 """Handlers of the session (transcript) methods.
 
-Blocking transcript work runs in a worker thread; the core returns snake_case JSON (the shapes of
-the spec), which the result models turn into the protocol's camelCase.
+Each handler parses its params, runs the operation (lecode_ls/actions/sessions.py) in a worker
+thread, and converts its answer: the operations return snake_case JSON (the shapes of the spec),
+which the result models turn into the protocol's camelCase.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from lecode_ls.memory.sessions import check_session_id
 from lecode_ls.other_agents.importing import read_import_file
 from lecode_ls.platform.paths import canonical, is_within
 from lecode_ls.runtime import Runtime
-from lecode_ls.server.act import act
+from lecode_ls.server.act import act, tell
 from lecode_ls.server.asking import Ask, ask_later
 from lecode_ls.server.chat.state import Chat
 from lecode_ls.server.messages import WorkspaceParams
@@ -153,7 +154,9 @@ async def _delete(ls: LecodeServer, runtime: Runtime, session_id: str) -> int:
     )
     # Marked busy meanwhile: no turn starts in the session while it is deleted.
     with ls.rooms.get(Chat).running((str(runtime.project.root), session_id), busy):
-        return await act(ls, runtime, lambda: sessions.delete(runtime, session_id))
+        done = await asyncio.to_thread(sessions.delete, runtime, session_id)
+    await tell(ls, runtime, done.changed)  # the facts citing it are missing now
+    return done.value
 
 
 def _cited(count: int) -> str:
