@@ -258,8 +258,13 @@ def _marks(runtime: Runtime) -> Callable[[list[dict[str, Any]]], None] | None:
         return None
     shelf = runtime.team.shelf(checkout)
 
+    looked: set[int] = set()  # a page is measured after each entry: each is looked up once
+
     def mark(entries: list[dict[str, Any]]) -> None:
         for entry in entries:
+            if entry["fact_id"] in looked:
+                continue
+            looked.add(entry["fact_id"])
             shared = shelf.for_local(entry["fact_id"])
             if shared is not None and shared.doc is not None:
                 entry["shared"] = {
